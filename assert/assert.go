@@ -1,0 +1,105 @@
+// Package assert evaluates batches of Attest assertions (spec §4, layers 1–6)
+// over a trace that has already passed validation.
+//
+// Each assertion type has a compiler, kept in the table below, that decodes
+// and checks the type's spec once and returns a check. A failed assertion is
+// a Result; an assertion that cannot be evaluated (unknown type, bad spec,
+// bad regex or schema) is an *Error, which fails the whole batch with
+// ASSERTION_ERROR, as spec §5 shows.
+package assert
+
+import (
+	"context"
+	"fmt"
+)
+
+// Status is an assertion outcome (spec §2.2, result object).
+type Status string
+
+const (
+	Pass     Status = "pass"
+	SoftFail Status = "soft_fail"
+	HardFail Status = "hard_fail"
+)
+
+// Assertion is one entry of an evaluate_batch request (spec §2.2).
+type Assertion struct {
+	ID        string
+	Type      string
+	Spec      map[string]any
+	RequestID string // "" when the request carried none
+}
+
+// Result is one entry of an evaluate_batch response (spec §2.2).
+type Result struct {
+	AssertionID string
+	Status      Status
+	Score       float64
+	Explanation string
+	Cost        float64
+	DurationMS  int64
+	RequestID   string // echoed when the assertion carried one
+	// Skipped is set when the engine did not evaluate the assertion (see
+	// Config.SkipAfterHardFail); it is sent as the additive field "skipped".
+	Skipped bool
+}
+
+// Error is an assertion that could not be evaluated: ASSERTION_ERROR (1002).
+// Its Error text is the spec's wire message, e.g.
+// "assertion 'assert_007' failed: invalid regex '[unclosed'".
+type Error struct {
+	AssertionID string
+	Message     string // what is wrong, e.g. "invalid regex '[unclosed'"
+	Detail      string // what to do about it
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("assertion '%s' failed: %s", e.AssertionID, e.Message)
+}
+
+// ProviderError is a failed embedding or judge call: PROVIDER_ERROR (2001).
+type ProviderError struct {
+	Message   string // e.g. "embedding provider returned HTTP 429: rate limit exceeded"
+	Detail    string
+	Retryable bool
+}
+
+func (e *ProviderError) Error() string { return e.Message }
+
+// outcome is what a check decides; the caller turns it into a Result.
+type outcome struct {
+	pass        bool
+	score       float64
+	explanation string
+	cost        float64
+	// hard makes a failure hard even when the assertion is soft: the spec's
+	// forbidden check is "hard fail on any match".
+	hard bool
+}
+
+// check is a compiled assertion. eval must be safe for concurrent use: the
+// same check may serve several batches at once.
+type check interface {
+	eval(ctx context.Context, in *input) (outcome, error)
+}
+
+// input is what a check reads: the trace and a few views of it computed once.
+type input struct {
+	trace map[string]any
+	steps []any
+}
+
+func newInput(tr map[string]any) *input {
+	in := &input{trace: tr}
+	in.steps, _ = tr["steps"].([]any)
+	return in
+}
+
+// specError is returned by compilers; the batch wraps it into an *Error.
+type specError struct{ msg, detail string }
+
+func (e *specError) Error() string { return e.msg }
+
+func specErrorf(detail, format string, args ...any) error {
+	return &specError{msg: fmt.Sprintf(format, args...), detail: detail}
+}

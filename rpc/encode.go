@@ -1,0 +1,170 @@
+// encode.go: compact response lines built by hand: no reflection on the hot path.
+
+package rpc
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"attest-engine/assert"
+)
+
+// appendHead starts a response line: {"jsonrpc":"2.0","id":<id>,
+func appendHead(b []byte, id any) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	return appendID(b, id)
+}
+
+// appendID echoes an id exactly as sent: a number keeps its original text.
+func appendID(b []byte, id any) []byte {
+	switch v := id.(type) {
+	case json.Number:
+		return append(b, v...)
+	case string:
+		return appendString(b, v)
+	default:
+		return append(b, "null"...)
+	}
+}
+
+func encodeError(id any, e *Error) []byte {
+	b := appendHead(make([]byte, 0, 256), id)
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, int64(e.Code), 10)
+	b = append(b, `,"message":`...)
+	b = appendString(b, e.Message)
+	b = append(b, `,"data":{"error_type":`...)
+	b = appendString(b, errorTypes[e.Code])
+	b = append(b, `,"retryable":`...)
+	b = strconv.AppendBool(b, e.Retryable)
+	b = append(b, `,"detail":`...)
+	b = appendString(b, e.Detail)
+	return append(b, "}}}\n"...)
+}
+
+// encodeResults builds the evaluate_batch result (spec §2.2, response).
+func encodeResults(b []byte, id any, results []assert.Result, totalMS int64) []byte {
+	b = appendHead(b, id)
+	b = append(b, `,"result":{"results":[`...)
+	total := 0.0
+	for i, r := range results {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendResult(b, r)
+		total += r.Cost
+	}
+	b = append(b, `],"total_cost":`...)
+	b = appendFloat(b, total)
+	b = append(b, `,"total_duration_ms":`...)
+	b = strconv.AppendInt(b, totalMS, 10)
+	return append(b, "}}\n"...)
+}
+
+func appendResult(b []byte, r assert.Result) []byte {
+	b = append(b, `{"assertion_id":`...)
+	b = appendString(b, r.AssertionID)
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(r.Status))
+	b = append(b, `,"score":`...)
+	b = appendFloat(b, r.Score)
+	b = append(b, `,"explanation":`...)
+	b = appendString(b, r.Explanation)
+	b = append(b, `,"cost":`...)
+	b = appendFloat(b, r.Cost)
+	b = append(b, `,"duration_ms":`...)
+	b = strconv.AppendInt(b, r.DurationMS, 10)
+	if r.RequestID != "" {
+		b = append(b, `,"request_id":`...)
+		b = appendString(b, r.RequestID)
+	}
+	if r.Skipped {
+		b = append(b, `,"skipped":true`...)
+	}
+	return append(b, '}')
+}
+
+func appendStrings(b []byte, list []string) []byte {
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendFloat writes a float the way the spec's examples do: always with a
+// decimal point or exponent (1.0, 0.0067), so typed SDKs read a float.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "0.0"...)
+	}
+	start := len(b)
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		b = strconv.AppendFloat(b, f, 'e', -1, 64)
+	} else {
+		b = strconv.AppendFloat(b, f, 'f', -1, 64)
+	}
+	for _, c := range b[start:] {
+		if c == '.' || c == 'e' {
+			return b
+		}
+	}
+	return append(b, ".0"...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD, and
+// U+2028/U+2029 are escaped so a line is safe for any JSON reader.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

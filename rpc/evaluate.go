@@ -1,0 +1,98 @@
+// evaluate.go: evaluate_batch (spec §2.2): trace validation, then the assertion layers.
+
+package rpc
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"attest-engine/assert"
+	"attest-engine/trace"
+)
+
+func (s *Server) evaluateBatch(req *request) {
+	if err := s.sessionGate(req.method); err != nil {
+		s.replyError(req, err)
+		return
+	}
+	s.spawn(req, func(ctx context.Context) ([]byte, error) {
+		return s.evaluate(ctx, req)
+	})
+}
+
+func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
+	start := time.Now()
+	tv, ok := req.params["trace"]
+	if !ok {
+		return nil, newError(codeInvalidParams, "evaluate_batch takes {trace, assertions} (spec §2.2).", "invalid params: missing required field 'trace'")
+	}
+	// Spec §7: invalid traces fail before any assertion is evaluated.
+	warnings, terr := trace.Validate(tv, trace.Options{Strict: s.cfg.StrictStepTypes})
+	if terr != nil {
+		return nil, terr
+	}
+	tr := tv.(map[string]any)
+	traceID, _ := tr["trace_id"].(string)
+	for _, w := range warnings {
+		s.log.Warn(w, "trace_id", traceID)
+	}
+	list, err := assertions(req.params)
+	if err != nil {
+		return nil, err
+	}
+	results, err := s.engine.Evaluate(ctx, tr, list)
+	if err != nil {
+		return nil, err
+	}
+	s.assertions.Add(int64(len(results)))
+	elapsed := time.Since(start)
+	s.log.Info("evaluation complete", "trace_id", traceID, "duration_ms", elapsed.Milliseconds(), "assertions", len(results))
+	return encodeResults(make([]byte, 0, 256+200*len(results)), req.id, results, elapsed.Milliseconds()), nil
+}
+
+// assertions reads the assertion objects of a batch (spec §2.2 table).
+func assertions(p map[string]any) ([]assert.Assertion, error) {
+	v, ok := p["assertions"]
+	if !ok {
+		return nil, newError(codeInvalidParams, "evaluate_batch takes {trace, assertions} (spec §2.2).", "invalid params: missing required field 'assertions'")
+	}
+	raw, ok := v.([]any)
+	if !ok {
+		return nil, newError(codeInvalidParams, "Send assertions as a JSON array of assertion objects.", "invalid params: assertions must be an array")
+	}
+	out := make([]assert.Assertion, len(raw))
+	for i, e := range raw {
+		obj, ok := e.(map[string]any)
+		if !ok {
+			return nil, &assert.Error{AssertionID: fmt.Sprintf("#%d", i), Message: "assertion must be a JSON object",
+				Detail: "Each entry of assertions is an object {assertion_id, type, spec, request_id?}."}
+		}
+		id, ok := obj["assertion_id"].(string)
+		if !ok || id == "" {
+			return nil, &assert.Error{AssertionID: fmt.Sprintf("#%d", i), Message: "missing required field 'assertion_id'",
+				Detail: "Give every assertion a non-empty assertion_id string, unique within the batch."}
+		}
+		typ, ok := obj["type"].(string)
+		if !ok {
+			return nil, &assert.Error{AssertionID: id, Message: "missing required field 'type'",
+				Detail: "Set type to one of schema, constraint, trace, content, embedding, llm_judge."}
+		}
+		spec, ok := obj["spec"].(map[string]any)
+		if !ok {
+			return nil, &assert.Error{AssertionID: id, Message: "missing required field 'spec'",
+				Detail: "Every assertion carries a spec object with its type's fields (spec §4)."}
+		}
+		a := assert.Assertion{ID: id, Type: typ, Spec: spec}
+		switch rid := obj["request_id"].(type) {
+		case string:
+			a.RequestID = rid
+		case nil:
+		default:
+			return nil, &assert.Error{AssertionID: id, Message: "request_id must be a string",
+				Detail: "request_id is an optional idempotency key string."}
+		}
+		out[i] = a
+	}
+	return out, nil
+}

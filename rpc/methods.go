@@ -1,0 +1,246 @@
+// methods.go: the JSON-RPC envelope (JSON-RPC 2.0 §4–5) and the session methods (spec §2.1, §2.3).
+
+package rpc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"attest-engine/trace"
+)
+
+// request is a decoded, well-formed JSON-RPC request.
+type request struct {
+	id           any // string, json.Number or nil, echoed exactly
+	notification bool
+	method       string
+	params       map[string]any
+}
+
+// handleLine decodes one line and answers or dispatches it.
+func (s *Server) handleLine(line []byte, size int, tooLong bool) {
+	if tooLong {
+		s.answerTooLong(line, size)
+		return
+	}
+	if isBlank(line) {
+		return // NDJSON readers skip blank lines; answering would be an unasked-for line
+	}
+	v, err := trace.Decode(line)
+	var dup *trace.DuplicateKeyError
+	if err != nil && !errors.As(err, &dup) {
+		s.replyError(nil, newError(codeParseError, "Send one compact JSON object per line (spec §1.2).", "parse error: %s", err.Error()))
+		return
+	}
+	req, rerr := envelope(v)
+	if rerr == nil && dup != nil {
+		rerr = newError(codeInvalidRequest, "Each object member name may appear only once.", "invalid request: %s", dup.Error())
+	}
+	if rerr != nil {
+		if req != nil && req.notification {
+			req.notification = false // an invalid request is answered, with id null (JSON-RPC 2.0 §5)
+		}
+		s.replyError(req, rerr)
+		return
+	}
+	s.dispatch(req)
+}
+
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// envelope checks the JSON-RPC 2.0 request object. On error it still returns
+// what it learned of the id, so the error can carry it.
+func envelope(v any) (*request, *Error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		if _, isArray := v.([]any); isArray {
+			return nil, newError(codeInvalidRequest, "Send one JSON-RPC request object per line; batch arrays are not part of the Attest protocol (spec §1.2).", "invalid request: batch arrays are not supported")
+		}
+		return nil, newError(codeInvalidRequest, "Send a JSON-RPC 2.0 request object.", "invalid request: not a JSON object")
+	}
+	req := &request{}
+	id, hasID := obj["id"]
+	switch id.(type) {
+	case string, json.Number, nil:
+		req.id, req.notification = id, !hasID
+	default:
+		return req, newError(codeInvalidRequest, "The id must be a string, a number or null.", "invalid request: id must be a string or a number")
+	}
+	if obj["jsonrpc"] != "2.0" {
+		return req, newError(codeInvalidRequest, `Set "jsonrpc": "2.0" in every request.`, `invalid request: jsonrpc must be "2.0"`)
+	}
+	method, ok := obj["method"].(string)
+	if !ok {
+		return req, newError(codeInvalidRequest, "Name the method as a string.", "invalid request: method must be a string")
+	}
+	req.method = method
+	switch p := obj["params"].(type) {
+	case map[string]any:
+		req.params = p
+	case nil:
+		if _, present := obj["params"]; present {
+			return req, newError(codeInvalidParams, "Send params as a JSON object.", "invalid params: params must be an object")
+		}
+		req.params = map[string]any{}
+	default:
+		return req, newError(codeInvalidParams, "Send params as a JSON object.", "invalid params: params must be an object")
+	}
+	return req, nil
+}
+
+// dispatch routes a request. Session methods run here, in arrival order.
+func (s *Server) dispatch(req *request) {
+	if s.getState() == stateShutdown {
+		s.replyError(req, sessionError(req.method+" called after shutdown",
+			"The engine is shutting down and accepts no more requests. Start a new engine process."))
+		return
+	}
+	switch req.method {
+	case "initialize":
+		s.initialize(req)
+	case "shutdown":
+		s.shutdown(req)
+	case "evaluate_batch":
+		s.evaluateBatch(req)
+	default:
+		s.replyError(req, newError(codeMethodNotFound, "Check the method name; see the engine's capabilities in the initialize response (spec §6).", "method not found: %s", req.method))
+	}
+}
+
+// initialize negotiates the session (spec §2.1).
+func (s *Server) initialize(req *request) {
+	p := params(req.params)
+	if s.getState() != stateNew {
+		s.replyError(req, sessionError("initialize called twice",
+			"A session is already established on this engine process; start a new process for a new session."))
+		return
+	}
+	var errs []string
+	for _, f := range []string{"sdk_name", "sdk_version", "preferred_encoding"} {
+		if _, err := p.str(f); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	version, verr := p.integer("protocol_version")
+	if verr != nil {
+		errs = append(errs, verr.Error())
+	}
+	required, rerr := p.strs("required_capabilities")
+	if rerr != nil {
+		errs = append(errs, rerr.Error())
+	}
+	if len(errs) > 0 {
+		s.replyError(req, newError(codeInvalidParams, "initialize takes sdk_name, sdk_version, protocol_version, required_capabilities and preferred_encoding (spec §2.1).",
+			"invalid params: %s", strings.Join(errs, "; ")))
+		return
+	}
+	// Spec §6, backward compatibility window: current and current - 1.
+	if version != ProtocolVersion && version != ProtocolVersion-1 {
+		detail := "Upgrade the engine binary or downgrade the SDK protocol_version"
+		if version < ProtocolVersion-1 {
+			detail = fmt.Sprintf("Protocol version %d is no longer supported: upgrade the SDK to one that speaks protocol_version %d (Attest protocol v%d, §6 Backward Compatibility Window).", version, ProtocolVersion, ProtocolVersion)
+		}
+		s.replyError(req, sessionError(fmt.Sprintf("protocol version %d not supported; engine supports versions %d and %d", version, ProtocolVersion-1, ProtocolVersion), detail))
+		return
+	}
+	caps := s.capabilities()
+	missing := []string{}
+	for _, c := range required {
+		if !slices.Contains(caps, c) && !slices.Contains(missing, c) {
+			missing = append(missing, c)
+		}
+	}
+	s.mu.Lock()
+	s.sessions++
+	s.missing = missing
+	s.state = stateReady
+	if len(missing) > 0 {
+		s.state = stateIncompatible
+	}
+	s.mu.Unlock()
+	s.log.Info("session initialized", "sdk_name", p["sdk_name"], "sdk_version", p["sdk_version"], "protocol_version", version, "compatible", len(missing) == 0)
+
+	b := appendHead(make([]byte, 0, 256), req.id)
+	b = append(b, `,"result":{"engine_version":`...)
+	b = appendString(b, s.version)
+	b = append(b, `,"protocol_version":`...)
+	b = strconv.AppendInt(b, version, 10)
+	b = append(b, `,"capabilities":`...)
+	b = appendStrings(b, caps)
+	b = append(b, `,"missing":`...)
+	b = appendStrings(b, missing)
+	b = append(b, `,"compatible":`...)
+	b = strconv.AppendBool(b, len(missing) == 0)
+	b = append(b, `,"encoding":"json","max_concurrent_requests":`...)
+	b = strconv.AppendInt(b, MaxInFlight, 10)
+	b = append(b, `,"max_trace_size_bytes":`...)
+	b = strconv.AppendInt(b, trace.MaxTraceBytes, 10)
+	b = append(b, `,"max_steps_per_trace":`...)
+	b = strconv.AppendInt(b, trace.MaxSteps, 10)
+	b = append(b, "}}\n"...)
+	s.reply(req, b)
+}
+
+// capabilities lists what this build really supports (spec §2.1 table).
+func (s *Server) capabilities() []string {
+	if s.engine == nil {
+		return []string{}
+	}
+	return s.engine.Capabilities()
+}
+
+// shutdown drains in-flight work, answers, and ends serving (spec §2.3).
+func (s *Server) shutdown(req *request) {
+	s.mu.Lock()
+	s.state, s.shutdownAsked = stateShutdown, true
+	s.mu.Unlock()
+	s.log.Info("shutdown requested: draining in-flight requests")
+	go func() {
+		s.drain()
+		s.mu.Lock()
+		sessions := s.sessions
+		s.mu.Unlock()
+		b := appendHead(make([]byte, 0, 96), req.id)
+		b = append(b, `,"result":{"sessions_completed":`...)
+		b = strconv.AppendInt(b, int64(sessions), 10)
+		b = append(b, `,"assertions_evaluated":`...)
+		b = strconv.AppendInt(b, s.assertions.Load(), 10)
+		b = append(b, "}}\n"...)
+		s.reply(req, b)
+		close(s.stopped)
+	}()
+}
+
+// sessionGate answers whether evaluation may run now (spec §5, SESSION_ERROR).
+func (s *Server) sessionGate(method string) *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.state {
+	case stateNew:
+		// Spec §5 example, to the letter for evaluate_batch.
+		return sessionError(method+" called before initialize",
+			"Call initialize first to establish a session before sending "+method+" requests.")
+	case stateIncompatible:
+		return sessionError(method+" called on an incompatible session: missing capabilities "+strings.Join(s.missing, ", "),
+			"initialize answered compatible: false. Upgrade the engine or drop the missing capabilities from required_capabilities.")
+	}
+	return nil
+}
+
+func panicText(p any) string {
+	if err, ok := p.(error); ok {
+		return err.Error()
+	}
+	return fmt.Sprint(p)
+}

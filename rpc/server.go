@@ -1,0 +1,238 @@
+// server.go: the Server: read loop, dispatch, bounded concurrency, drain and shutdown.
+
+// Package rpc serves the Attest protocol (spec §1–§2): JSON-RPC 2.0 over
+// stdio, one compact JSON object per line.
+//
+// The read loop decodes each line once and handles the session methods
+// (initialize, shutdown) in order, so a pipelined stream behaves as if sent
+// one request at a time. evaluate_batch runs on its own goroutine, at most
+// MaxInFlight at once: the 65th waits, and so does the reading (spec §1.5).
+// Each response is written whole with a single write, as soon as it is ready,
+// so answers may come out of order; nothing is ever written unasked.
+package rpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"attest-engine/assert"
+	"attest-engine/trace"
+)
+
+// Limits advertised in the initialize response (spec §2.1).
+const (
+	MaxInFlight      = 64
+	ProtocolVersion  = 1
+	DrainTimeout     = 30 * time.Second // spec §2.3
+	envelopeSlack    = 6 << 20          // room for assertions and the envelope around a maximal trace
+	MaxLineBytes     = trace.MaxTraceBytes + envelopeSlack
+	defaultTimeout   = 30 * time.Second
+	engineVersionDev = "0.1.0"
+)
+
+// Options configures a Server.
+type Options struct {
+	Engine      *assert.Engine
+	Config      Config
+	EvalTimeout time.Duration // per batch; 0 means 30s
+	Logger      *slog.Logger
+	Version     string // engine_version; "" means the built-in one
+}
+
+type sessionState int
+
+const (
+	stateNew          sessionState = iota // no successful initialize yet
+	stateReady                            // initialized and compatible
+	stateIncompatible                     // initialized, but capabilities are missing
+	stateShutdown                         // shutdown received, or input ended
+)
+
+// Server is one engine process's protocol endpoint.
+type Server struct {
+	engine      *assert.Engine
+	cfg         Config
+	evalTimeout time.Duration
+	log         *slog.Logger
+	version     string
+
+	out     *lineWriter
+	stopped chan struct{} // closed once the shutdown request is answered
+	// readerIdle is closed when, after a shutdown request, the read loop has
+	// handled every byte it had received.
+	readerIdle chan struct{}
+	sem        chan struct{} // counting semaphore: one slot per in-flight request
+	inflight   sync.WaitGroup
+
+	// Session state is touched only by the read loop, but read by tests and
+	// by the shutdown answer, so it sits behind a mutex.
+	mu            sync.Mutex
+	state         sessionState
+	missing       []string
+	shutdownAsked bool // a shutdown request is being answered
+	idleClosed    bool
+	sessions      int
+	assertions    atomic.Int64
+}
+
+// New returns a Server.
+func New(opts Options) *Server {
+	s := &Server{
+		engine:      opts.Engine,
+		cfg:         opts.Config,
+		evalTimeout: opts.EvalTimeout,
+		log:         opts.Logger,
+		version:     opts.Version,
+		sem:         make(chan struct{}, MaxInFlight),
+	}
+	if s.evalTimeout <= 0 {
+		s.evalTimeout = defaultTimeout
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.version == "" {
+		s.version = engineVersionDev
+	}
+	return s
+}
+
+// Serve reads requests from in and writes responses to out until a shutdown
+// request, the end of in, or ctx is cancelled (SIGTERM); it then drains
+// in-flight work for up to DrainTimeout (spec §1.4, §2.3) and returns.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	s.out = &lineWriter{w: out}
+	s.stopped = make(chan struct{})
+	s.readerIdle = make(chan struct{})
+	done := make(chan struct{}) // closed when the read loop has finished
+	go func() {
+		defer close(done)
+		s.readLoop(in)
+	}()
+	select {
+	case <-done:
+	case <-s.stopped:
+		// Shutdown answered: in-flight work is already drained. Lines that
+		// had already arrived behind it are answered (SESSION_ERROR) first.
+		select {
+		case <-done:
+		case <-s.readerIdle:
+		}
+		return s.out.err
+	case <-ctx.Done():
+		s.log.Info("terminating: draining in-flight requests")
+		s.setState(stateShutdown)
+	}
+	s.drain()
+	return s.out.err
+}
+
+// readLoop handles lines until the end of input. After a shutdown request it
+// goes on reading, answering SESSION_ERROR, until the shutdown is answered.
+func (s *Server) readLoop(in io.Reader) {
+	lr := newLineReader(in, MaxLineBytes)
+	for {
+		line, size, tooLong, err := lr.next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.log.Error("reading stdin", "error", err.Error())
+			}
+			s.mu.Lock()
+			answering := s.shutdownAsked
+			s.mu.Unlock()
+			if answering {
+				<-s.stopped // let the shutdown answer go out before Serve returns
+				return
+			}
+			s.log.Debug("end of input: draining in-flight requests")
+			s.setState(stateShutdown)
+			return
+		}
+		s.handleLine(line, size, tooLong)
+		s.mu.Lock()
+		if s.shutdownAsked && lr.r.Buffered() == 0 && !s.idleClosed {
+			s.idleClosed = true
+			close(s.readerIdle) // everything received so far is handled
+		}
+		s.mu.Unlock()
+	}
+}
+
+// drain waits for in-flight requests, for at most DrainTimeout.
+func (s *Server) drain() {
+	finished := make(chan struct{})
+	go func() {
+		s.inflight.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-time.After(DrainTimeout):
+		s.log.Error("drain timed out: exiting with requests still in flight", "timeout_ms", DrainTimeout.Milliseconds())
+	}
+}
+
+func (s *Server) setState(st sessionState) {
+	s.mu.Lock()
+	s.state = st
+	s.mu.Unlock()
+}
+
+func (s *Server) getState() sessionState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// reply writes a response unless the request was a notification.
+func (s *Server) reply(req *request, line []byte) {
+	if req != nil && req.notification {
+		return
+	}
+	if err := s.out.write(line); err != nil {
+		s.log.Error("writing stdout", "error", err.Error())
+	}
+}
+
+func (s *Server) replyError(req *request, e *Error) {
+	var id any
+	if req != nil {
+		id = req.id
+	}
+	s.reply(req, encodeError(id, e))
+}
+
+// spawn runs fn for req on its own goroutine once a slot is free. While all
+// slots are taken it blocks, and so the read loop stops reading (spec §1.5).
+func (s *Server) spawn(req *request, fn func(ctx context.Context) ([]byte, error)) {
+	s.sem <- struct{}{}
+	s.inflight.Add(1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("recovered panic", "method", req.method, "panic", panicText(p), "stack", string(debug.Stack()))
+				s.replyError(req, &Error{Code: codeEngineError, Message: "internal engine error: " + panicText(p),
+					Detail: "This is a bug in the engine; the engine keeps serving. Please report it with the engine log (stderr)."})
+			}
+			<-s.sem
+			s.inflight.Done()
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), s.evalTimeout)
+		defer cancel()
+		line, err := fn(ctx)
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			s.replyError(req, s.toWire(err))
+			return
+		}
+		s.reply(req, line)
+	}()
+}

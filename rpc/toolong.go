@@ -1,0 +1,143 @@
+// toolong.go: answering a line over the size limit, with its id when the line's start reveals it.
+
+package rpc
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"attest-engine/trace"
+)
+
+// answerTooLong answers a line that was discarded for its size. Its first
+// bytes are scanned for the top-level "id" and "method" members: SDKs write
+// them before params, so the error can usually carry the id.
+func (s *Server) answerTooLong(prefix []byte, size int) {
+	id, method, found := recoverID(prefix)
+	req := &request{id: id, method: method}
+	msg := fmt.Sprintf("request line exceeds max size: %d > %d bytes", size, MaxLineBytes)
+	detail := fmt.Sprintf("Reduce trace size by filtering steps or truncating tool results. Max allowed: %d bytes (10 MB) per trace.", trace.MaxTraceBytes)
+	code := codeInvalidRequest
+	if method == "evaluate_batch" {
+		code = codeInvalidTrace // the trace is what makes a request this large
+	}
+	s.log.Warn("discarded oversized request line", "bytes", size, "id_recovered", found)
+	s.replyError(req, &Error{Code: code, Message: msg, Detail: detail})
+}
+
+// recoverID scans the top-level members of a (possibly truncated) JSON
+// object for "id" and "method" without decoding anything else.
+func recoverID(b []byte) (id any, method string, found bool) {
+	sc := scanner{b: b}
+	sc.space()
+	if !sc.eat('{') {
+		return nil, "", false
+	}
+	for {
+		sc.space()
+		key, ok := sc.str()
+		if !ok {
+			return
+		}
+		sc.space()
+		if !sc.eat(':') {
+			return
+		}
+		sc.space()
+		start := sc.i
+		if !sc.skip() {
+			return
+		}
+		switch key {
+		case "id":
+			if v, err := trace.Decode(b[start:sc.i]); err == nil {
+				switch v.(type) {
+				case string, json.Number:
+					id, found = v, true
+				}
+			}
+		case "method":
+			if v, err := trace.Decode(b[start:sc.i]); err == nil {
+				method, _ = v.(string)
+			}
+		}
+		sc.space()
+		if !sc.eat(',') {
+			return
+		}
+	}
+}
+
+// scanner walks JSON text just enough to find member boundaries.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+func (s *scanner) eat(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string's raw content (escapes kept; names we look for have none).
+func (s *scanner) str() (string, bool) {
+	if !s.eat('"') {
+		return "", false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '\\':
+			s.i += 2
+		case '"':
+			s.i++
+			return string(s.b[start : s.i-1]), true
+		default:
+			s.i++
+		}
+	}
+	return "", false
+}
+
+// skip moves past one value; false when the input ends first.
+func (s *scanner) skip() bool {
+	depth := 0
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; c {
+		case '"':
+			if _, ok := s.str(); !ok {
+				return false
+			}
+			if depth == 0 {
+				return true
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return true // end of the enclosing object
+			}
+			depth--
+			if depth == 0 {
+				s.i++
+				return true
+			}
+		case ',':
+			if depth == 0 {
+				return true
+			}
+		}
+		s.i++
+	}
+	return false
+}

@@ -1,0 +1,122 @@
+// transcript_test.go: wire-level golden tests: request lines in, response lines out.
+
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"attest-engine/assert"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const transcriptDir = "../testdata/rpc"
+
+// transcripts are request streams under testdata/rpc/<name>.jsonl; the
+// answers are compared with <name>.golden.jsonl after sorting by id (answers
+// may come out of order, spec §1.5) and zeroing durations.
+var transcripts = []struct {
+	name, reason string
+	timeout      time.Duration
+}{
+	{name: "spec_initialize", reason: "spec §2.1 request answers as the spec's response shows, then §2.3 shutdown"},
+	{name: "protocol_window", reason: "spec §6 window: current and current-1 accepted; others get 3003 with the spec's message"},
+	{name: "session_errors", reason: "spec §5: evaluate_batch before initialize, initialize twice, requests after shutdown"},
+	{name: "incompatible", reason: "spec §2.1: missing capabilities make compatible false; evaluation is then refused"},
+	{name: "invalid_params", reason: "-32602 for params of the wrong shape; unknown fields ignored; names match exactly"},
+	{name: "invalid_trace", reason: "spec §7: invalid traces get 1001 with the spec's messages before any assertion runs"},
+	{name: "assertion_errors", reason: "spec §5/§6: unknown types and malformed assertion objects get 1002"},
+	{name: "framing", reason: "spec §1.2 and JSON-RPC 2.0: parse errors, invalid requests, notifications, ids of every kind"},
+	{name: "timeout", reason: "spec §5 TIMEOUT: an expired --eval-timeout answers 3002, retryable", timeout: time.Nanosecond},
+}
+
+func TestTranscripts(t *testing.T) {
+	for _, tc := range transcripts {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := os.ReadFile(filepath.Join(transcriptDir, tc.name+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := normalize(t, runServer(t, in, tc.timeout))
+			golden := filepath.Join(transcriptDir, tc.name+".golden.jsonl")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./rpc -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("%s: %s\nanswers differ (-want +got):\n%s", tc.name, tc.reason, diff)
+			}
+		})
+	}
+}
+
+// runServer feeds input to a fresh in-process server and returns stdout.
+func runServer(t *testing.T, input []byte, timeout time.Duration) []byte {
+	t.Helper()
+	eng, err := assert.New(assert.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Engine: eng, EvalTimeout: timeout})
+	var out bytes.Buffer
+	if err := s.Serve(context.Background(), bytes.NewReader(input), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+var durations = regexp.MustCompile(`"(total_)?duration_ms":\d+`)
+
+// normalize checks that every line is one compact JSON object, zeroes
+// durations, and sorts the lines by id (stable, so null ids keep their order).
+func normalize(t *testing.T, out []byte) string {
+	t.Helper()
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		t.Errorf("output does not end with LF")
+	}
+	type answer struct {
+		id   string
+		line string
+	}
+	var answers []answer
+	for _, line := range strings.SplitAfter(string(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Errorf("output line is not JSON: %q", line)
+			continue
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, []byte(line)); err != nil || compact.String()+"\n" != line {
+			t.Errorf("output line is not compact JSON: %q", line)
+		}
+		answers = append(answers, answer{string(msg.ID), durations.ReplaceAllString(line, `"${1}duration_ms":0`)})
+	}
+	sort.SliceStable(answers, func(i, j int) bool { return answers[i].id < answers[j].id })
+	var b strings.Builder
+	for _, a := range answers {
+		b.WriteString(a.line)
+	}
+	return b.String()
+}

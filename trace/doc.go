@@ -1,0 +1,65 @@
+// doc.go: the package comment: what trace holds, and where it departs from the spec.
+
+// Package trace holds the engine's JSON decoder and the trace validation rules
+// of the Attest protocol, spec §7, checked in the spec's order.
+//
+// # Decoding
+//
+// [Decode] turns one JSON document into nil, bool, string, json.Number,
+// []any and map[string]any, with exact member names, bounded nesting
+// ([MaxDepth]), exact numbers and strict UTF-8.
+//
+// # Validation
+//
+// [Validate] applies spec §7 "Validation Order" to a decoded trace and stops
+// at the first failure, which it reports as an [*Error] whose Message and
+// Detail go to the wire verbatim as an INVALID_TRACE (1001) error. Rule 1
+// (the top-level parse) belongs to the caller; Validate starts by requiring a
+// JSON object. After rules 2 to 6 on the root and rule 7 over the whole tree,
+// every sub-trace of an agent_call step is checked with rules 2 to 6 in turn,
+// depth first, and an error found there is prefixed with where it is, e.g.
+// "sub_trace of step 'escalation_agent' (steps[2]): ".
+//
+// # Decisions where the spec is silent
+//
+//   - An explicit null on an optional field (agent_id, input, steps, metadata,
+//     metadata.timestamp, a step's sub_trace) counts as absent: SDKs commonly
+//     serialise unset optional fields as null. A null required field
+//     (schema_version, trace_id, output) is present with the wrong type.
+//   - schema_version is an integer when its value is integral, whatever its
+//     spelling: 1, 1.0 and 1e0 are all version 1 (as in JSON Schema). The test
+//     is exact, on the decimal text, never through float64.
+//   - Rule 5 checks fields in the order of the §3.2 table: agent_id, input,
+//     steps, metadata, metadata.timestamp, parent_trace_id.
+//   - The output.message limit applies only when message is a string; the
+//     shape of output is agent-defined (§3.2), so other types pass.
+//   - A step's args, result and metadata are not type-checked: §7 does not
+//     list them and §6 asks the engine to tolerate what it does not need.
+//   - A step name only has to be non-empty (§7); unlike trace_id, a
+//     white-space-only name is accepted.
+//   - A step type must be a non-empty string even in lax mode: an empty
+//     type is a missing one, not a new one. parent_trace_id, like a step
+//     name, need only be non-empty (§7 asks no more).
+//   - Sizes are measured on the compact encoding of the decoded value
+//     ([EncodedSize]), so the limits do not depend on the SDK's white space.
+//     When a limit is exceeded, the message reports the exact size.
+//   - Rule 7 counts sub-trace levels below the root: the root is depth 0 and
+//     a sub_trace of a root step is depth 1, so five nested levels pass and a
+//     sixth fails. It follows any object sub_trace found in an object step of
+//     a steps array, so it is well defined before the sub-traces themselves
+//     have been validated.
+//   - metadata.timestamp must match the RFC 3339 date-time grammar exactly
+//     (four-digit year, two-digit fields, '.' before a fraction, "Z" or a
+//     "+hh:mm"/"-hh:mm" offset; "T" and "Z" may be lower case, RFC 3339 §5.6)
+//     and name a real instant (time.Parse with time.RFC3339Nano). Go alone
+//     would also accept a one-digit hour and a ',' before the fraction.
+//
+// # Deviations from the specification
+//
+//   - §7 "Required Fields" says schema_version must be "current or previous
+//     2" versions, but the "Schema Version Policy" table accepts only 1 and 0
+//     and rejects anything older. The engine follows the table: 0 and 1 are
+//     accepted (0 with a deprecation warning), everything else is rejected.
+//   - Leap seconds (second 60), which RFC 3339 allows, are rejected: Go's
+//     time package cannot represent them.
+package trace

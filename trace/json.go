@@ -1,0 +1,403 @@
+// json.go: the engine's JSON decoder: one pass, exact keys, bounded depth, exact numbers.
+
+package trace
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth bounds the nesting of arrays and objects in any decoded document.
+// encoding/json allows 10,000 levels; no trace needs more than a few dozen, and
+// every later walk (validation, JSONPath, JSON Schema) recurses over the value,
+// so a small bound keeps all of them cheap and safe.
+const MaxDepth = 512
+
+// SyntaxError reports input that is not one well-formed JSON value.
+type SyntaxError struct {
+	Offset int // byte offset of the problem in the input
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s at offset %d", e.Msg, e.Offset)
+}
+
+// DuplicateKeyError reports an object that names the same member twice. The
+// document is still returned whole (the later member wins, as in
+// encoding/json) so that a caller can answer with the request's id; it is the
+// caller's choice to refuse it. Two parsers may disagree on which duplicate
+// counts, so the engine refuses such documents rather than guess.
+type DuplicateKeyError struct {
+	Offset int
+	Key    string
+}
+
+func (e *DuplicateKeyError) Error() string {
+	return fmt.Sprintf("duplicate object key %q at offset %d", e.Key, e.Offset)
+}
+
+// Decode parses data, which must hold exactly one JSON value with optional
+// surrounding white space, into the engine's value model: nil, bool, string,
+// json.Number, []any and map[string]any. Member names match exactly (no case
+// folding), strings must be valid UTF-8, and nesting is limited to MaxDepth.
+//
+// On a duplicate member name Decode returns the value together with a
+// *DuplicateKeyError; on any other problem it returns nil and a *SyntaxError.
+func Decode(data []byte) (any, error) {
+	d := decoder{data: data}
+	d.skipSpace()
+	v, err := d.value()
+	if err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return nil, d.errorf("unexpected data after top-level value")
+	}
+	if d.dup != nil {
+		return v, d.dup
+	}
+	return v, nil
+}
+
+type decoder struct {
+	data  []byte
+	pos   int
+	depth int
+	dup   *DuplicateKeyError
+	keys  map[string]string // interned member names: traces repeat the same few
+	strs  map[string]any    // interned short string values, boxed once
+	nums  map[string]any    // interned short numbers, boxed once
+	buf   []byte            // scratch for strings with escapes
+}
+
+func (d *decoder) errorf(format string, args ...any) error {
+	return &SyntaxError{Offset: d.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (d *decoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) value() (any, error) {
+	if d.pos >= len(d.data) {
+		return nil, d.errorf("unexpected end of input")
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{':
+		return d.object()
+	case c == '[':
+		return d.array()
+	case c == '"':
+		return d.str(false)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.number()
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
+	default:
+		return nil, d.errorf("invalid character %s looking for beginning of value", quoteByte(c))
+	}
+}
+
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return strconv.QuoteRune(rune(c))
+	}
+	return fmt.Sprintf("0x%02x", c)
+}
+
+func (d *decoder) literal(word string) error {
+	if len(d.data)-d.pos < len(word) || string(d.data[d.pos:d.pos+len(word)]) != word {
+		return d.errorf("invalid literal, expected %s", word)
+	}
+	d.pos += len(word)
+	return nil
+}
+
+func (d *decoder) enter() error {
+	d.depth++
+	if d.depth > MaxDepth {
+		return d.errorf("nesting exceeds maximum depth %d", MaxDepth)
+	}
+	return nil
+}
+
+func (d *decoder) object() (any, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	d.pos++ // '{'
+	m := make(map[string]any)
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		d.depth--
+		return m, nil
+	}
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, d.errorf("expected string for object key")
+		}
+		keyAt := d.pos
+		k, err := d.str(true)
+		if err != nil {
+			return nil, err
+		}
+		key := k.(string)
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, d.errorf("expected ':' after object key")
+		}
+		d.pos++
+		d.skipSpace()
+		v, err := d.value()
+		if err != nil {
+			return nil, err
+		}
+		if _, seen := m[key]; seen && d.dup == nil {
+			d.dup = &DuplicateKeyError{Offset: keyAt, Key: key}
+		}
+		m[key] = v
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.errorf("unexpected end of input in object")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+		case '}':
+			d.pos++
+			d.depth--
+			return m, nil
+		default:
+			return nil, d.errorf("expected ',' or '}' in object")
+		}
+	}
+}
+
+func (d *decoder) array() (any, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	d.pos++ // '['
+	a := make([]any, 0, 4)
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		d.depth--
+		return a, nil
+	}
+	for {
+		v, err := d.value()
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.errorf("unexpected end of input in array")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+		case ']':
+			d.pos++
+			d.depth--
+			return a, nil
+		default:
+			return nil, d.errorf("expected ',' or ']' in array")
+		}
+	}
+}
+
+// str decodes a string at d.pos (which holds '"'). Member names are interned.
+func (d *decoder) str(intern bool) (any, error) {
+	d.pos++ // opening quote
+	start := d.pos
+	// Fast path: no escapes and plain ASCII.
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		if c == '"' {
+			raw := d.data[start:d.pos]
+			d.pos++
+			if !intern {
+				return d.internValue(&d.strs, raw, false), nil
+			}
+			return d.makeString(raw, intern), nil
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
+		d.pos++
+	}
+	d.buf = append(d.buf[:0], d.data[start:d.pos]...)
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			return d.makeString(d.buf, intern), nil
+		case c < 0x20:
+			return nil, d.errorf("invalid control character %s in string", quoteByte(c))
+		case c == '\\':
+			if err := d.escape(); err != nil {
+				return nil, err
+			}
+		case c < 0x80:
+			d.buf = append(d.buf, c)
+			d.pos++
+		default:
+			r, size := utf8.DecodeRune(d.data[d.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return nil, d.errorf("invalid UTF-8 in string")
+			}
+			d.buf = append(d.buf, d.data[d.pos:d.pos+size]...)
+			d.pos += size
+		}
+	}
+	return nil, d.errorf("unexpected end of input in string")
+}
+
+func (d *decoder) makeString(b []byte, intern bool) string {
+	if !intern || len(b) > 64 {
+		return string(b)
+	}
+	if s, ok := d.keys[string(b)]; ok {
+		return s
+	}
+	if d.keys == nil {
+		d.keys = make(map[string]string)
+	}
+	s := string(b)
+	d.keys[s] = s
+	return s
+}
+
+func (d *decoder) escape() error {
+	if d.pos+1 >= len(d.data) {
+		return d.errorf("unexpected end of input in string escape")
+	}
+	c := d.data[d.pos+1]
+	d.pos += 2
+	switch c {
+	case '"', '\\', '/':
+		d.buf = append(d.buf, c)
+	case 'b':
+		d.buf = append(d.buf, '\b')
+	case 'f':
+		d.buf = append(d.buf, '\f')
+	case 'n':
+		d.buf = append(d.buf, '\n')
+	case 'r':
+		d.buf = append(d.buf, '\r')
+	case 't':
+		d.buf = append(d.buf, '\t')
+	case 'u':
+		r, err := d.hex4()
+		if err != nil {
+			return err
+		}
+		if utf16.IsSurrogate(r) {
+			r2 := rune(-1)
+			if d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
+				save := d.pos
+				d.pos += 2
+				if r2, err = d.hex4(); err != nil {
+					return err
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					r = dec
+				} else {
+					d.pos = save // not a pair: decode the second escape on its own
+					r = utf8.RuneError
+				}
+			} else {
+				r = utf8.RuneError // lone surrogate, as encoding/json does
+			}
+		}
+		d.buf = utf8.AppendRune(d.buf, r)
+	default:
+		d.pos--
+		return d.errorf("invalid escape %s in string", quoteByte(c))
+	}
+	return nil
+}
+
+func (d *decoder) hex4() (rune, error) {
+	if len(d.data)-d.pos < 4 {
+		return 0, d.errorf("unexpected end of input in \\u escape")
+	}
+	var r rune
+	for _, c := range d.data[d.pos : d.pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, d.errorf("invalid \\u escape")
+		}
+	}
+	d.pos += 4
+	return r, nil
+}
+
+// number checks the RFC 8259 number grammar and keeps the text as json.Number,
+// so later comparisons can be exact.
+func (d *decoder) number() (any, error) {
+	start := d.pos
+	if d.data[d.pos] == '-' {
+		d.pos++
+	}
+	switch {
+	case d.pos < len(d.data) && d.data[d.pos] == '0':
+		d.pos++
+	case d.pos < len(d.data) && d.data[d.pos] >= '1' && d.data[d.pos] <= '9':
+		d.digits()
+	default:
+		return nil, d.errorf("invalid number")
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		d.pos++
+		if d.digits() == 0 {
+			return nil, d.errorf("invalid number: no digits after decimal point")
+		}
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		if d.digits() == 0 {
+			return nil, d.errorf("invalid number: no digits in exponent")
+		}
+	}
+	return d.internValue(&d.nums, d.data[start:d.pos], true), nil
+}
+
+func (d *decoder) digits() int {
+	n := 0
+	for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+		d.pos++
+		n++
+	}
+	return n
+}

@@ -1,0 +1,36 @@
+// validate_fuzz_test.go: FuzzValidate, seeded from the golden inputs.
+
+package trace
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+// FuzzValidate decodes any input and validates it in both modes: Validate
+// never panics, every error carries a message and a detail, the outcome does
+// not depend on map order, and EncodedSize agrees with encoding/json.
+func FuzzValidate(f *testing.F) {
+	addGoldenInputs(f)
+	f.Add([]byte(`{"schema_version":1,"trace_id":"t","output":{"a":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Decode(data)
+		if v == nil && err != nil {
+			return
+		}
+		for _, strict := range []bool{false, true} {
+			w1, e1 := Validate(v, Options{Strict: strict})
+			w2, e2 := Validate(v, Options{Strict: strict})
+			if e1 != nil && (e1.Message == "" || e1.Detail == "") {
+				t.Fatalf("error without message or detail: %+v", e1)
+			}
+			if !reflect.DeepEqual(w1, w2) || !reflect.DeepEqual(e1, e2) {
+				t.Fatalf("Validate is not deterministic: %v %v, then %v %v", w1, e1, w2, e2)
+			}
+		}
+		if got, want := EncodedSize(v, math.MaxInt), jsonSize(t, v); got != want {
+			t.Fatalf("EncodedSize = %d, encoding/json writes %d bytes", got, want)
+		}
+	})
+}
