@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/jsonschema"
 	"attest-engine/rpc"
 )
 
@@ -80,6 +81,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func newEngine(cfg rpc.Config) (*assert.Engine, error) {
+	if len(cfg.SchemaDirs) > 0 {
+		// The only files a schema can reach: config schema_dirs (issue: offline $ref).
+		for prefix, dir := range cfg.SchemaDirs {
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return nil, fmt.Errorf("config schema_dirs[%q]: %q is not a readable directory", prefix, dir)
+			}
+		}
+		cfg.Config.SchemaLoader = jsonschema.DirLoader(cfg.SchemaDirs)
+	}
 	return assert.New(cfg.Config)
 }
 

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"attest-engine/jsonschema"
 )
 
 // Config is the assertion layers' part of the engine configuration file.
@@ -21,7 +23,7 @@ type Config struct {
 	SkipAfterHardFail bool `json:"skip_after_hard_fail"`
 
 	// SchemaLoader resolves $ref URIs outside a schema (config schema_dirs).
-	SchemaLoader any `json:"-"` // TODO(lead): jsonschema.Loader once the package lands
+	SchemaLoader jsonschema.Loader `json:"-"`
 
 	ProviderSettings
 }

@@ -1,0 +1,187 @@
+// kw_value.go holds the keywords that check a value itself (validation spec §6.1-§6.3, §7): type, enum,
+// const, the numeric keywords, the string length keywords, pattern and format.
+package jsonschema
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// typeKw (§6.1.1). mask has bit 1<<kind for each allowed kind; integer is a separate bit because it is a
+// subset of number.
+type typeKw struct {
+	at   string
+	mask uint8
+	want string // for messages, e.g. "number or null"
+}
+
+const integerBit = 1 << 7
+
+func (k *typeKw) eval(v *validator, inst any, _ *annot) bool {
+	kd := kindOf(inst)
+	if k.mask&(1<<kd) != 0 {
+		return true
+	}
+	if kd == kindNumber && k.mask&integerBit != 0 {
+		n, _ := numberOf(inst)
+		if n.isInteger() {
+			return true
+		}
+		v.fail(k.at, "type", fmt.Sprintf("got number %s, want %s", n, k.want))
+		return false
+	}
+	v.fail(k.at, "type", fmt.Sprintf("got %s, want %s", kd, k.want))
+	return false
+}
+
+// enumKw (§6.1.2). Strings are also kept in a set so that long enums of strings stay cheap.
+type enumKw struct {
+	at     string
+	values []any
+	strs   map[string]struct{}
+}
+
+func (k *enumKw) eval(v *validator, inst any, _ *annot) bool {
+	if s, ok := inst.(string); ok && k.strs != nil {
+		if _, ok := k.strs[s]; ok {
+			return true
+		}
+	} else {
+		for _, e := range k.values {
+			if equalJSON(inst, e) {
+				return true
+			}
+		}
+	}
+	if v.detail {
+		v.fail(k.at, "enum", fmt.Sprintf("%s is not one of %s", display(inst), display(k.values)))
+	}
+	return false
+}
+
+// constKw (§6.1.3).
+type constKw struct {
+	at    string
+	value any
+}
+
+func (k *constKw) eval(v *validator, inst any, _ *annot) bool {
+	if equalJSON(inst, k.value) {
+		return true
+	}
+	if v.detail {
+		v.fail(k.at, "const", fmt.Sprintf("%s is not the constant %s", display(inst), display(k.value)))
+	}
+	return false
+}
+
+// numericKw holds multipleOf, maximum, exclusiveMaximum, minimum and exclusiveMinimum (§6.2) so that the
+// instance number is read once. Every comparison is exact (see number.go).
+type numericKw struct {
+	at               string
+	multipleOf       *number
+	multipleDec      decimal
+	maximum, minimum *number
+	exclMax, exclMin *number
+}
+
+func (k *numericKw) eval(v *validator, inst any, _ *annot) bool {
+	if kindOf(inst) != kindNumber {
+		return true
+	}
+	n, _ := numberOf(inst)
+	ok := true
+	if k.minimum != nil && cmpNumber(n, *k.minimum) < 0 {
+		ok = false
+		v.fail(k.at, "minimum", fmt.Sprintf("%s is less than minimum %s", n, k.minimum))
+	}
+	if k.maximum != nil && cmpNumber(n, *k.maximum) > 0 {
+		ok = false
+		v.fail(k.at, "maximum", fmt.Sprintf("%s exceeds maximum %s", n, k.maximum))
+	}
+	if k.exclMin != nil && cmpNumber(n, *k.exclMin) <= 0 {
+		ok = false
+		v.fail(k.at, "exclusiveMinimum", fmt.Sprintf("%s is not greater than exclusiveMinimum %s", n, k.exclMin))
+	}
+	if k.exclMax != nil && cmpNumber(n, *k.exclMax) >= 0 {
+		ok = false
+		v.fail(k.at, "exclusiveMaximum", fmt.Sprintf("%s is not less than exclusiveMaximum %s", n, k.exclMax))
+	}
+	if k.multipleOf != nil && !isMultiple(n.dec(), k.multipleDec) {
+		ok = false
+		v.fail(k.at, "multipleOf", fmt.Sprintf("%s is not a multiple of %s", n, k.multipleOf))
+	}
+	return ok
+}
+
+// lengthKw holds minLength and maxLength (§6.3.1, §6.3.2): lengths count Unicode code points; -1 means
+// absent.
+type lengthKw struct {
+	at       string
+	min, max int
+}
+
+func (k *lengthKw) eval(v *validator, inst any, _ *annot) bool {
+	s, isStr := inst.(string)
+	if !isStr {
+		return true
+	}
+	// A code point takes one to four bytes, so the byte length often settles it without counting.
+	if (k.min <= 0 || (len(s)+3)/4 >= k.min) && (k.max < 0 || len(s) <= k.max) {
+		return true
+	}
+	n := utf8.RuneCountInString(s)
+	if k.min >= 0 && n < k.min {
+		v.fail(k.at, "minLength", fmt.Sprintf("%s has %d %s, want at least %d", quote(s), n, plural(n, "character", "characters"), k.min))
+		return false
+	}
+	if k.max >= 0 && n > k.max {
+		v.fail(k.at, "maxLength", fmt.Sprintf("%s has %d %s, want at most %d", quote(s), n, plural(n, "character", "characters"), k.max))
+		return false
+	}
+	return true
+}
+
+// patternKw (§6.3.3): the pattern is not anchored, it may match anywhere.
+type patternKw struct {
+	at      string
+	re      *matcher
+	pattern string
+}
+
+func (k *patternKw) eval(v *validator, inst any, _ *annot) bool {
+	s, isStr := inst.(string)
+	if !isStr || k.re.MatchString(s) {
+		return true
+	}
+	v.fail(k.at, "pattern", fmt.Sprintf("%s does not match pattern %q", quote(s), k.pattern))
+	return false
+}
+
+// formatKw (§7) as an assertion: only compiled when format is asserted and the format is known.
+type formatKw struct {
+	at    string
+	name  string
+	check func(string) bool
+}
+
+func (k *formatKw) eval(v *validator, inst any, _ *annot) bool {
+	s, isStr := inst.(string)
+	if !isStr || k.check(s) {
+		return true
+	}
+	v.fail(k.at, "format", fmt.Sprintf("%s is not a valid %s", quote(s), k.name))
+	return false
+}
+
+// typeNames renders a type list for messages: "string", "number or null", "array, object or null".
+func typeNames(names []string) string {
+	switch len(names) {
+	case 0:
+		return "nothing"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
