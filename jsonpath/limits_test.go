@@ -1,0 +1,76 @@
+// limits_test.go: hostile inputs stay bounded, and a Path is safe to share between goroutines.
+
+package jsonpath
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestHostileInputsStayCheap(t *testing.T) {
+	// 20,000 elements of 50 numbers each: a filter comparing the whole
+	// document per element would take minutes.
+	rows := make([]any, 20000)
+	for i := range rows {
+		row := make([]any, 50)
+		for j := range row {
+			row[j] = j
+		}
+		rows[i] = row
+	}
+	doc := map[string]any{"rows": rows}
+	tests := []struct{ why, expr string }{
+		{"constant comparison of the whole document", "rows[?$==$].length"},
+		{"constant existence through wildcards", "rows[?$.rows[*][*].x].length"},
+		{"self comparison per element", "rows[?@==@].length"},
+		{"wildcards as deep as the document", "rows[*][*][*][*].length"},
+		{"longest expression", "rows" + strings.Repeat("[0]", (maxExprLen-4)/3)},
+	}
+	for _, tc := range tests {
+		p, err := Parse(tc.expr)
+		if err != nil {
+			if _, ok := err.(*SyntaxError); !ok {
+				t.Errorf("%s: %v", tc.why, err)
+			}
+			continue
+		}
+		start := time.Now()
+		p.Select(doc)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: Select(%q) took %v", tc.why, tc.expr, d)
+		}
+	}
+}
+
+func TestCyclicDocumentDoesNotHang(t *testing.T) {
+	m := map[string]any{}
+	m["self"] = m
+	doc := []any{m}
+	if got := MustParse("$[?@==$[0]].length").Select(doc); len(got) != 1 {
+		t.Errorf("got %d matches, want 1 count", len(got))
+	}
+}
+
+func TestConcurrentSelect(t *testing.T) {
+	doc := loadDoc(t, multi)
+	p := MustParse("steps[?name=='search'].args.query")
+	want := p.Select(doc)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				if diff := cmp.Diff(want, p.Select(doc)); diff != "" {
+					t.Errorf("concurrent Select differs:\n%s", diff)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
