@@ -46,6 +46,7 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		return nil, err
 	}
 	s.assertions.Add(int64(len(results)))
+	s.record.add(traceID, "", "", results...)
 	elapsed := time.Since(start)
 	s.log.Info("evaluation complete", "trace_id", traceID, "duration_ms", elapsed.Milliseconds(), "assertions", len(results))
 	return encodeResults(make([]byte, 0, 256+200*len(results)), req.id, results, elapsed.Milliseconds()), nil

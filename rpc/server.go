@@ -79,6 +79,7 @@ type Server struct {
 	idleClosed    bool
 	sessions      int
 	assertions    atomic.Int64
+	record        recorder
 }
 
 // New returns a Server.
