@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,15 @@ type request struct {
 
 // handleLine decodes one line and answers or dispatches it.
 func (s *Server) handleLine(line []byte, size int, tooLong bool) {
+	defer func() {
+		// The read loop must survive anything: a fault here is answered
+		// like one in a worker (3001) and the engine keeps serving.
+		if p := recover(); p != nil {
+			s.log.Error("recovered panic in the read loop", "panic", panicText(p), "stack", string(debug.Stack()))
+			s.replyError(nil, &Error{Code: codeEngineError, Message: "internal engine error: " + panicText(p),
+				Detail: "This is a bug in the engine; the engine keeps serving. Please report it with the engine log (stderr)."})
+		}
+	}()
 	if tooLong {
 		s.answerTooLong(line, size)
 		return

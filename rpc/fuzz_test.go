@@ -1,0 +1,73 @@
+// fuzz_test.go: fuzz targets for the framing, the envelope and id recovery.
+
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"attest-engine/assert"
+)
+
+// FuzzServe feeds arbitrary bytes to an initialized server: it must never
+// crash or hang, and everything it writes is one compact JSON object per line
+// carrying jsonrpc "2.0" and either a result or an error.
+func FuzzServe(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(transcriptDir, "*.jsonl"))
+	for _, name := range files {
+		if data, err := os.ReadFile(name); err == nil && len(data) < 1<<16 {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"evaluate_batch\",\"params\":{\"trace\":{\"a\":[[[[\n"))
+	eng, err := assert.New(assert.Config{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	const init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"f","sdk_version":"0","protocol_version":1,"required_capabilities":[],"preferred_encoding":"json"}}` + "\n"
+	f.Fuzz(func(t *testing.T, input []byte) {
+		s := New(Options{Engine: eng})
+		var out bytes.Buffer
+		if err := s.Serve(context.Background(), bytes.NewReader(append([]byte(init), input...)), &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.SplitAfter(out.Bytes(), []byte("\n")) {
+			if len(line) == 0 {
+				continue
+			}
+			var msg struct {
+				JSONRPC string          `json:"jsonrpc"`
+				Result  json.RawMessage `json:"result"`
+				Error   json.RawMessage `json:"error"`
+			}
+			if line[len(line)-1] != '\n' || bytes.Count(line, []byte("\n")) != 1 {
+				t.Fatalf("not one line: %q", line)
+			}
+			if err := json.Unmarshal(line, &msg); err != nil || msg.JSONRPC != "2.0" || (msg.Result == nil) == (msg.Error == nil) {
+				t.Fatalf("bad answer line %q (%v)", line, err)
+			}
+		}
+	})
+}
+
+// FuzzRecoverID: scanning any prefix of a line for its id never panics, and
+// what it finds is an id an answer may carry.
+func FuzzRecoverID(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"x","method":"evaluate_batch","params":{"trace":{`))
+	f.Add([]byte(`{"id":12,"method":"evaluate_batch"}`))
+	f.Add([]byte(`{"params":{"id":1},"id":"\"q\\"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		id, _, found := recoverID(b)
+		if found {
+			switch id.(type) {
+			case string, json.Number:
+			default:
+				t.Fatalf("recovered id of type %T", id)
+			}
+		}
+	})
+}
