@@ -1,0 +1,202 @@
+// main_bench_test.go: end-to-end benchmarks of the built binary over pipes, as an SDK drives it.
+//
+//	go test -run '^$' -bench . -benchmem -count 6 . | tee new.txt   (then benchstat old.txt new.txt)
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var benchBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// benchEngine builds the binary once for all benchmarks of a run.
+func benchEngine(b *testing.B) string {
+	benchBin.once.Do(func() {
+		dir, err := osMkdirTemp()
+		if err != nil {
+			benchBin.err = err
+			return
+		}
+		benchBin.path = dir + "/attest-engine"
+		if out, err := exec.Command("go", "build", "-o", benchBin.path, ".").CombinedOutput(); err != nil {
+			benchBin.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if benchBin.err != nil {
+		b.Fatal(benchBin.err)
+	}
+	return benchBin.path
+}
+
+// startBench starts an engine and initializes a session.
+func startBench(b *testing.B) (io.WriteCloser, *bufio.Reader, *exec.Cmd) {
+	cmd := exec.Command(benchEngine(b), "--log-level=error")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
+	r := bufio.NewReaderSize(stdout, 1<<20)
+	io.WriteString(stdin, initLine+"\n")
+	if _, err := r.ReadString('\n'); err != nil {
+		b.Fatal(err)
+	}
+	return stdin, r, cmd
+}
+
+func refundBatch(b *testing.B) func(id string) string {
+	var t testing.T
+	f := specBatch(&t)
+	if t.Failed() {
+		b.Fatal("testdata/session.jsonl unreadable")
+	}
+	return f
+}
+
+// BenchmarkPipelined: the spec's refund batch, 64 requests in flight.
+func BenchmarkPipelined(b *testing.B) {
+	batch := refundBatch(b)
+	stdin, r, _ := startBench(b)
+	lines := make([]string, 64)
+	for i := range lines {
+		lines[i] = batch(fmt.Sprintf("p%d", i)) + "\n"
+	}
+	b.ResetTimer()
+	start := time.Now()
+	slots := make(chan struct{}, 64)
+	go func() {
+		w := bufio.NewWriterSize(stdin, 1<<16)
+		for i := 0; i < b.N; i++ {
+			slots <- struct{}{}
+			w.WriteString(lines[i%64])
+			if len(slots) == cap(slots) || i == b.N-1 {
+				w.Flush()
+			}
+		}
+		w.Flush()
+	}()
+	for i := 0; i < b.N; i++ {
+		if _, err := r.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+		<-slots
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "batches/s")
+}
+
+// BenchmarkRoundTrip: the spec's refund batch, one request at a time.
+func BenchmarkRoundTrip(b *testing.B) {
+	line := refundBatch(b)("rt") + "\n"
+	stdin, r, _ := startBench(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		io.WriteString(stdin, line)
+		if _, err := r.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStartup: from process start to the initialize answer.
+func BenchmarkStartup(b *testing.B) {
+	bin := benchEngine(b)
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, "--log-level=warn")
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		io.WriteString(stdin, initLine+"\n")
+		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		stdin.Close()
+		cmd.Wait()
+		b.StartTimer()
+	}
+}
+
+// largeTraceBatch is an evaluate_batch over a trace of n steps (n = 10,000 is
+// about 10 MB) with a schema, constraint, trace and content assertion.
+func largeTraceBatch(n int, id string) (line string, traceJSON string) {
+	var t strings.Builder
+	t.WriteString(`{"schema_version":1,"trace_id":"trc_large","steps":[`)
+	for i := range n {
+		if i > 0 {
+			t.WriteByte(',')
+		}
+		name := []string{"lookup_order", "search", "process_refund", "reasoning"}[i%4]
+		typ := "tool_call"
+		if name == "reasoning" {
+			typ = "llm_call"
+		}
+		fmt.Fprintf(&t, `{"type":%q,"name":%q,"args":{"order_id":"ORD-%d","query":"refund policy for order %d"},"result":{"status":"delivered","amount":%d.99,"text":"%s"},"metadata":{"duration_ms":%d}}`,
+			typ, name, i, i, i%500, strings.Repeat("lorem ipsum ", 70), i%300)
+	}
+	t.WriteString(`],"output":{"message":"Your refund of $89.99 has been processed. Refund ID: RFD-001.","structured":{"refund_id":"RFD-001","confidence":0.95}},"metadata":{"total_tokens":1350,"cost_usd":0.0067,"latency_ms":4200}}`)
+	assertions := `[{"assertion_id":"a1","type":"schema","spec":{"target":"steps[?name=='lookup_order'].result","schema":{"type":"object","required":["status","amount"],"properties":{"status":{"type":"string"},"amount":{"type":"number","minimum":0}}}}},` +
+		`{"assertion_id":"a2","type":"constraint","spec":{"field":"steps.length","operator":"lte","value":10000}},` +
+		`{"assertion_id":"a3","type":"trace","spec":{"check":"contains_in_order","tools":["lookup_order","process_refund"]}},` +
+		`{"assertion_id":"a4","type":"content","spec":{"target":"output.message","check":"regex_match","value":"RFD-\\d{3,}"}}]`
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"evaluate_batch","params":{"trace":%s,"assertions":%s}}`, id, t.String(), assertions), t.String()
+}
+
+// BenchmarkLargeTrace: cost as traces grow (linear), over pipes. Compare each
+// size with BenchmarkUnmarshalBaseline of the same size.
+func BenchmarkLargeTrace(b *testing.B) {
+	for _, n := range []int{1000, 3000, 10000} {
+		line, trace := largeTraceBatch(n, "big")
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			stdin, r, cmd := startBench(b)
+			b.SetBytes(int64(len(trace)))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				io.WriteString(stdin, line+"\n")
+				if _, err := r.ReadString('\n'); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			stdin.Close()
+			cmd.Wait()
+			if rss := maxRSSKB(&engine{cmd: cmd}); rss > 0 {
+				b.ReportMetric(float64(rss)*1024/float64(len(trace)), "peakRSS/trace")
+			}
+		})
+	}
+}
+
+// BenchmarkUnmarshalBaseline: a plain json.Unmarshal of the same traces into any.
+func BenchmarkUnmarshalBaseline(b *testing.B) {
+	for _, n := range []int{1000, 3000, 10000} {
+		_, trace := largeTraceBatch(n, "big")
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(trace)))
+			for i := 0; i < b.N; i++ {
+				var v any
+				if err := json.Unmarshal([]byte(trace), &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func osMkdirTemp() (string, error) { return os.MkdirTemp("", "attest-bench") }
