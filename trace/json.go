@@ -231,7 +231,10 @@ func (d *decoder) str(intern bool) (any, error) {
 	d.pos++ // opening quote
 	start := d.pos
 	// Fast path: no escapes and plain ASCII.
-	for d.pos < len(d.data) {
+	for d.pos < len(d.data) && !strSpecial[d.data[d.pos]] {
+		d.pos++
+	}
+	if d.pos < len(d.data) {
 		c := d.data[d.pos]
 		if c == '"' {
 			raw := d.data[start:d.pos]
@@ -241,10 +244,6 @@ func (d *decoder) str(intern bool) (any, error) {
 			}
 			return d.makeString(raw, intern), nil
 		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
-			break
-		}
-		d.pos++
 	}
 	d.buf = append(d.buf[:0], d.data[start:d.pos]...)
 	for d.pos < len(d.data) {
@@ -273,6 +272,19 @@ func (d *decoder) str(intern bool) (any, error) {
 	}
 	return nil, d.errorf("unexpected end of input in string")
 }
+
+// strSpecial marks the bytes that end a string's fast path: the closing
+// quote, an escape, a control character, or the start of a multi-byte rune.
+var strSpecial = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = true
+	}
+	return t
+}()
 
 func (d *decoder) makeString(b []byte, intern bool) string {
 	if !intern || len(b) > 64 {

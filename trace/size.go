@@ -88,15 +88,44 @@ func (s *sizer) value(v any) bool {
 // (\ufffd).
 func stringSize(s string) int {
 	n := 2 + len(s)
+	for i := 0; i < len(s); i++ {
+		extra := asciiExtra[s[i]]
+		if extra == 0 {
+			continue
+		}
+		if extra == nonASCII {
+			return n + multiByteExtra(s[i:])
+		}
+		n += int(extra)
+	}
+	return n
+}
+
+// nonASCII marks bytes >= 0x80 in asciiExtra: the rest of the string takes
+// the slower, rune-by-rune path.
+const nonASCII = 0xff
+
+// asciiExtra[c] is how many bytes beyond one the encoding of byte c takes.
+var asciiExtra = func() (t [256]uint8) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = 5 // \u00XX
+	}
+	for _, c := range []byte{'"', '\\', '\b', '\f', '\n', '\r', '\t'} {
+		t[c] = 1
+	}
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = nonASCII
+	}
+	return t
+}()
+
+// multiByteExtra counts the extra bytes of s, which starts at a non-ASCII byte.
+func multiByteExtra(s string) int {
+	n := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-				n++
-			case c < 0x20:
-				n += 5
-			}
+			n += int(asciiExtra[c])
 			i++
 			continue
 		}
