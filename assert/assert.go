@@ -11,6 +11,7 @@ package assert
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // Status is an assertion outcome (spec §2.2, result object).
@@ -87,6 +88,9 @@ type check interface {
 type input struct {
 	trace map[string]any
 	steps []any
+
+	callsOnce sync.Once
+	calls     []toolCall // the tool calls among steps, built on first use (tracecheck.go)
 }
 
 func newInput(tr map[string]any) *input {
@@ -102,4 +106,10 @@ func (e *specError) Error() string { return e.msg }
 
 func specErrorf(detail, format string, args ...any) error {
 	return &specError{msg: fmt.Sprintf(format, args...), detail: detail}
+}
+
+// notImplemented is the error of an assertion type this build does not
+// evaluate yet.
+func notImplemented(t string) error {
+	return specErrorf("This engine build does not evaluate '"+t+"' assertions yet; check the capabilities of initialize.", "unknown assertion type '%s'", t)
 }

@@ -80,7 +80,8 @@ func New(cfg Config) (*Engine, error) {
 
 // Capabilities lists the spec §2.1 capabilities this engine really supports.
 func (e *Engine) Capabilities() []string {
-	caps := []string{}
+	// Layers 1–4 are deterministic and always available (spec §2.1).
+	caps := []string{"layers_1_4"}
 	if e.prov.usable() {
 		caps = append(caps, "layers_5_6")
 	}

@@ -40,6 +40,8 @@ var transcripts = []struct {
 	{name: "assertion_errors", reason: "spec §5/§6: unknown types and malformed assertion objects get 1002"},
 	{name: "framing", reason: "spec §1.2 and JSON-RPC 2.0: parse errors, invalid requests, notifications, ids of every kind"},
 	{name: "timeout", reason: "spec §5 TIMEOUT: an expired --eval-timeout answers 3002, retryable", timeout: time.Nanosecond},
+	{name: "spec_batch", reason: "spec §2.2 request minus llm_judge answers as the spec's response shows (statuses, scores, request ids, explanations)"},
+	{name: "spec_batch_errors", reason: "spec §5 ASSERTION_ERROR example verbatim, other 1002s of layers 1-4, and a failing batch whose results keep request order"},
 }
 
 func TestTranscripts(t *testing.T) {

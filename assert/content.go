@@ -1,0 +1,229 @@
+// content.go: layer 4, substring, regex and keyword checks on text of the trace (spec §4).
+
+package assert
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"attest-engine/jsonpath"
+)
+
+// maxRegexLen bounds a regex_match pattern, in bytes. RE2 runs in linear
+// time; the bound keeps compiled programs small too.
+const maxRegexLen = 4096
+
+// needle is a string to look for, exactly or ignoring case.
+type needle struct {
+	text string
+	fold *regexp.Regexp // set when the search ignores case
+}
+
+func newNeedle(text string, caseSensitive bool) needle {
+	n := needle{text: text}
+	if !caseSensitive {
+		// RE2's (?i) applies Unicode simple case folding, which
+		// strings.ToLower on both sides would not (K vs the Kelvin sign).
+		n.fold = regexp.MustCompile("(?i)" + regexp.QuoteMeta(text))
+	}
+	return n
+}
+
+// find returns the text that matched in s, and whether there was one.
+func (n needle) find(s string) (string, bool) {
+	if n.fold == nil {
+		return n.text, strings.Contains(s, n.text)
+	}
+	loc := n.fold.FindStringIndex(s)
+	if loc == nil {
+		return "", false
+	}
+	return s[loc[0]:loc[1]], true
+}
+
+// contentCheck is one compiled spec §4 Layer 4 check.
+type contentCheck struct {
+	target  target
+	check   string
+	value   string   // contains, not_contains, regex_match
+	values  []string // keyword_all, keyword_any, forbidden
+	needles []needle // one per value or values entry
+	re      *regexp.Regexp
+}
+
+// compileContent reads spec §4 Layer 4: target, check, value or values,
+// case_sensitive (default false, honoured by every check, regex_match and
+// forbidden included) and soft (read by the engine; forbidden ignores it).
+func compileContent(_ *Engine, s spec) (check, error) {
+	t, err := parseTarget(s, "target")
+	if err != nil {
+		return nil, err
+	}
+	name, err := s.str("check", true)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := s.boolean("case_sensitive", false)
+	if err != nil {
+		return nil, err
+	}
+	c := &contentCheck{target: t, check: name}
+	switch name {
+	case "contains", "not_contains":
+		if c.value, err = s.str("value", true); err != nil {
+			return nil, err
+		}
+		c.needles = []needle{newNeedle(c.value, cs)}
+	case "regex_match":
+		if c.value, err = s.str("value", true); err != nil {
+			return nil, err
+		}
+		if c.re, err = compileRegex(c.value, cs); err != nil {
+			return nil, err
+		}
+	case "keyword_all", "keyword_any", "forbidden":
+		if c.values, err = s.strs("values", true); err != nil {
+			return nil, err
+		}
+		for i, v := range c.values {
+			if v == "" {
+				return nil, specErrorf("An empty string is contained in every text; remove it from 'values'.", "spec field 'values' entry %d must not be empty", i)
+			}
+			c.needles = append(c.needles, newNeedle(v, cs))
+		}
+	default:
+		return nil, specErrorf("Use one of contains, not_contains, regex_match, keyword_all, keyword_any, forbidden (spec §4 Layer 4).", "unknown content check '%s'", name)
+	}
+	return c, nil
+}
+
+// compileRegex compiles an RE2 pattern; spec §5 gives the error's wording.
+func compileRegex(p string, caseSensitive bool) (*regexp.Regexp, error) {
+	if len(p) > maxRegexLen {
+		return nil, specErrorf(fmt.Sprintf("Regex patterns are limited to %d bytes. Shorten the regex in assertion spec.", maxRegexLen),
+			"invalid regex: pattern is %d bytes, longer than %d", len(p), maxRegexLen)
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, specErrorf(fmt.Sprintf("The regex pattern '%s' is not valid RE2 syntax. Fix the regex in assertion spec.", p), "invalid regex '%s'", p)
+	}
+	if caseSensitive {
+		return re, nil
+	}
+	// A (?-i) inside the pattern still turns case folding back off.
+	return regexp.MustCompile("(?i)" + p), nil
+}
+
+func (c *contentCheck) eval(_ context.Context, in *input) (outcome, error) {
+	// Spec: forbidden is "hard fail on any match", whatever soft says.
+	hard := c.check == "forbidden"
+	ms := c.target.resolve(in)
+	if len(ms) == 0 {
+		return outcome{hard: hard, explanation: c.target.notFound()}, nil
+	}
+	// Every match must pass; the first failure in document order is named.
+	var failed []jsonpath.Match
+	why, firstPass := "", ""
+	for i, m := range ms {
+		name := c.target.name(m)
+		var ok bool
+		var exp string
+		if m.Value == nil {
+			ok, exp = false, name+" is null: no text to check."
+		} else {
+			ok, exp = c.one(name, jsonText(m.Value))
+		}
+		if !ok {
+			if failed == nil {
+				why = exp
+			}
+			failed = append(failed, m)
+		} else if i == 0 {
+			firstPass = exp
+		}
+	}
+	if len(failed) > 0 {
+		if len(ms) > 1 {
+			why += fmt.Sprintf(" %d of %d matches failed: %s.", len(failed), len(ms), locList(failed))
+		}
+		return outcome{hard: hard, explanation: why}, nil
+	}
+	exp := firstPass
+	if len(ms) > 1 {
+		// The found text may differ between matches: name only the check.
+		exp = c.passText(fmt.Sprintf("%s (all %d matches)", c.target.expr, len(ms)))
+	}
+	return outcome{pass: true, score: 1, explanation: exp}, nil
+}
+
+// one applies the check to the text of one match named name.
+func (c *contentCheck) one(name, text string) (bool, string) {
+	v := excerpt(c.value, 200)
+	switch c.check {
+	case "contains":
+		if _, ok := c.needles[0].find(text); ok {
+			return true, c.passText(name)
+		}
+		return false, fmt.Sprintf("%s does not contain '%s'.", name, v)
+	case "not_contains":
+		found, ok := c.needles[0].find(text)
+		if !ok {
+			return true, c.passText(name)
+		}
+		if found != c.value {
+			return false, fmt.Sprintf("%s contains '%s' (found '%s').", name, v, excerpt(found, 200))
+		}
+		return false, fmt.Sprintf("%s contains '%s'.", name, v)
+	case "regex_match":
+		loc := c.re.FindStringIndex(text)
+		if loc == nil {
+			return false, fmt.Sprintf("%s does not match regex '%s'.", name, v)
+		}
+		return true, fmt.Sprintf("%s matches regex '%s': found '%s'.", name, v, excerpt(text[loc[0]:loc[1]], 200))
+	}
+	var found, missing []string
+	for i, n := range c.needles {
+		if _, ok := n.find(text); ok {
+			found = append(found, c.values[i])
+		} else {
+			missing = append(missing, c.values[i])
+		}
+	}
+	switch c.check {
+	case "keyword_all":
+		if len(missing) == 0 {
+			return true, c.passText(name)
+		}
+		return false, fmt.Sprintf("%s is missing keywords %s (found %s).", name, bracketNames(missing), bracketNames(found))
+	case "keyword_any":
+		if len(found) > 0 {
+			return true, fmt.Sprintf("%s contains %d of the keywords %s: %s.", name, len(found), bracketNames(c.values), bracketNames(found))
+		}
+		return false, fmt.Sprintf("%s contains none of the keywords %s.", name, bracketNames(c.values))
+	default: // forbidden
+		if len(found) == 0 {
+			return true, c.passText(name)
+		}
+		return false, fmt.Sprintf("%s contains forbidden terms %s.", name, bracketNames(found))
+	}
+}
+
+// passText is the explanation of a pass that needs no found text.
+func (c *contentCheck) passText(name string) string {
+	v := excerpt(c.value, 200)
+	switch c.check {
+	case "contains":
+		return fmt.Sprintf("%s contains '%s'.", name, v)
+	case "not_contains":
+		return fmt.Sprintf("%s does not contain '%s'.", name, v)
+	case "regex_match":
+		return fmt.Sprintf("%s matches regex '%s'.", name, v)
+	case "keyword_all":
+		return fmt.Sprintf("%s contains all keywords %s.", name, bracketNames(c.values))
+	case "keyword_any":
+		return fmt.Sprintf("%s contains at least one of the keywords %s.", name, bracketNames(c.values))
+	}
+	return fmt.Sprintf("%s contains none of the forbidden terms %s.", name, bracketNames(c.values))
+}

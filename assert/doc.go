@@ -1,0 +1,85 @@
+// doc.go: the package documentation of the deterministic layers 1–4: targets, multi-match, non-strings, soft.
+
+// Package assert: the deterministic layers 1–4 (spec §4) and the decisions
+// taken where the spec is silent.
+//
+// # Targets and paths
+//
+// target (schema, content) and field (constraint) are paths of the
+// jsonpath subset, in the Attest short form or the RFC 9535 spelling. A
+// path is parsed once; parsed paths are shared through a bounded cache
+// (1024 entries) and compiled checks through the engine's compile cache.
+// A path outside the subset is an ASSERTION_ERROR "unsupported JSONPath
+// expression '<path>'" whose detail gives the parser's byte offset.
+// Explanations name a target by the path as written when it can select
+// only one value, and by the match's own location (steps[3].result)
+// otherwise, so a failure always names the failing step. A target that
+// selects nothing is a failure naming the path, never a silent pass.
+//
+// # Layer 1: schema
+//
+// The schema (a Draft 2020-12 object or boolean; without $schema, 2020-12
+// is assumed) is compiled once with the engine's schema loader; a schema
+// that does not compile, an unresolvable $ref included, is an
+// ASSERTION_ERROR "malformed JSON Schema: ..." naming the keyword.
+// Multi-match: every match is validated and all must be valid. The pass
+// explanation follows spec §2.2 ("Tool result for 'lookup_order' matches
+// schema: ...", "Tool args for ..." for args; retrieval, agent_call and
+// llm_call steps say "Retrieval", "Agent call", "LLM call"). A failure
+// names the first failing match and renders the validator's most useful
+// unit as spec §4 does: "confidence = 1.23 exceeds maximum 1.0", the
+// instance location as a dotted path relative to the target; with several
+// matches it adds how many failed and where.
+//
+// # Layer 2: constraint
+//
+// field is any path to one number (the spec's five fields and any other,
+// such as steps[1].metadata.duration_ms). Numbers are compared exactly on
+// their decimal text (0.30000000000000004 is not 0.3; 1e3 is 1000), never
+// through float64, and printed as written in the trace and the spec. A
+// field that is missing, null, not a number, or that selects several
+// values (an ambiguous number: use .length to count) is a failure, hard or
+// soft per soft, naming what was found. A trace without steps has
+// steps.length 0 and no tool calls (§3.2: steps is optional). An unknown
+// operator, a missing or non-numeric value (min and max for between), or
+// min > max is an ASSERTION_ERROR.
+//
+// # Layer 3: trace
+//
+// Checks read the top-level steps only; the steps of a sub_trace belong to
+// the sub-agent (trace_tree checks the whole tree). A tool call is a step
+// of type tool_call or retrieval (spec §3.3: retrieval is "semantically
+// similar to tool_call"). An llm_call step is never a tool call, so
+// reasoning between tools breaks neither contains_in_order nor exact_order;
+// an agent_call is a delegation, not a tool call; unknown step types are
+// opaque (spec §6). exact_order passes when the tools appear as consecutive
+// tool calls in that order ("no other tool calls in between"); tool calls
+// before and after that run are allowed. loop_detection counts calls:
+// max_repetitions is the largest number of calls allowed, a non-negative
+// integer (2.0 is 2). no_duplicates takes an optional tools list
+// (sdk-compat) that restricts it. transitions is accepted and ignored: no
+// check of the spec's table uses it. Explanations list step indexes as the
+// spec does ("found in order at steps [1, 2]"), at most 20 entries.
+//
+// # Layer 4: content
+//
+// Text of a match: a string is itself; a number is its JSON text as in the
+// trace, a boolean true or false, an object or array its compact JSON
+// encoding (sorted keys, no HTML escaping); null is a failure naming the
+// path. Multi-match: every match must pass the check (for not_contains and
+// forbidden: no match may contain a value); the first failing match is
+// named. case_sensitive (default false) applies to every check, regex_match
+// (the pattern runs under (?i); (?-i) inside it turns folding off) and
+// forbidden included; folding is RE2's Unicode simple case folding.
+// regex_match is RE2 (Go regexp), at most 4096 bytes; an invalid pattern
+// is spec §5's "invalid regex '<pattern>'". Empty value and empty entries
+// of values are ASSERTION_ERRORs: they would match every text. forbidden is
+// "hard fail on any match" (spec): it ignores soft, and its failures (a
+// match, a missing or null target) are always hard_fail.
+//
+// # Soft failures and scores
+//
+// soft: true turns a failure into soft_fail (engine.run); soft: null is
+// the default, false. Layers 1–4 score 1.0 on pass and 0.0 on failure and
+// cost 0.
+package assert

@@ -1,0 +1,228 @@
+// schema.go: layer 1, schema validation of a trace value against JSON Schema 2020-12 (spec §4).
+
+package assert
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"attest-engine/jsonpath"
+	"attest-engine/jsonschema"
+)
+
+// schemaCheck validates every value its target selects against one schema,
+// compiled once (the engine's compile cache keeps the check).
+type schemaCheck struct {
+	target target
+	schema *jsonschema.Schema
+}
+
+// compileSchema reads spec §4 Layer 1: target (JSONPath) and schema (a JSON
+// Schema Draft 2020-12 document; a boolean schema is one too).
+func compileSchema(e *Engine, s spec) (check, error) {
+	t, err := parseTarget(s, "target")
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := s["schema"]
+	if !ok || raw == nil {
+		return nil, s.missing("schema")
+	}
+	switch raw.(type) {
+	case map[string]any, bool:
+	default:
+		return nil, s.wrongType("schema", "a JSON Schema object")
+	}
+	// Spec §5: "malformed JSON Schema" is an ASSERTION_ERROR; the compile
+	// error (an unresolvable $ref, a bad keyword value or pattern) says
+	// where.
+	sch, err := jsonschema.Compile(raw, &jsonschema.Options{Loader: e.cfg.SchemaLoader})
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "jsonschema: compile ")
+		return nil, specErrorf(fmt.Sprintf("The schema could not be compiled: %s. Fix the schema in the assertion spec; $ref outside the schema resolves only through the engine's schema_dirs.", msg),
+			"malformed JSON Schema: %s", excerpt(msg, 200))
+	}
+	return &schemaCheck{target: t, schema: sch}, nil
+}
+
+func (c *schemaCheck) eval(_ context.Context, in *input) (outcome, error) {
+	ms := c.target.resolve(in)
+	if len(ms) == 0 {
+		return outcome{explanation: c.target.notFound()}, nil
+	}
+	// Every match is checked (never just the first); the first failing one
+	// in document order is named.
+	var failed []jsonpath.Match
+	for _, m := range ms {
+		if !c.schema.Valid(m.Value) {
+			failed = append(failed, m)
+		}
+	}
+	if len(failed) == 0 {
+		return outcome{pass: true, score: 1, explanation: c.subject(in, ms, false) + " matches schema: all required fields present, types valid."}, nil
+	}
+	first := failed[0]
+	why := "instance is invalid"
+	if verr := c.schema.Validate(first.Value); verr != nil {
+		why = describeUnit(verr, first.Value)
+	}
+	exp := fmt.Sprintf("%s failed schema validation: %s.", c.subject(in, failed[:1], true), why)
+	if len(ms) > 1 {
+		exp += fmt.Sprintf(" %d of %d matches failed: %s.", len(failed), len(ms), locList(failed))
+	}
+	return outcome{explanation: exp}, nil
+}
+
+// subject names what was validated, as spec §2.2 does: "Tool result for
+// 'lookup_order'" when every match is the args or result of steps with one
+// name and type, the location or path as written otherwise. A failure
+// names the failing step's location when the path can select several.
+func (c *schemaCheck) subject(in *input, ms []jsonpath.Match, failing bool) string {
+	kind, name, idx := "", "", make([]int, 0, len(ms))
+	for i, m := range ms {
+		k, n, ok := stepPart(in, m)
+		if !ok || (i > 0 && (k != kind || n != name)) {
+			kind = ""
+			break
+		}
+		kind, name = k, n
+		idx = append(idx, m.Step)
+	}
+	if kind == "" {
+		if len(ms) == 1 {
+			return c.target.name(ms[0])
+		}
+		return fmt.Sprintf("%s (all %d matches)", c.target.expr, len(ms))
+	}
+	s := fmt.Sprintf("%s for '%s'", kind, name)
+	switch {
+	case failing && !c.target.path.IsSingular():
+		s += " (" + ms[0].Location + ")"
+	case len(ms) > 1:
+		s += fmt.Sprintf(" (%d steps: %s)", len(ms), intList(idx))
+	case !c.target.path.IsSingular() && stepsNamed(in, name) > 1:
+		s += fmt.Sprintf(" (steps[%d])", ms[0].Step)
+	}
+	return s
+}
+
+// stepKinds names a step's args or result in explanations, by step type.
+var stepKinds = map[string]string{"tool_call": "Tool", "retrieval": "Retrieval", "agent_call": "Agent call", "llm_call": "LLM call"}
+
+// stepPart reports whether m is exactly steps[i].args or steps[i].result,
+// and if so how to name it: ("Tool result", "lookup_order").
+func stepPart(in *input, m jsonpath.Match) (kind, name string, ok bool) {
+	if m.Step < 0 || m.Step >= len(in.steps) {
+		return "", "", false
+	}
+	prefix := "steps[" + strconv.Itoa(m.Step) + "]."
+	part, found := strings.CutPrefix(m.Location, prefix)
+	if !found || (part != "args" && part != "result") {
+		return "", "", false
+	}
+	st, _ := in.steps[m.Step].(map[string]any)
+	name, _ = st["name"].(string)
+	typ, _ := st["type"].(string)
+	k, known := stepKinds[typ]
+	if !known {
+		k = "Step"
+	}
+	return k + " " + part, name, name != ""
+}
+
+// describeUnit renders the most useful failing unit (the one Summary picks)
+// as spec §4's example does: "confidence = 1.23 exceeds maximum 1.0", the
+// instance location as a dotted path relative to the target.
+func describeUnit(verr *jsonschema.ValidationError, inst any) string {
+	sum := verr.Summary()
+	for _, u := range verr.Units {
+		if !strings.HasPrefix(sum, u.String()) {
+			continue
+		}
+		rest := strings.TrimPrefix(sum, u.String())
+		loc, val := dotted(u.InstanceLocation, inst)
+		switch {
+		case loc == "":
+			return u.Message + rest
+		case startsWithValue(u.Message, val):
+			return loc + " = " + u.Message + rest
+		default:
+			return loc + ": " + u.Message + rest
+		}
+	}
+	return sum
+}
+
+// dotted turns a JSON Pointer into instance into a short-form path
+// (confidence, items[2].id, ['odd key']) and returns the value there.
+func dotted(ptr string, inst any) (string, any) {
+	if ptr == "" {
+		return "", inst
+	}
+	var b strings.Builder
+	v := inst
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return strings.TrimPrefix(ptr, "/"), nil
+			}
+			fmt.Fprintf(&b, "[%d]", i)
+			v = x[i]
+		case map[string]any:
+			if plainName(tok) {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(tok)
+			} else {
+				q, _ := json.Marshal(tok)
+				b.WriteString("[" + string(q) + "]")
+			}
+			v = x[tok]
+		default:
+			return strings.TrimPrefix(ptr, "/"), nil
+		}
+	}
+	return b.String(), v
+}
+
+func plainName(s string) bool {
+	if s == "" || s == "length" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// startsWithValue reports whether a unit's message opens with the value it
+// is about ("1.23 exceeds maximum 1.0"), so "loc = message" reads right.
+func startsWithValue(msg string, v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		return strings.HasPrefix(msg, string(x)+" ")
+	case string:
+		return strings.HasPrefix(msg, `"`)
+	}
+	return false
+}
+
+// stepsNamed counts the steps called name.
+func stepsNamed(in *input, name string) int {
+	n := 0
+	for _, s := range in.steps {
+		if st, ok := s.(map[string]any); ok && st["name"] == name {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,164 @@
+// target.go: path resolution shared by the layers: parse once, cache, select against the trace.
+
+package assert
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"attest-engine/jsonpath"
+)
+
+// pathCacheSize bounds the cache of parsed paths. The compile cache already
+// keeps each compiled check; this one lets different specs that name the
+// same path (many content checks on output.message) share one parse.
+const pathCacheSize = 1024
+
+var parsedPaths = newLRU[string, *jsonpath.Path](pathCacheSize)
+
+// target is a parsed path of a spec field, with the text as written, which
+// explanations use to name it (spec §2.2: "output.message contains ...").
+type target struct {
+	expr string
+	path *jsonpath.Path
+}
+
+// pathExamples is the supported subset, named in error details.
+const pathExamples = "Supported forms include output.message, output.structured.<field>, metadata.cost_usd, steps.length, steps[?type=='tool_call'].length and steps[?name=='<name>'].result."
+
+// parseTarget reads the required path field name of s (spec §4: target,
+// field). A path outside the subset is spec §5's "unsupported JSONPath
+// expression", an ASSERTION_ERROR.
+func parseTarget(s spec, name string) (target, error) {
+	expr, err := s.str(name, true)
+	if err != nil {
+		return target{}, err
+	}
+	if p, ok := parsedPaths.get(expr); ok {
+		return target{expr, p}, nil
+	}
+	p, err := jsonpath.Parse(expr)
+	if err != nil {
+		var se *jsonpath.SyntaxError
+		if errors.As(err, &se) {
+			return target{}, specErrorf(fmt.Sprintf("Syntax error at offset %d of '%s': %s. %s", se.Offset, name, se.Msg, pathExamples),
+				"unsupported JSONPath expression '%s'", expr)
+		}
+		return target{}, specErrorf(pathExamples, "unsupported JSONPath expression '%s'", expr)
+	}
+	parsedPaths.put(expr, p)
+	return target{expr, p}, nil
+}
+
+// resolve returns every match of t in the trace, in document order.
+func (t target) resolve(in *input) []jsonpath.Match { return t.path.Select(in.trace) }
+
+// name is how an explanation names match m: the path as written when it
+// can select only one value, else the match's own location (steps[3].result),
+// so a failure names the failing step.
+func (t target) name(m jsonpath.Match) string {
+	if t.path.IsSingular() {
+		return t.expr
+	}
+	return m.Location
+}
+
+// notFound is the explanation for a target that selects nothing.
+func (t target) notFound() string {
+	return fmt.Sprintf("%s not found in trace: the path matches nothing.", t.expr)
+}
+
+// maxListed caps the entries an explanation lists: a 10,000-step trace must
+// not make a 10,000-entry explanation.
+const maxListed = 20
+
+// bracketNames prints names as the spec's explanations do: ['a', 'b'].
+func bracketNames(names []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if i == maxListed {
+			fmt.Fprintf(&b, "… %d more", len(names)-i)
+			break
+		}
+		b.WriteByte('\'')
+		b.WriteString(n)
+		b.WriteByte('\'')
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// intList prints step indexes as the spec's explanations do: [1, 2].
+func intList(xs []int) string {
+	b := make([]byte, 0, 4*len(xs)+2)
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		if i == maxListed {
+			b = append(b, "… "...)
+			b = strconv.AppendInt(b, int64(len(xs)-i), 10)
+			b = append(b, " more"...)
+			break
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(append(b, ']'))
+}
+
+// locList prints the locations of matches: steps[1].result, steps[3].result.
+func locList(ms []jsonpath.Match) string {
+	locs := make([]string, 0, min(len(ms), maxListed+1))
+	for i, m := range ms {
+		if i == maxListed {
+			locs = append(locs, fmt.Sprintf("… %d more", len(ms)-i))
+			break
+		}
+		locs = append(locs, m.Location)
+	}
+	return strings.Join(locs, ", ")
+}
+
+// jsonText is the JSON text of a value: numbers as written in the trace,
+// objects and arrays compact with sorted keys and without HTML escaping.
+func jsonText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return string(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case nil:
+		return "null"
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// excerpt shortens text for an explanation.
+func excerpt(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
