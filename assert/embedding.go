@@ -1,0 +1,312 @@
+// embedding.go: layer 5, embedding similarity (spec §4 "Layer 5 — Embedding Similarity").
+
+package assert
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"attest-engine/jsonpath"
+)
+
+// Spec §4 layer 5: "threshold ... Default: 0.8. Range: 0.0–1.0."
+const defaultEmbeddingThreshold = 0.8
+
+// embeddingCheck is a compiled embedding assertion.
+//
+// Score and verdict: the score is the cosine similarity clamped to [0, 1]. A
+// negative cosine (vectors pointing away from each other, possible with
+// provider models) scores 0 and always fails, and the explanation gives the
+// raw value. Similarity equal to the threshold passes ("minimum ... to
+// pass"). Text with nothing to embed (empty or blank) has the zero vector,
+// whose similarity is 1 with an identical text and 0 with any other.
+// Cost is the call's usage × the model's price; a cache hit costs 0.
+type embeddingCheck struct {
+	p         *providers
+	tgt       target
+	reference string
+	threshold float64
+	model     string
+	lexical   bool
+	client    embedClient // nil for the lexical model
+}
+
+func compileEmbedding(e *Engine, s spec) (check, error) {
+	tgt, err := parseTarget(s, "target")
+	if err != nil {
+		return nil, err
+	}
+	ref, err := s.str("reference", true)
+	if err != nil {
+		return nil, err
+	}
+	thr, err := readThreshold(s, defaultEmbeddingThreshold)
+	if err != nil {
+		return nil, err
+	}
+	model, err := s.str("model", false)
+	if err != nil {
+		return nil, err
+	}
+	c := &embeddingCheck{p: e.prov, tgt: tgt, reference: ref, threshold: thr}
+	p := e.prov
+	switch {
+	case model == "" && p.embedDefault == "":
+		// Never a silent fallback to the lexical model: say what to set.
+		return nil, specErrorf(p.embedWhy, "no embedding provider configured")
+	case model == "":
+		model = p.embedDefault
+	}
+	c.model = model
+	if model == lexicalModel {
+		c.lexical = true
+		return c, nil
+	}
+	if !p.embedder.usable() {
+		return nil, specErrorf(p.embedder.whyUnusable("embedding")+" Or set \"model\": \"lexical\" for the offline lexical model.",
+			"embedding model '%s' needs an OpenAI-compatible provider, and none is configured", model)
+	}
+	c.client = &openAIClient{ep: p.embedder, what: "embedding"}
+	return c, nil
+}
+
+// readThreshold reads "threshold": a number in 0..1, default def. The string
+// "dynamic" (a threshold learned from history, ../shared/sdk-compat.md) is
+// an ASSERTION_ERROR: this engine keeps no history.
+func readThreshold(s spec, def float64) (float64, error) {
+	if str, ok := s["threshold"].(string); ok && str == "dynamic" {
+		return 0, specErrorf(fmt.Sprintf("This engine keeps no history of earlier runs, so it cannot learn a threshold. Set 'threshold' to a number between 0 and 1 (default %s).", fmtNum(def)),
+			"threshold 'dynamic' is not supported")
+	}
+	thr, ok, err := s.num("threshold")
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return def, nil
+	}
+	if thr < 0 || thr > 1 {
+		return 0, specErrorf("Set 'threshold' to a number between 0 and 1.", "spec field 'threshold' must be between 0 and 1, got %s", fmtNum(thr))
+	}
+	return thr, nil
+}
+
+func (c *embeddingCheck) eval(ctx context.Context, in *input) (outcome, error) {
+	ms := c.tgt.resolve(in)
+	if len(ms) == 0 {
+		return outcome{explanation: c.tgt.notFound()}, nil
+	}
+	text := matchText(ms)
+	var (
+		vecs [][]float32
+		cost float64
+		err  error
+	)
+	if c.lexical {
+		vecs = [][]float32{lexicalVector(text), lexicalVector(c.reference)}
+	} else if vecs, cost, err = c.vectors(ctx, []string{text, c.reference}); err != nil {
+		return outcome{}, err
+	}
+	sim, err := cosine(vecs[0], vecs[1], text == c.reference)
+	if err != nil {
+		return outcome{}, err
+	}
+	label := "Cosine similarity"
+	if c.lexical {
+		label = "Lexical (not semantic) similarity"
+	}
+	expl := fmt.Sprintf("%s %s between %s and reference text %s.", label, fmtScore(sim, c.threshold), c.tgt.expr, versus(sim, c.threshold))
+	if sim < 0 {
+		expl += " A negative cosine scores 0."
+	}
+	return outcome{pass: sim >= c.threshold, score: min(max(sim, 0), 1), explanation: expl, cost: cost}, nil
+}
+
+// vectors embeds texts through the cache: identical texts once, cached
+// ones not at all, texts another assertion is embedding right now by
+// waiting for it, the rest in one request. Cost counts only this call's
+// own request.
+func (c *embeddingCheck) vectors(ctx context.Context, texts []string) ([][]float32, float64, error) {
+	ep := c.p.embedder
+	out := make([][]float32, len(texts))
+	keys := make([]string, len(texts))
+	for i, t := range texts {
+		if strings.TrimSpace(t) != "" { // blank: the zero vector, shown as nil
+			keys[i] = cacheKey("embedding", ep.kind, ep.base, c.model, t)
+		}
+	}
+	cost := 0.0
+	// Pass 1 claims what nobody is computing; pass 2 (after waiting) computes
+	// whatever the other callers failed to cache.
+	for pass := 1; pass <= 2; pass++ {
+		var owned []string
+		var releases []func()
+		var waits []<-chan struct{}
+		claimed := map[string]bool{}
+		for i, t := range texts {
+			if keys[i] == "" || out[i] != nil || claimed[t] {
+				continue
+			}
+			if b, ok := c.p.cache.get(keys[i]); ok {
+				if v, ok := decodeVector(b); ok {
+					out[i] = v
+					continue
+				}
+			}
+			claimed[t] = true
+			if pass == 1 {
+				release, wait := c.p.inflight.claim(keys[i])
+				if wait != nil {
+					waits = append(waits, wait)
+					continue
+				}
+				releases = append(releases, release)
+			}
+			owned = append(owned, t)
+		}
+		if len(owned) > 0 {
+			vecs, u, err := c.client.embed(ctx, c.model, owned)
+			if err == nil {
+				for j, t := range owned {
+					c.p.cache.put(keys[slices.Index(texts, t)], encodeVector(vecs[j]))
+				}
+				cost += c.p.cost(c.model, u)
+			}
+			// Release before waiting on others: two callers never wait on each other.
+			for _, r := range releases {
+				r()
+			}
+			if err != nil {
+				return nil, 0, err
+			}
+			for j, t := range owned {
+				for i := range texts {
+					if texts[i] == t {
+						out[i] = vecs[j]
+					}
+				}
+			}
+		}
+		if len(waits) == 0 {
+			break
+		}
+		for _, w := range waits {
+			select {
+			case <-w:
+			case <-ctx.Done():
+				return nil, 0, ctx.Err()
+			}
+		}
+	}
+	return out, cost, nil
+}
+
+// cosine is the cosine similarity of a and b. A zero vector is similar
+// only to an identical text.
+func cosine(a, b []float32, identical bool) (float64, error) {
+	if identical {
+		return 1, nil
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return 0, nil // blank text: the zero vector
+	}
+	if len(a) != len(b) {
+		return 0, &ProviderError{
+			Message: fmt.Sprintf("embedding provider returned vectors of different dimensions (%d and %d) for one model", len(a), len(b)),
+			Detail:  "The model behind this name changed since its vectors were cached: empty the cache_dir directory, or name the model exactly.",
+		}
+	}
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0, nil
+	}
+	return min(max(dot/math.Sqrt(na*nb), -1), 1), nil
+}
+
+// matchText is the text a target selects: a string as is, any other value
+// as compact JSON; several matches as a JSON array of them.
+func matchText(ms []jsonpath.Match) string {
+	if len(ms) == 1 {
+		return jsonText(ms[0].Value)
+	}
+	vals := make([]any, len(ms))
+	for i, m := range ms {
+		vals[i] = m.Value
+	}
+	return jsonText(vals)
+}
+
+// versus words a score against a threshold as the spec's explanations do:
+// "exceeds threshold 0.82" / "is below threshold 0.82".
+func versus(v, thr float64) string {
+	switch {
+	case v > thr:
+		return "exceeds threshold " + fmtNum(thr)
+	case v == thr:
+		return "meets threshold " + fmtNum(thr)
+	}
+	return "is below threshold " + fmtNum(thr)
+}
+
+// fmtScore prints v with two decimals, or more when two would make it look
+// equal to the threshold it differs from (0.7996 against 0.8).
+func fmtScore(v, thr float64) string {
+	side := func(x float64) int {
+		switch {
+		case x > thr:
+			return 1
+		case x < thr:
+			return -1
+		}
+		return 0
+	}
+	for prec := 2; prec <= 6; prec++ {
+		p := math.Pow(10, float64(prec))
+		r := math.Round(v*p) / p
+		if side(r) == side(v) {
+			return fmtNum(r)
+		}
+	}
+	return fmtNum(v)
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// Cached vectors: "AEV1" and the float32 values, little-endian.
+const vectorMagic = "AEV1"
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 0, len(vectorMagic)+4*len(v))
+	b = append(b, vectorMagic...)
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) ([]float32, bool) {
+	if len(b) <= len(vectorMagic) || string(b[:len(vectorMagic)]) != vectorMagic || (len(b)-len(vectorMagic))%4 != 0 {
+		return nil, false
+	}
+	b = b[len(vectorMagic):]
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		f := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return nil, false
+		}
+		v[i] = f
+	}
+	return v, true
+}

@@ -1,0 +1,242 @@
+// httpcall.go: one provider HTTP call with retry, backoff, Retry-After, size limits and key-safe errors.
+
+package assert
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits of provider calls.
+const (
+	// maxAttempts is spec §5's "exponential backoff internally up to 3
+	// attempts before surfacing this error".
+	maxAttempts = 3
+	// defaultRetryBase is the first backoff delay; each retry doubles it,
+	// plus up to half of it again as jitter.
+	defaultRetryBase = 500 * time.Millisecond
+	// maxRetryAfter caps a provider's Retry-After: a provider asking for
+	// minutes must not hold a batch that long (the batch deadline still
+	// applies on top).
+	maxRetryAfter = 20 * time.Second
+	// maxResponseBytes bounds every provider response body we read.
+	maxResponseBytes = 4 << 20
+	// maxErrorText bounds the provider's error message quoted in errors.
+	maxErrorText = 300
+)
+
+// retryDetail is spec §5's PROVIDER_ERROR detail, to the letter.
+const retryDetail = "Wait and retry. The engine applies exponential backoff internally up to 3 attempts before surfacing this error."
+
+// httpDoer sends provider requests. Safe for concurrent use.
+type httpDoer struct {
+	client    *http.Client
+	retryBase time.Duration // tests set a tiny one
+}
+
+// provRequest is one provider call, described independently of the provider.
+type provRequest struct {
+	what   string // "embedding" or "judge": spec §5 "embedding provider returned HTTP 429: ..."
+	url    string
+	header http.Header
+	body   []byte
+	// errText extracts the provider's error message from an error body.
+	errText func(body []byte) string
+	// secret is the API key, scrubbed from anything quoted back.
+	secret string
+	// fix4xx says what to change for a non-retryable 4xx, by status.
+	fix4xx func(status int) string
+}
+
+// do sends r, retrying 429, 5xx and network errors, and returns the body
+// of a 2xx response. Errors are *ProviderError, or the context's error
+// (context.DeadlineExceeded when the batch deadline expired: 3002 TIMEOUT).
+func (h *httpDoer) do(ctx context.Context, r provRequest) ([]byte, error) {
+	var last *ProviderError
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		body, retryAfter, perr := h.once(ctx, r)
+		if perr == nil {
+			return body, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var pe *ProviderError
+		if !errors.As(perr, &pe) {
+			return nil, perr
+		}
+		if !pe.Retryable {
+			return nil, pe
+		}
+		last = pe
+		if attempt == maxAttempts {
+			break
+		}
+		if err := sleepCtx(ctx, h.backoff(attempt, retryAfter)); err != nil {
+			return nil, err
+		}
+	}
+	return nil, last
+}
+
+// backoff is the delay before retry number attempt (1-based): exponential
+// with jitter, but never shorter than the provider's Retry-After (capped).
+func (h *httpDoer) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	base := h.retryBase
+	if base <= 0 {
+		base = defaultRetryBase
+	}
+	d := base << (attempt - 1)
+	d += time.Duration(rand.Int64N(int64(d)/2 + 1))
+	if retryAfter > d {
+		d = min(retryAfter, maxRetryAfter)
+	}
+	return d
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// once sends r one time. A retryable failure is a *ProviderError with
+// Retryable set; its message is already the one to surface.
+func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(r.body))
+	if err != nil {
+		return nil, 0, &ProviderError{Message: fmt.Sprintf("%s provider request could not be built: %s", r.what, scrub(err.Error(), r.secret)),
+			Detail: "Check the provider base_url in the --config file or the *_BASE_URL environment variable."}
+	}
+	req.Header = r.header.Clone()
+	resp, err := h.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
+		return nil, 0, &ProviderError{Retryable: true, Detail: retryDetail,
+			Message: fmt.Sprintf("%s provider unreachable: %s", r.what, scrub(netErrText(err), r.secret))}
+	}
+	defer resp.Body.Close()
+	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if readErr != nil {
+		if ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
+		return nil, 0, &ProviderError{Retryable: true, Detail: retryDetail,
+			Message: fmt.Sprintf("%s provider response could not be read: %s", r.what, scrub(netErrText(readErr), r.secret))}
+	}
+	if len(body) > maxResponseBytes {
+		return nil, 0, &ProviderError{
+			Message: fmt.Sprintf("%s provider response exceeds %d bytes", r.what, maxResponseBytes),
+			Detail:  "The provider sent an unexpectedly large response; check that base_url points at an OpenAI- or Anthropic-compatible API."}
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return body, 0, nil
+	}
+	msg := providerMessage(r, resp.StatusCode, body)
+	text := fmt.Sprintf("%s provider returned HTTP %d: %s", r.what, resp.StatusCode, msg)
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
+		return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+			&ProviderError{Message: text, Detail: retryDetail, Retryable: true}
+	}
+	detail := "The provider rejected the request; fix the provider settings and run again."
+	if r.fix4xx != nil {
+		detail = r.fix4xx(resp.StatusCode)
+	}
+	return nil, 0, &ProviderError{Message: text, Detail: detail}
+}
+
+// providerMessage is the provider's own error message, key-scrubbed and
+// bounded, or a plain description of the status when the body has none.
+func providerMessage(r provRequest, status int, body []byte) string {
+	msg := ""
+	if r.errText != nil {
+		msg = r.errText(body)
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if msg == "" {
+		if status == http.StatusTooManyRequests {
+			return "rate limit exceeded" // spec §5's wording
+		}
+		msg = strings.ToLower(http.StatusText(status))
+		if msg == "" {
+			msg = "unexpected status"
+		}
+	}
+	return excerpt(scrub(msg, r.secret), maxErrorText)
+}
+
+// keyLike matches API-key-shaped tokens that providers echo back in part
+// ("Incorrect API key provided: sk-abc***xyz").
+var keyLike = regexp.MustCompile(`\b(sk-|sk_|key-)[A-Za-z0-9_\-*]{4,}`)
+
+// scrub removes the API key, and anything shaped like one, from text that
+// is about to be quoted in an error: keys never reach logs, errors or
+// explanations.
+func scrub(text, secret string) string {
+	if secret != "" {
+		text = strings.ReplaceAll(text, secret, "[redacted]")
+	}
+	return keyLike.ReplaceAllString(text, "${1}[redacted]")
+}
+
+// netErrText drops the "Post <url>:" prefix of a transport error.
+func netErrText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err.Error()
+}
+
+// parseRetryAfter reads Retry-After as delay-seconds or an HTTP date (RFC
+// 9110 §10.2.3); anything else, or a time in the past, is zero.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		if secs > int64(maxRetryAfter/time.Second) {
+			return maxRetryAfter
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return min(d, maxRetryAfter)
+		}
+	}
+	return 0
+}
+
+// newHTTPClient is the engine's shared client: deadlines come from each
+// request's context; the transport keeps a few idle connections per host for
+// the bounded concurrency of a batch.
+func newHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 2 * costlyConcurrency
+	return &http.Client{Transport: tr}
+}

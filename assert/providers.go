@@ -1,0 +1,324 @@
+// providers.go: provider settings (config keys and environment), their resolution, and prices.
+
+package assert
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// ProviderSettings configures layers 5 (embedding) and 6 (LLM judge). Its
+// JSON keys are top-level keys of the --config file; every key is optional
+// and the environment alone is enough (the SDKs start the engine with no
+// config file, ../shared/sdk-compat.md):
+//
+//	embedding.provider   "openai" (any OpenAI-compatible server) or "lexical" (offline, see lexical.go).
+//	                     Default: "openai" when an OpenAI key or base URL is set, else none.
+//	embedding.base_url   OpenAI-compatible base URL, with or without "/v1". Default: $OPENAI_BASE_URL, else https://api.openai.com.
+//	embedding.model      default embedding model. Default: text-embedding-3-small ("lexical" with provider lexical).
+//	embedding.api_key_env name of the env var holding the key. Default: OPENAI_API_KEY, then ATTEST_OPENAI_API_KEY.
+//	judge.provider       "openai" or "anthropic". Default: openai when an OpenAI key or base URL is set,
+//	                     else anthropic when an Anthropic key or base URL is set, else none.
+//	judge.base_url       Default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else the provider's public API.
+//	judge.model          default judge model. Default: gpt-4.1-mini (openai), claude-haiku-4-5 (anthropic).
+//	judge.api_key_env    Default: OPENAI_API_KEY then ATTEST_OPENAI_API_KEY (openai), ANTHROPIC_API_KEY (anthropic).
+//	prices               model → {"input": USD, "output": USD} per million tokens; fills a result's cost.
+//	                     Merged over built-in list prices (builtinPrices); a model with no price costs 0.
+//	cache_dir            directory that keeps judge and embedding results across runs (optional).
+//	cache_size           entries of the in-memory result cache. Default 4096.
+//	cache_dir_max_bytes  size bound of cache_dir; the oldest files go first. Default 256 MiB.
+//
+// A provider is usable when it has an API key, or when its base URL was set
+// explicitly (config or *_BASE_URL): a local server (Ollama, vLLM,
+// llama.cpp, LM Studio) or a gateway that may need no key. With no key the
+// Authorization header is not sent.
+type ProviderSettings struct {
+	Embedding        ProviderConfig   `json:"embedding"`
+	Judge            ProviderConfig   `json:"judge"`
+	Prices           map[string]Price `json:"prices"`
+	CacheDir         string           `json:"cache_dir"`
+	CacheSize        int              `json:"cache_size"`
+	CacheDirMaxBytes int64            `json:"cache_dir_max_bytes"`
+
+	// Getenv reads the environment; nil means os.Getenv. Tests inject one.
+	Getenv func(string) string `json:"-"`
+	// HTTPClient sends provider requests; nil means a shared default.
+	HTTPClient *http.Client `json:"-"`
+	// RetryBase is the first backoff delay; zero means 500ms.
+	RetryBase time.Duration `json:"-"`
+}
+
+// ProviderConfig is the "embedding" or "judge" object of the config file.
+type ProviderConfig struct {
+	Provider  string `json:"provider"`
+	BaseURL   string `json:"base_url"`
+	Model     string `json:"model"`
+	APIKeyEnv string `json:"api_key_env"`
+}
+
+// Price is a model's price in USD per million tokens.
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+}
+
+// builtinPrices are public list prices (USD per million tokens, 2025) of the
+// default models and their common siblings, so that SDK users, who run with
+// no config file, see a cost. The prices key overrides or extends them.
+var builtinPrices = map[string]Price{
+	"text-embedding-3-small": {Input: 0.02},
+	"text-embedding-3-large": {Input: 0.13},
+	"text-embedding-ada-002": {Input: 0.10},
+	"gpt-4.1":                {Input: 2, Output: 8},
+	"gpt-4.1-mini":           {Input: 0.4, Output: 1.6},
+	"gpt-4.1-nano":           {Input: 0.1, Output: 0.4},
+	"gpt-4o":                 {Input: 2.5, Output: 10},
+	"gpt-4o-mini":            {Input: 0.15, Output: 0.6},
+	"claude-haiku-4-5":       {Input: 1, Output: 5},
+	"claude-sonnet-4-5":      {Input: 3, Output: 15},
+}
+
+// Defaults of the providers.
+const (
+	openAIDefaultBase      = "https://api.openai.com"
+	anthropicDefaultBase   = "https://api.anthropic.com"
+	defaultEmbeddingModel  = "text-embedding-3-small"
+	defaultOpenAIJudge     = "gpt-4.1-mini"
+	defaultAnthropicJudge  = "claude-haiku-4-5"
+	lexicalModel           = "lexical"
+	defaultCacheEntries    = 4096
+	defaultCacheDirMaxSize = 256 << 20
+)
+
+// usage is the token count a provider reported for one call.
+type usage struct{ in, out int64 }
+
+// embedClient embeds texts; vectors come back in the order of texts.
+type embedClient interface {
+	embed(ctx context.Context, model string, texts []string) ([][]float32, usage, error)
+}
+
+// chatClient asks a chat model for one reply.
+type chatClient interface {
+	complete(ctx context.Context, model, system, user string, jsonMode bool) (string, usage, error)
+}
+
+// endpoint is a resolved provider: where it is, how to authenticate.
+type endpoint struct {
+	kind         string // "openai" or "anthropic"
+	base         string // scheme://host[/prefix], without a trailing "/" or "/v1"
+	key          string // never quoted anywhere
+	keyEnv       string // the env var the key comes (or would come) from
+	explicitBase bool
+	broken       string // why it cannot be used (a bad *_BASE_URL); "" if fine
+	model        string // default model
+	http         *httpDoer
+}
+
+func (ep *endpoint) usable() bool {
+	return ep != nil && ep.broken == "" && (ep.key != "" || ep.explicitBase)
+}
+
+// providers is the engine's resolved layer 5–6 configuration.
+type providers struct {
+	embedder     *endpoint // OpenAI-compatible embeddings; nil when not configured
+	embedDefault string    // default embedding model; "" when none is usable
+	embedWhy     string    // what to configure when embedDefault is ""
+	judge        *endpoint // nil or unusable: llm_judge is an ASSERTION_ERROR
+	judgeWhy     string
+	prices       map[string]Price
+	cache        *resultCache
+	inflight     flights // embeddings being computed, by cache key
+}
+
+func newProviders(s ProviderSettings) (*providers, error) {
+	getenv := s.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	client := s.HTTPClient
+	if client == nil {
+		client = newHTTPClient()
+	}
+	doer := &httpDoer{client: client, retryBase: s.RetryBase}
+	p := &providers{prices: map[string]Price{}}
+	for m, pr := range builtinPrices {
+		p.prices[m] = pr
+	}
+	for m, pr := range s.Prices {
+		if !(pr.Input >= 0 && pr.Output >= 0) || math.IsInf(pr.Input, 0) || math.IsInf(pr.Output, 0) {
+			return nil, fmt.Errorf("config prices[%q]: input and output must be non-negative USD per million tokens", m)
+		}
+		p.prices[m] = pr
+	}
+
+	// Layer 5.
+	switch s.Embedding.Provider {
+	case "", "openai", lexicalModel:
+	default:
+		return nil, fmt.Errorf("config embedding.provider %q: want \"openai\" or \"lexical\"", s.Embedding.Provider)
+	}
+	ep, err := resolveEndpoint("openai", "embedding", s.Embedding, getenv, doer)
+	if err != nil {
+		return nil, err
+	}
+	ep.model = orDefault(s.Embedding.Model, defaultEmbeddingModel)
+	p.embedder = ep
+	switch {
+	case s.Embedding.Provider == lexicalModel || (s.Embedding.Provider == "" && s.Embedding.Model == lexicalModel):
+		p.embedDefault = lexicalModel
+	case ep.usable():
+		p.embedDefault = ep.model
+	default:
+		p.embedWhy = ep.whyUnusable("embedding") + " Or use the offline lexical model: \"model\": \"lexical\" in the assertion, or {\"embedding\": {\"provider\": \"lexical\"}} in the --config file."
+	}
+
+	// Layer 6.
+	var judge *endpoint
+	switch s.Judge.Provider {
+	case "openai", "anthropic":
+		if judge, err = resolveEndpoint(s.Judge.Provider, "judge", s.Judge, getenv, doer); err != nil {
+			return nil, err
+		}
+	case "":
+		// The first usable of OpenAI, then Anthropic; else OpenAI, to say what to set.
+		oa, err := resolveEndpoint("openai", "judge", s.Judge, getenv, doer)
+		if err != nil {
+			return nil, err
+		}
+		an, err := resolveEndpoint("anthropic", "judge", s.Judge, getenv, doer)
+		if err != nil {
+			return nil, err
+		}
+		judge = oa
+		if !oa.usable() && an.usable() {
+			judge = an
+		}
+	default:
+		return nil, fmt.Errorf("config judge.provider %q: want \"openai\" or \"anthropic\"", s.Judge.Provider)
+	}
+	judge.model = s.Judge.Model
+	if judge.model == "" {
+		judge.model = map[string]string{"openai": defaultOpenAIJudge, "anthropic": defaultAnthropicJudge}[judge.kind]
+	}
+	p.judge = judge
+	if !judge.usable() {
+		p.judgeWhy = judge.whyUnusable("judge")
+		if s.Judge.Provider == "" {
+			p.judgeWhy = "Set OPENAI_API_KEY (or ATTEST_OPENAI_API_KEY) or ANTHROPIC_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server; or choose judge.provider in the --config file."
+		}
+	}
+
+	size := s.CacheSize
+	if size < 0 {
+		return nil, fmt.Errorf("config cache_size %d: must not be negative", size)
+	}
+	if size == 0 {
+		size = defaultCacheEntries
+	}
+	maxDir := s.CacheDirMaxBytes
+	if maxDir <= 0 {
+		maxDir = defaultCacheDirMaxSize
+	}
+	if p.cache, err = newResultCache(size, s.CacheDir, maxDir); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// usable reports whether layers 5 and 6 can both run: the capability
+// layers_5_6 (spec §2.1) is advertised only then.
+func (p *providers) usable() bool {
+	return p != nil && p.embedDefault != "" && p.judge.usable()
+}
+
+// resolveEndpoint reads a provider's key and base URL from the config
+// section and the ecosystem's environment variables. A bad base_url in the
+// config file is a startup error; a bad *_BASE_URL variable only makes the
+// provider unusable, with an assertion error that says why (SDKs never read
+// the engine's stderr).
+func resolveEndpoint(kind, what string, c ProviderConfig, getenv func(string) string, doer *httpDoer) (*endpoint, error) {
+	ep := &endpoint{kind: kind, http: doer}
+	keyVars, baseVar, defBase := []string{"OPENAI_API_KEY", "ATTEST_OPENAI_API_KEY"}, "OPENAI_BASE_URL", openAIDefaultBase
+	if kind == "anthropic" {
+		keyVars, baseVar, defBase = []string{"ANTHROPIC_API_KEY"}, "ANTHROPIC_BASE_URL", anthropicDefaultBase
+	}
+	if c.APIKeyEnv != "" {
+		keyVars = []string{c.APIKeyEnv}
+	}
+	ep.keyEnv = keyVars[0]
+	for _, name := range keyVars {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			ep.key, ep.keyEnv = v, name
+			break
+		}
+	}
+	switch {
+	case c.BaseURL != "":
+		b, err := normalizeBase(c.BaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("config %s.base_url: %v", what, err)
+		}
+		ep.base, ep.explicitBase = b, true
+	case getenv(baseVar) != "":
+		b, err := normalizeBase(getenv(baseVar))
+		if err != nil {
+			ep.broken = fmt.Sprintf("%s is not usable: %v.", baseVar, err)
+		}
+		ep.base, ep.explicitBase = b, true
+	default:
+		ep.base = defBase
+	}
+	return ep, nil
+}
+
+// whyUnusable is the detail of the ASSERTION_ERROR for an unusable provider.
+func (ep *endpoint) whyUnusable(what string) string {
+	if ep.broken != "" {
+		return ep.broken + " Set it to an http(s) URL such as http://localhost:11434/v1."
+	}
+	if ep.keyEnv == "OPENAI_API_KEY" {
+		return fmt.Sprintf("Set OPENAI_API_KEY (or ATTEST_OPENAI_API_KEY) for the %s provider, or OPENAI_BASE_URL for a local OpenAI-compatible server (Ollama, vLLM, llama.cpp).", what)
+	}
+	return fmt.Sprintf("Set the environment variable %s to the %s provider's API key, or set %s.base_url in the --config file for a server that needs no key.", ep.keyEnv, what, what)
+}
+
+// normalizeBase accepts a base URL with or without a trailing "/v1".
+func normalizeBase(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an http(s) URL", raw)
+	}
+	if u.User != nil {
+		return "", fmt.Errorf("base URL must not carry credentials; put the key in the environment variable named by api_key_env")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%q: a base URL takes no query or fragment", raw)
+	}
+	path := strings.TrimRight(u.Path, "/")
+	path = strings.TrimSuffix(path, "/v1")
+	return u.Scheme + "://" + u.Host + path, nil
+}
+
+// cost is the USD price of a call's usage (0 for a model with no price).
+func (p *providers) cost(model string, u usage) float64 {
+	pr, ok := p.prices[model]
+	if !ok {
+		return 0
+	}
+	// Rounded to 1e-10 USD so that sums print without float noise.
+	return math.Round((float64(u.in)*pr.Input+float64(u.out)*pr.Output)/1e6*1e10) / 1e10
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

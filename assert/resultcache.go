@@ -1,0 +1,191 @@
+// resultcache.go: the cache of judge verdicts and embedding vectors: a bounded LRU, optionally backed by a directory.
+
+package assert
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxCacheValue bounds one cached value read back from the directory.
+const maxCacheValue = 1 << 20
+
+// resultCache maps a key (cacheKey of everything that affects an answer) to
+// an encoded answer. Memory is bounded by entries; the directory, when set,
+// by bytes: one file per key, written atomically (temp file + rename), the
+// least recently used files removed first. The cache is best-effort: a
+// directory that cannot be read or written behaves as a miss.
+type resultCache struct {
+	mem    *lru[string, []byte]
+	dir    string
+	maxDir int64
+
+	mu       sync.Mutex // guards dirBytes and pruning
+	dirBytes int64
+}
+
+func newResultCache(entries int, dir string, maxDir int64) (*resultCache, error) {
+	c := &resultCache{mem: newLRU[string, []byte](entries), dir: dir, maxDir: maxDir}
+	if dir == "" {
+		return c, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("config cache_dir: %v", err)
+	}
+	for _, f := range c.files() {
+		c.dirBytes += f.size
+	}
+	return c, nil
+}
+
+// cacheKey hashes the parts, each length-prefixed so that no two lists of
+// parts share a key.
+func cacheKey(parts ...string) string {
+	h := sha256.New()
+	h.Write([]byte("attest-result-cache-v1"))
+	var n [8]byte
+	for _, p := range parts {
+		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
+		h.Write(n[:])
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (c *resultCache) get(key string) ([]byte, bool) {
+	if v, ok := c.mem.get(key); ok {
+		return v, true
+	}
+	if c.dir == "" {
+		return nil, false
+	}
+	path := c.path(key)
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxCacheValue {
+		return nil, false
+	}
+	v, err := os.ReadFile(path)
+	if err != nil || len(v) > maxCacheValue {
+		return nil, false
+	}
+	now := time.Now()
+	_ = os.Chtimes(path, now, now) // recently used: pruned last
+	c.mem.put(key, v)
+	return v, true
+}
+
+func (c *resultCache) put(key string, v []byte) {
+	c.mem.put(key, v)
+	if c.dir == "" || len(v) > maxCacheValue {
+		return
+	}
+	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(v)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), c.path(key)) != nil {
+		_ = os.Remove(tmp.Name())
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dirBytes += int64(len(v))
+	if c.dirBytes > c.maxDir {
+		c.prune()
+	}
+}
+
+func (c *resultCache) path(key string) string { return filepath.Join(c.dir, key+".json") }
+
+type cacheFile struct {
+	path string
+	size int64
+	mod  time.Time
+}
+
+// files lists the cache's own files (64 hex digits + ".json").
+func (c *resultCache) files() []cacheFile {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return nil
+	}
+	var out []cacheFile
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || len(name) != 69 || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		if _, err := hex.DecodeString(name[:64]); err != nil {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		out = append(out, cacheFile{filepath.Join(c.dir, name), info.Size(), info.ModTime()})
+	}
+	return out
+}
+
+// prune removes the least recently used files until the directory is at
+// 90% of its bound; it recounts, so files of other runs are included.
+// Called with c.mu held.
+func (c *resultCache) prune() {
+	files := c.files()
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
+	var total int64
+	for _, f := range files {
+		total += f.size
+	}
+	target := c.maxDir / 10 * 9
+	for _, f := range files {
+		if total <= target {
+			break
+		}
+		if err := os.Remove(f.path); err == nil || errors.Is(err, fs.ErrNotExist) {
+			total -= f.size
+		}
+	}
+	c.dirBytes = total
+}
+
+// flights lets concurrent misses of one key share one provider call: the
+// first caller claims the key and computes; later callers wait for it to
+// finish and read the cache again (computing themselves if it failed).
+type flights struct {
+	mu sync.Mutex
+	m  map[string]chan struct{}
+}
+
+// claim returns release when the caller owns key (it must call release
+// once the result is cached, or on failure), else the channel to wait on.
+func (f *flights) claim(key string) (release func(), wait <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ch, ok := f.m[key]; ok {
+		return nil, ch
+	}
+	if f.m == nil {
+		f.m = map[string]chan struct{}{}
+	}
+	ch := make(chan struct{})
+	f.m[key] = ch
+	return func() {
+		f.mu.Lock()
+		delete(f.m, key)
+		f.mu.Unlock()
+		close(ch)
+	}, nil
+}

@@ -1,0 +1,80 @@
+// resultcache_test.go: the result cache's directory: persistence, atomic files, corruption and the size bound.
+
+package assert
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestResultCacheDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	c, err := newResultCache(2, dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, k2, k3 := cacheKey("a"), cacheKey("b"), cacheKey("c")
+	c.put(k1, []byte("one"))
+	c.put(k2, []byte("two"))
+	c.put(k3, []byte("three")) // evicts k1 from memory; the directory still has it
+	if v, ok := c.get(k1); !ok || string(v) != "one" {
+		t.Errorf("an entry evicted from memory is read back from the directory: %q %v", v, ok)
+	}
+	c2, err := newResultCache(2, dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := c2.get(k2); !ok || string(v) != "two" {
+		t.Errorf("a later run reads the directory: %q %v", v, ok)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Errorf("temp file %s left behind: writes must be atomic", e.Name())
+		}
+	}
+	if cacheKey("ab", "c") == cacheKey("a", "bc") {
+		t.Error("keys must not collide across part boundaries")
+	}
+}
+
+func TestResultCacheCorruptAndBounded(t *testing.T) {
+	dir := t.TempDir()
+	c, err := newResultCache(1, dir, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := cacheKey("x")
+	os.WriteFile(filepath.Join(dir, k+".json"), []byte("garbage"), 0o600)
+	v, ok := c.get(k)
+	if ok {
+		if _, vok := decodeVector(v); vok {
+			t.Error("a corrupt vector file must not decode")
+		}
+	}
+	for i := range 20 {
+		c.put(cacheKey("k", string(rune('a'+i))), []byte(strings.Repeat("v", 30)))
+	}
+	var total int64
+	for _, f := range c.files() {
+		total += f.size
+	}
+	if total > 100 {
+		t.Errorf("directory holds %d bytes, bound 100", total)
+	}
+}
+
+func TestVectorEncoding(t *testing.T) {
+	v := []float32{0.25, -1, 3.5e-8}
+	got, ok := decodeVector(encodeVector(v))
+	if !ok || len(got) != 3 || got[0] != v[0] || got[1] != v[1] || got[2] != v[2] {
+		t.Errorf("round trip: %v %v", got, ok)
+	}
+	for _, bad := range []string{"", "AEV1", "AEV1abc", "XXXX0000"} {
+		if _, ok := decodeVector([]byte(bad)); ok {
+			t.Errorf("decodeVector(%q) accepted", bad)
+		}
+	}
+}
