@@ -29,6 +29,9 @@ type Assertion struct {
 	Type      string
 	Spec      map[string]any
 	RequestID string // "" when the request carried none
+	// AgentID scopes the assertion to the trace of the tree with this
+	// agent_id (additive field "agent_id"; see scope.go); "" for the root.
+	AgentID string
 }
 
 // Result is one entry of an evaluate_batch response (spec §2.2).

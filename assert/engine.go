@@ -4,7 +4,6 @@ package assert
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +38,7 @@ var compilers = map[string]compiler{
 	"schema":     {1, compileSchema},
 	"constraint": {2, compileConstraint},
 	"trace":      {3, compileTrace},
+	"trace_tree": {3, compileTraceTree},
 	"content":    {4, compileContent},
 	"embedding":  {5, compileEmbedding},
 	"llm_judge":  {6, compileJudge},
@@ -54,14 +54,35 @@ const (
 // Engine evaluates batches. It is safe for concurrent use.
 type Engine struct {
 	cfg      Config
-	compiled *lru[string, check]           // type + canonical spec → compiled check
+	compiled *lru[specKey, compiledEntry]  // type + spec hash → compiled check
 	results  *lru[string, idempotentEntry] // request_id → earlier result
 	prov     *providers
 }
 
+// specKey finds a compiled check; the entry's spec confirms the match.
+type specKey struct {
+	typ  string
+	hash uint64
+}
+
+type compiledEntry struct {
+	spec map[string]any
+	chk  check
+}
+
+// idempotentEntry is a result recorded under a request_id, with what it was
+// computed from: a later request with the same id reuses it only when the
+// assertion (type, spec, agent scope) is the same document and the trace
+// hashes the same (spec §2.2).
 type idempotentEntry struct {
-	fingerprint [32]byte // of the assertion and the trace
-	result      Result
+	typ, agent string
+	spec       map[string]any
+	traceHash  uint64
+	result     Result
+}
+
+func (ent idempotentEntry) matches(a Assertion, traceHash uint64) bool {
+	return ent.typ == a.Type && ent.agent == a.AgentID && ent.traceHash == traceHash && sameJSON(ent.spec, a.Spec)
 }
 
 // New returns an Engine for cfg.
@@ -72,7 +93,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	return &Engine{
 		cfg:      cfg,
-		compiled: newLRU[string, check](compiledCacheSize),
+		compiled: newLRU[specKey, compiledEntry](compiledCacheSize),
 		results:  newLRU[string, idempotentEntry](resultCacheSize),
 		prov:     p,
 	}, nil
@@ -95,7 +116,6 @@ type prepared struct {
 	layer int
 	soft  bool
 	chk   check
-	key   string // compile-cache key, also the assertion's fingerprint input
 }
 
 // Evaluate runs assertions against a validated trace and returns one result
@@ -111,15 +131,15 @@ func (e *Engine) Evaluate(ctx context.Context, tr map[string]any, as []Assertion
 
 	// Idempotency (spec §2.2): a request_id seen before with the same
 	// assertion and trace returns the recorded result.
-	var traceSum *[32]byte
+	var traceHash uint64
+	hashed := false
 	pending := batch[:0:0]
 	for _, p := range batch {
 		if p.a.RequestID != "" {
-			if traceSum == nil {
-				s := fingerprint(tr)
-				traceSum = &s
+			if !hashed {
+				traceHash, hashed = hashValue(tr), true
 			}
-			if ent, ok := e.results.get(p.a.RequestID); ok && ent.fingerprint == p.fingerprint(*traceSum) {
+			if ent, ok := e.results.get(p.a.RequestID); ok && ent.matches(p.a, traceHash) {
 				results[p.idx] = ent.result
 				continue
 			}
@@ -154,7 +174,7 @@ func (e *Engine) Evaluate(ctx context.Context, tr map[string]any, as []Assertion
 
 	for _, p := range pending {
 		if p.a.RequestID != "" && !results[p.idx].Skipped {
-			e.results.put(p.a.RequestID, idempotentEntry{p.fingerprint(*traceSum), results[p.idx]})
+			e.results.put(p.a.RequestID, idempotentEntry{typ: p.a.Type, agent: p.a.AgentID, spec: p.a.Spec, traceHash: traceHash, result: results[p.idx]})
 		}
 	}
 	return results, nil
@@ -209,6 +229,13 @@ func (e *Engine) runCostly(ctx context.Context, in *input, costly []prepared, ha
 // run evaluates one assertion and times it.
 func (e *Engine) run(ctx context.Context, in *input, p prepared) (Result, error) {
 	start := time.Now()
+	if p.a.AgentID != "" { // agent scoping (scope.go)
+		scoped, failed := scope(in, p.a.AgentID)
+		if scoped == nil {
+			return scopedFailure(p, failed), nil
+		}
+		in = scoped
+	}
 	o, err := p.chk.eval(ctx, in)
 	if err != nil {
 		var se *specError
@@ -248,22 +275,26 @@ func (e *Engine) prepare(as []Assertion) ([]prepared, error) {
 		c, ok := compilers[a.Type]
 		if !ok {
 			return nil, &Error{AssertionID: a.ID, Message: fmt.Sprintf("unknown assertion type '%s'", a.Type),
-				Detail: "Supported types: schema, constraint, trace, content, embedding, llm_judge. Gate newer types on the engine's capabilities."}
+				Detail: "Supported types: schema, constraint, trace, content, embedding, llm_judge, trace_tree. Gate newer types on the engine's capabilities."}
 		}
 		sp := spec(a.Spec)
 		soft, err := sp.boolean("soft", false)
 		if err != nil {
 			return nil, wrapSpecErr(a.ID, err)
 		}
-		key := a.Type + "\x00" + canonical(a.Spec)
-		chk, ok := e.compiled.get(key)
-		if !ok {
-			if chk, err = c.compile(e, sp); err != nil {
+		// Compile once (issue: compile schemas, paths and regexes once):
+		// equal specs share one compiled check, confirmed by sameJSON.
+		key := specKey{a.Type, hashValue(a.Spec)}
+		ent, ok := e.compiled.get(key)
+		if !ok || !sameJSON(ent.spec, a.Spec) {
+			chk, err := c.compile(e, sp)
+			if err != nil {
 				return nil, wrapSpecErr(a.ID, err)
 			}
-			e.compiled.put(key, chk)
+			ent = compiledEntry{spec: a.Spec, chk: chk}
+			e.compiled.put(key, ent)
 		}
-		out[i] = prepared{idx: i, a: a, layer: c.layer, soft: soft, chk: chk, key: key}
+		out[i] = prepared{idx: i, a: a, layer: c.layer, soft: soft, chk: ent.chk}
 	}
 	return out, nil
 }
@@ -276,15 +307,6 @@ func wrapSpecErr(id string, err error) error {
 	return &Error{AssertionID: id, Message: err.Error(), Detail: "Fix the assertion spec."}
 }
 
-func (p prepared) fingerprint(traceSum [32]byte) [32]byte {
-	h := sha256.New()
-	h.Write(traceSum[:])
-	h.Write([]byte(p.key))
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
-}
-
 // canonical encodes v with sorted object keys, so equal specs share a key.
 func canonical(v any) string {
 	b, err := json.Marshal(v)
@@ -293,5 +315,3 @@ func canonical(v any) string {
 	}
 	return string(b)
 }
-
-func fingerprint(v any) [32]byte { return sha256.Sum256([]byte(canonical(v))) }

@@ -317,13 +317,13 @@ func TestIdempotency(t *testing.T) {
 			var first Result
 			for i, st := range tc.steps {
 				a := Assertion{ID: "budget", Type: "constraint", Spec: st.spec, RequestID: "req_1"}
-				key := a.Type + "\x00" + canonical(a.Spec)
+				key := specKey{a.Type, hashValue(a.Spec)}
 				if _, ok := eng.compiled.get(key); !ok {
 					c, err := compileConstraint(eng, spec(a.Spec))
 					if err != nil {
 						t.Fatal(err)
 					}
-					eng.compiled.put(key, countingCheck{c, &n})
+					eng.compiled.put(key, compiledEntry{spec: a.Spec, chk: countingCheck{c, &n}})
 				}
 				rs, err := eng.Evaluate(context.Background(), st.trace, []Assertion{a})
 				if err != nil {

@@ -25,6 +25,10 @@ type Config struct {
 	// by default they are tolerated (lax mode, spec §6 item 6).
 	StrictStepTypes bool `json:"strict_step_types"`
 
+	// SoftFailureBudget caps soft failures per test suite (spec §2.1,
+	// capability soft_failures); see budget.go. Absent: nothing escalates.
+	SoftFailureBudget BudgetConfig `json:"soft_failure_budget"`
+
 	assert.Config
 }
 

@@ -37,6 +37,12 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	for _, w := range warnings {
 		s.log.Warn(w, "trace_id", traceID)
 	}
+	// Additive param "suite": the test suite whose soft-failure budget the
+	// results count against (budget.go); absent or null: the unnamed suite.
+	suite, ok := req.params["suite"].(string)
+	if !ok && req.params["suite"] != nil {
+		return nil, newError(codeInvalidParams, "suite is an optional test-suite name string.", "invalid params: field 'suite' must be a string")
+	}
 	list, err := assertions(req.params)
 	if err != nil {
 		return nil, err
@@ -45,8 +51,9 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.ledger().apply(suite, results)
 	s.assertions.Add(int64(len(results)))
-	s.record.add(traceID, "", "", results...)
+	s.record.add(traceID, suite, "", results...)
 	elapsed := time.Since(start)
 	s.log.Info("evaluation complete", "trace_id", traceID, "duration_ms", elapsed.Milliseconds(), "assertions", len(results))
 	return encodeResults(make([]byte, 0, 256+200*len(results)), req.id, results, elapsed.Milliseconds()), nil
@@ -85,6 +92,20 @@ func assertions(p map[string]any) ([]assert.Assertion, error) {
 				Detail: "Every assertion carries a spec object with its type's fields (spec §4)."}
 		}
 		a := assert.Assertion{ID: id, Type: typ, Spec: spec}
+		// Additive field agent_id: evaluate against that agent's trace of
+		// the tree (assert/scope.go); absent or null: the root trace.
+		switch aid := obj["agent_id"].(type) {
+		case string:
+			if aid == "" {
+				return nil, &assert.Error{AssertionID: id, Message: "agent_id must be a non-empty string",
+					Detail: "Leave agent_id out (or null) to assert on the root trace, or name the agent_id of a trace in the tree."}
+			}
+			a.AgentID = aid
+		case nil:
+		default:
+			return nil, &assert.Error{AssertionID: id, Message: "agent_id must be a string",
+				Detail: "agent_id is an optional string naming the agent_id of a trace in the tree."}
+		}
 		switch rid := obj["request_id"].(type) {
 		case string:
 			a.RequestID = rid

@@ -123,6 +123,10 @@ func (s *Server) dispatch(req *request) {
 		s.shutdown(req)
 	case "evaluate_batch":
 		s.evaluateBatch(req)
+	case "submit_plugin_result":
+		s.submitPluginResult(req)
+	case "validate_trace_tree":
+		s.validateTraceTree(req)
 	default:
 		s.replyError(req, newError(codeMethodNotFound, "Check the method name; see the engine's capabilities in the initialize response (spec §6).", "method not found: %s", req.method))
 	}
@@ -207,7 +211,9 @@ func (s *Server) capabilities() []string {
 	if s.engine == nil {
 		return []string{}
 	}
-	return s.engine.Capabilities()
+	// The rpc-level ones: trace trees and validate_trace_tree (tree.go),
+	// submit_plugin_result (plugins.go), per-suite budgets (budget.go).
+	return append(s.engine.Capabilities(), "soft_failures", "multi_agent", "plugins")
 }
 
 // shutdown drains in-flight work, answers, and ends serving (spec §2.3).
@@ -226,6 +232,9 @@ func (s *Server) shutdown(req *request) {
 		b = strconv.AppendInt(b, int64(sessions), 10)
 		b = append(b, `,"assertions_evaluated":`...)
 		b = strconv.AppendInt(b, s.assertions.Load(), 10)
+		b = append(b, `,"soft_failures":`...) // additive: per-suite counts (budget.go)
+		b = s.ledger().appendCounts(b)
+		ledgers.Delete(s)
 		b = append(b, "}}\n"...)
 		s.reply(req, b)
 		close(s.stopped)

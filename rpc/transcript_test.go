@@ -40,6 +40,9 @@ var transcripts = []struct {
 	{name: "assertion_errors", reason: "spec §5/§6: unknown types and malformed assertion objects get 1002"},
 	{name: "framing", reason: "spec §1.2 and JSON-RPC 2.0: parse errors, invalid requests, notifications, ids of every kind"},
 	{name: "timeout", reason: "spec §5 TIMEOUT: an expired --eval-timeout answers 3002, retryable", timeout: time.Nanosecond},
+	{name: "multi_agent", reason: "issue 6: validate_trace_tree, trace_tree checks, agent_id scoping (unknown, ambiguous, bad), JSONPath into sub-traces"},
+	{name: "plugins", reason: "spec §2.4: submit_plugin_result accepted, counted and de-duplicated per (suite, trace_id, plugin_name, assertion_id); every bad field is 1002"},
+	{name: "plugins_incompatible", reason: "spec §5: plugin results and tree validation need a compatible session (3003)"},
 	{name: "spec_batch", reason: "spec §2.2 request minus llm_judge answers as the spec's response shows (statuses, scores, request ids, explanations)"},
 	{name: "spec_batch_errors", reason: "spec §5 ASSERTION_ERROR example verbatim, other 1002s of layers 1-4, and a failing batch whose results keep request order"},
 }

@@ -1,0 +1,271 @@
+// tracetree_test.go: golden cases of trace_tree and agent scoping over a three-level tree; tree summary; fuzzing.
+
+package assert
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"attest-engine/trace"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const treeDir = "../testdata/multi_agent"
+
+// treeCase is one entry of testdata/multi_agent/cases.json: an assertion
+// (type trace_tree unless Type says otherwise) on one of the tree files.
+type treeCase struct {
+	Name    string         `json:"name"`
+	Reason  string         `json:"reason"`
+	Trace   string         `json:"trace"`
+	Type    string         `json:"type,omitempty"`
+	AgentID string         `json:"agent_id,omitempty"`
+	Spec    map[string]any `json:"spec"`
+}
+
+// treeAnswer is what results.golden.json records. Other layers' cases keep
+// only status and score: their wording belongs to those layers' goldens.
+type treeAnswer struct {
+	Name        string  `json:"name"`
+	Status      Status  `json:"status,omitempty"`
+	Score       float64 `json:"score"`
+	Explanation string  `json:"explanation,omitempty"`
+	Error       string  `json:"error,omitempty"`
+	Detail      string  `json:"detail,omitempty"`
+}
+
+func loadTree(t testing.TB, name string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(treeDir, name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := trace.Decode(b)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if _, verr := trace.Validate(v, trace.Options{}); verr != nil {
+		t.Fatalf("%s is not a valid trace: %v", name, verr)
+	}
+	return v.(map[string]any)
+}
+
+func TestTraceTreeGolden(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(treeDir, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []treeCase
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers as json.Number, as on the wire
+	if err := dec.Decode(&cases); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces := map[string]map[string]any{}
+	var got []treeAnswer
+	for _, tc := range cases {
+		if tc.Reason == "" {
+			t.Errorf("case %s has no reason", tc.Name)
+		}
+		if traces[tc.Trace] == nil {
+			traces[tc.Trace] = loadTree(t, tc.Trace)
+		}
+		typ := tc.Type
+		if typ == "" {
+			typ = "trace_tree"
+		}
+		a := Assertion{ID: tc.Name, Type: typ, Spec: tc.Spec, AgentID: tc.AgentID}
+		res, err := eng.Evaluate(context.Background(), traces[tc.Trace], []Assertion{a})
+		ans := treeAnswer{Name: tc.Name}
+		var ae *Error
+		switch {
+		case errors.As(err, &ae):
+			ans.Error, ans.Detail = ae.Error(), ae.Detail
+		case err != nil:
+			t.Fatalf("%s: %v", tc.Name, err)
+		default:
+			ans.Status, ans.Score = res[0].Status, res[0].Score
+			if typ == "trace_tree" || strings.HasPrefix(res[0].Explanation, "Agent '"+tc.AgentID+"'") {
+				ans.Explanation = res[0].Explanation
+			}
+		}
+		got = append(got, ans)
+	}
+	golden := filepath.Join(treeDir, "results.golden.json")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "->" readable in the golden file
+	enc.SetIndent("", " ")
+	if err := enc.Encode(got); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.Bytes()
+	if *update {
+		if err := os.WriteFile(golden, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./assert -update to create it)", err)
+	}
+	var wantAns []treeAnswer
+	if err := json.Unmarshal(want, &wantAns); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]string{}
+	for _, tc := range cases {
+		byName[tc.Name] = tc.Reason
+	}
+	for i := range max(len(got), len(wantAns)) {
+		var g, w treeAnswer
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(wantAns) {
+			w = wantAns[i]
+		}
+		if diff := cmp.Diff(w, g); diff != "" {
+			t.Errorf("%s (%s): (-want +got)\n%s", g.Name, byName[g.Name], diff)
+		}
+	}
+}
+
+func TestSummarizeTree(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		trace        string
+		want         TreeSummary
+	}{
+		{name: "three levels", reason: "orchestrator -> researcher -> two tool agents: depth 2, four traces, exact decimal sums",
+			trace: "tree", want: TreeSummary{Depth: 2, AgentCount: 4, AgentIDs: []string{"orchestrator", "researcher", "web-search-agent", "db-agent"},
+				Tokens: 2200, CostUSD: 0.0071, LatencyMS: 10200}},
+		{name: "shared ids and a bad link", reason: "a shared agent_id is listed once; a trace without one is counted but not listed; a wrong parent_trace_id is reported",
+			trace: "tree_dup", want: TreeSummary{Depth: 1, AgentCount: 4, AgentIDs: []string{"orchestrator", "tool-agent"}, LatencyMS: 250,
+				LinkErrors: []string{"sub_trace of step 'second_call' (steps[1]): parent_trace_id 'trc_wrong' does not match the parent trace_id 'trc_dup'"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := SummarizeTree(loadTree(t, tc.trace))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s: (-want +got)\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestScopedIdempotency: a request_id names one assertion; the same spec
+// scoped to another agent must not be answered from the cache.
+func TestScopedIdempotency(t *testing.T) {
+	eng, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := loadTree(t, "tree")
+	spec := map[string]any{"check": "delegation_depth", "max_depth": json.Number("1")}
+	first, err := eng.Evaluate(context.Background(), tr, []Assertion{{ID: "a", Type: "trace_tree", Spec: spec, RequestID: "r1", AgentID: "researcher"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := eng.Evaluate(context.Background(), tr, []Assertion{{ID: "a", Type: "trace_tree", Spec: spec, RequestID: "r1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first[0].Status != Pass || second[0].Status != HardFail {
+		t.Errorf("scoped pass then root fail expected, got %s then %s", first[0].Status, second[0].Status)
+	}
+}
+
+// FuzzTraceTree: any decoded document, as a tree, summarizes and evaluates
+// every check without panicking; a check never errors at evaluation.
+func FuzzTraceTree(f *testing.F) {
+	for _, name := range []string{"tree", "tree_dup"} {
+		b, err := os.ReadFile(filepath.Join(treeDir, name+".json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, "researcher")
+	}
+	f.Add([]byte(`{"steps":[{"sub_trace":{"steps":[{"sub_trace":{}}]}},7,{"sub_trace":[]}],"metadata":{"cost_usd":1e999999}}`), "")
+	f.Add([]byte(`{"agent_id":"a","steps":[{"agent_id":"a","started_at_ms":"x","ended_at_ms":1}]}`), "a")
+	specs := []map[string]any{
+		{"check": "agent_called", "agent_id": "researcher"},
+		{"check": "delegation_depth", "max_depth": json.Number("1")},
+		{"check": "agent_output_contains", "agent_id": "a", "value": "x"},
+		{"check": "cross_agent_data_flow", "from_agent": "a", "to_agent": "researcher", "field": "doc_id"},
+		{"check": "aggregate_cost", "operator": "lt", "value": json.Number("0.01")},
+		{"check": "follows_transitions", "transitions": []any{[]any{"a", "researcher"}}},
+		{"check": "agent_ordered_before", "agent_a": "a", "agent_b": "researcher"},
+		{"check": "agents_overlap", "agent_a": "a", "agent_b": "researcher"},
+		{"check": "agent_wall_time_under", "agent_id": "a", "max_ms": json.Number("10")},
+		{"check": "ordered_agents", "groups": []any{[]any{"a"}, []any{"researcher"}}},
+		{"check": "all_tools_called", "tools": []any{"search_web"}},
+	}
+	var checks []check
+	for _, s := range specs {
+		c, err := compileTraceTree(nil, spec(s))
+		if err != nil {
+			f.Fatalf("%v: %v", s, err)
+		}
+		checks = append(checks, c)
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, agent string) {
+		v, err := trace.Decode(doc)
+		if err != nil {
+			return
+		}
+		root, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		sum := SummarizeTree(root)
+		if sum.AgentCount < 1 || sum.Depth < 0 || len(sum.AgentIDs) > sum.AgentCount {
+			t.Fatalf("summary %+v", sum)
+		}
+		in := newInput(root)
+		if agent != "" {
+			if scoped, _ := scope(in, agent); scoped != nil {
+				in = scoped
+			}
+		}
+		for _, c := range checks {
+			if _, err := c.eval(context.Background(), in); err != nil {
+				t.Fatalf("eval: %v", err)
+			}
+		}
+	})
+}
+
+// BenchmarkTraceTreeBatch: a batch of every trace_tree check, plus one
+// scoped content check, on the three-level tree.
+func BenchmarkTraceTreeBatch(b *testing.B) {
+	eng, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr := loadTree(b, "tree")
+	as := []Assertion{
+		{ID: "a1", Type: "trace_tree", Spec: map[string]any{"check": "agent_called", "agent_id": "db-agent"}},
+		{ID: "a2", Type: "trace_tree", Spec: map[string]any{"check": "aggregate_cost", "operator": "lte", "value": json.Number("0.01")}},
+		{ID: "a3", Type: "trace_tree", Spec: map[string]any{"check": "cross_agent_data_flow", "from_agent": "web-search-agent", "to_agent": "db-agent", "field": "doc_id"}},
+		{ID: "a4", Type: "trace_tree", Spec: map[string]any{"check": "ordered_agents", "groups": []any{[]any{"web-search-agent"}, []any{"db-agent"}}}},
+		{ID: "a5", Type: "content", AgentID: "db-agent", Spec: map[string]any{"target": "output.message", "check": "contains", "value": "delivered"}},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := eng.Evaluate(context.Background(), tr, as); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+// budget_test.go: soft-failure budgets: config parsing, sequential transcripts with a config, concurrent counting.
+
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"attest-engine/assert"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// budgetTranscripts run one request at a time, as an SDK does, so the
+// order in which soft failures spend a budget is the order sent.
+var budgetTranscripts = []struct {
+	name, reason, config string
+}{
+	{name: "budget", reason: "max_count for one suite, max_fraction by default; plugin results count; escalation is appended to the explanation",
+		config: `{"soft_failure_budget":{"default":{"max_fraction":0.5},"suites":{"checkout":{"max_count":1}}}}`},
+	{name: "budget_none", reason: "without a budget nothing escalates, but shutdown still reports the counts", config: `{}`},
+}
+
+func TestBudgetTranscripts(t *testing.T) {
+	for _, tc := range budgetTranscripts {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ParseConfig([]byte(tc.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := os.ReadFile(filepath.Join(transcriptDir, "budget.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := normalize(t, []byte(sequential(t, cfg, strings.SplitAfter(string(in), "\n"))))
+			golden := filepath.Join(transcriptDir, tc.name+".golden.jsonl")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./rpc -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("%s: %s\nanswers differ (-want +got):\n%s", tc.name, tc.reason, diff)
+			}
+		})
+	}
+}
+
+// sequential sends each line and waits for its one answer line before the
+// next, and returns the answers.
+func sequential(t *testing.T, cfg Config, lines []string) string {
+	t.Helper()
+	eng, err := assert.New(cfg.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Engine: eng, Config: cfg})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Serve(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	answers := bufio.NewReader(outR)
+	var b strings.Builder
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if _, err := io.WriteString(inW, l); err != nil {
+			t.Fatal(err)
+		}
+		a, err := answers.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer to %.80s: %v", l, err)
+		}
+		b.WriteString(a)
+	}
+	inW.Close()
+	if rest, _ := io.ReadAll(answers); len(rest) > 0 {
+		t.Errorf("unsolicited output: %s", rest)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestBudgetConfig(t *testing.T) {
+	tests := []struct {
+		name, reason, config, wantErr string
+	}{
+		{"count", "max_count alone is a budget", `{"soft_failure_budget":{"default":{"max_count":3}}}`, ""},
+		{"fraction", "max_fraction alone is a budget", `{"soft_failure_budget":{"suites":{"a":{"max_fraction":0.25}}}}`, ""},
+		{"null default", "null means no default budget", `{"soft_failure_budget":{"default":null}}`, ""},
+		{"both", "one budget cannot set both", `{"soft_failure_budget":{"default":{"max_count":1,"max_fraction":0.5}}}`, "not both"},
+		{"neither", "an empty budget says nothing", `{"soft_failure_budget":{"suites":{"a":{}}}}`, "needs max_count or max_fraction"},
+		{"negative", "a count is 0 or more", `{"soft_failure_budget":{"default":{"max_count":-1}}}`, "must be 0 or more"},
+		{"fraction above 1", "a fraction is at most 1", `{"soft_failure_budget":{"default":{"max_fraction":1.5}}}`, "between 0 and 1"},
+		{"fractional count", "a count is whole", `{"soft_failure_budget":{"default":{"max_count":1.5}}}`, "config:"},
+		{"unknown key", "keys are spelled exactly", `{"soft_failure_budget":{"default":{"Max_Count":1}}}`, `unknown key "soft_failure_budget.default.Max_Count"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tc.config))
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("%s: %v", tc.reason, err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("%s: error %v, want one containing %q", tc.reason, err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestBudgetConcurrent: batches of one suite applied at once keep exact
+// counts: max_count soft failures stay soft, every other one escalates.
+func TestBudgetConcurrent(t *testing.T) {
+	const batches, perBatch, limit = 50, 7, 40
+	n := int64(limit)
+	l := &ledger{cfg: BudgetConfig{Suites: map[string]Budget{"s": {MaxCount: &n}}}, counts: map[string]*suiteCounts{}, plugins: map[pluginKey]bool{}}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[assert.Status]int{}
+	for i := range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rs := make([]assert.Result, perBatch)
+			for j := range rs {
+				rs[j] = assert.Result{AssertionID: fmt.Sprint(i, j), Status: assert.SoftFail, Explanation: "x."}
+			}
+			rs[0].Status = assert.Pass
+			l.apply("s", rs)
+			mu.Lock()
+			for _, r := range rs {
+				statuses[r.Status]++
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	want := map[assert.Status]int{assert.Pass: batches, assert.SoftFail: limit, assert.HardFail: batches*(perBatch-1) - limit}
+	if diff := cmp.Diff(want, statuses); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	c := l.counts["s"]
+	if c.soft != limit || c.escalated != int64(batches*(perBatch-1)-limit) || c.evaluated != batches*perBatch {
+		t.Errorf("counts %+v", *c)
+	}
+}
+
+func TestBudgetSkippedNotCounted(t *testing.T) {
+	zero := int64(0)
+	l := &ledger{cfg: BudgetConfig{Default: &Budget{MaxCount: &zero}}, counts: map[string]*suiteCounts{}}
+	rs := []assert.Result{{Status: assert.SoftFail, Skipped: true, Explanation: "Skipped."}, {Status: assert.SoftFail, Explanation: "soft."}}
+	l.apply("", rs)
+	if rs[0].Status != assert.SoftFail || rs[1].Status != assert.HardFail {
+		t.Errorf("a skipped result is never escalated, a real one is: %+v", rs)
+	}
+	if c := l.counts[""]; c.evaluated != 1 || c.escalated != 1 || c.soft != 0 {
+		t.Errorf("skipped results are not counted: %+v", *c)
+	}
+}
