@@ -6,20 +6,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
-	"attest-engine/assert"
-	"attest-engine/jsonschema"
 	"attest-engine/rpc"
 )
 
@@ -31,12 +26,19 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "eval" {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		context.AfterFunc(ctx, stop) // a second signal ends the process at once
+		return rpc.Eval(ctx, args[1:], stdin, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("attest-engine", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	configPath := fs.String("config", "", "path of a JSON config file")
 	evalTimeout := fs.String("eval-timeout", "30s", "per-batch time limit: a Go duration (30s) or milliseconds (30000)")
 	showVersion := fs.Bool("version", false, "print the engine version and exit")
+	reportPath := fs.String("report", "", "at shutdown, write every result of the session to this file (.xml JUnit, .json JSON, else text)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -49,7 +51,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
 		return 2
 	}
-	timeout, err := parseTimeout(*evalTimeout)
+	timeout, err := rpc.ParseTimeout(*evalTimeout)
 	if err != nil {
 		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
 		return 2
@@ -64,7 +66,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	engine, err := newEngine(cfg)
+	engine, err := rpc.NewEngine(cfg)
 	if err != nil {
 		logger.Error(err.Error())
 		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
@@ -73,24 +75,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	srv := rpc.New(rpc.Options{Engine: engine, Config: cfg, EvalTimeout: timeout, Logger: logger, Version: version})
+	srv := rpc.New(rpc.Options{Engine: engine, Config: cfg, EvalTimeout: timeout, Logger: logger, Version: version, ReportPath: *reportPath})
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		logger.Error("serving stopped", "error", err.Error())
 	}
 	return 0
-}
-
-func newEngine(cfg rpc.Config) (*assert.Engine, error) {
-	if len(cfg.SchemaDirs) > 0 {
-		// The only files a schema can reach: config schema_dirs (issue: offline $ref).
-		for prefix, dir := range cfg.SchemaDirs {
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return nil, fmt.Errorf("config schema_dirs[%q]: %q is not a readable directory", prefix, dir)
-			}
-		}
-		cfg.Config.SchemaLoader = jsonschema.DirLoader(cfg.SchemaDirs)
-	}
-	return assert.New(cfg.Config)
 }
 
 func parseLevel(s string) (slog.Level, error) {
@@ -105,21 +94,6 @@ func parseLevel(s string) (slog.Level, error) {
 		return slog.LevelError, nil
 	}
 	return 0, fmt.Errorf("--log-level %q: want debug, info, warn or error", s)
-}
-
-// parseTimeout reads --eval-timeout: a Go duration, or a bare number of milliseconds.
-func parseTimeout(s string) (time.Duration, error) {
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if ms <= 0 {
-			return 0, errors.New("--eval-timeout must be positive")
-		}
-		return time.Duration(ms) * time.Millisecond, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("--eval-timeout %q: want a positive Go duration (30s) or milliseconds (30000)", s)
-	}
-	return d, nil
 }
 
 // newLogger writes the spec's log lines (§1.3): {"level","ts","logger","msg",...}.

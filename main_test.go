@@ -120,7 +120,15 @@ func evalLine(id string, steps int) string {
 		}
 		fmt.Fprintf(&b, `{"type":"tool_call","name":"tool_%d","args":{"q":"%d"},"result":{"text":"%s"},"metadata":{"duration_ms":%d}}`, i%7, i, strings.Repeat("x", 900), i)
 	}
-	b.WriteString(`],"output":{"message":"done"}},"assertions":[]}}`)
+	b.WriteString(`],"output":{"message":"done"}},"assertions":[`)
+	// Heavy traces get heavy batches: each assertion checks every step.
+	for i := range steps / 1000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"assertion_id":"s%d","type":"schema","spec":{"target":"steps[?type=='tool_call'].result","schema":{"type":"object","required":["text"],"properties":{"text":{"type":"string","pattern":"^x+$","minLength":%d}}}}}`, i, i)
+	}
+	b.WriteString(`]}}`)
 	return b.String()
 }
 

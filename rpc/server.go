@@ -43,6 +43,7 @@ type Options struct {
 	EvalTimeout time.Duration // per batch; 0 means 30s
 	Logger      *slog.Logger
 	Version     string // engine_version; "" means the built-in one
+	ReportPath  string // --report: where every result of the session is written when serving ends
 }
 
 type sessionState int
@@ -92,6 +93,7 @@ func New(opts Options) *Server {
 		version:     opts.Version,
 		sem:         make(chan struct{}, MaxInFlight),
 	}
+	s.record.enabled, s.record.path = opts.ReportPath != "", opts.ReportPath
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout
 	}
@@ -108,6 +110,9 @@ func New(opts Options) *Server {
 // request, the end of in, or ctx is cancelled (SIGTERM); it then drains
 // in-flight work for up to DrainTimeout (spec §1.4, §2.3) and returns.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	// The report (--report) is written last, whichever way serving ends:
+	// after the shutdown answer, at end of input, or at SIGTERM.
+	defer s.writeReport()
 	s.out = &lineWriter{w: out}
 	s.stopped = make(chan struct{})
 	s.readerIdle = make(chan struct{})

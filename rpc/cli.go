@@ -1,0 +1,188 @@
+// cli.go: the eval subcommand's flags and files; the engine construction it shares with the server.
+
+package rpc
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	"attest-engine/assert"
+	"attest-engine/jsonschema"
+)
+
+const evalUsage = `usage: attest-engine eval --trace <file|-> --assertions <file> [flags]
+
+Validates each trace (spec §7) and evaluates the assertions over it, as
+evaluate_batch does, then prints a report.
+
+  --trace        one trace (a JSON object, possibly over many lines) or
+                 NDJSON with one trace per line; "-" reads stdin
+  --assertions   a JSON list of assertion objects, applied to every trace;
+                 or one list per trace: a JSON list of such lists, or NDJSON
+                 with one list per line (a file of one line is one document)
+
+Exit status: 0 when nothing hard-failed, 1 when a result hard-failed or a
+trace could not be evaluated (invalid trace, assertion error, timeout), 2 on
+bad input (unreadable file, not JSON, bad flags).
+
+Flags:
+`
+
+// evalCmd is one run of the eval subcommand.
+type evalCmd struct {
+	tracePath, assertionsPath, configPath, outputPath string
+
+	format  Format
+	timeout time.Duration
+	jobs    int
+	cfg     Config
+	engine  *assert.Engine
+	con     *console
+}
+
+// Eval runs `attest-engine eval` with the arguments after "eval" and returns
+// the exit status. ctx ends the run early (SIGINT, SIGTERM): no further
+// traces are read, the ones in hand finish, and the report is closed.
+func Eval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &evalCmd{con: newConsole(stderr)}
+	if code, ok := c.parseFlags(args, stderr); !ok {
+		return code
+	}
+	traces, closeTraces, err := openInput(c.tracePath, stdin)
+	if err != nil {
+		return c.badInput(err)
+	}
+	defer closeTraces()
+	if c.assertionsPath == "-" && c.tracePath == "-" {
+		return c.badInput(errors.New("--trace and --assertions cannot both read stdin"))
+	}
+	asserts, closeAsserts, err := openInput(c.assertionsPath, stdin)
+	if err != nil {
+		return c.badInput(err)
+	}
+	defer closeAsserts()
+	return c.run(ctx, traces, asserts, func() (io.Writer, func() error, error) {
+		if c.outputPath == "" {
+			return stdout, func() error { return nil }, nil
+		}
+		f, err := os.Create(c.outputPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, f.Close, nil
+	})
+}
+
+// parseFlags reads the flags, the config and builds the engine; on failure
+// it has said why on stderr and returns the exit status.
+func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
+	fs := flag.NewFlagSet("attest-engine eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, evalUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&c.tracePath, "trace", "", "trace file (one trace, or NDJSON); - for stdin")
+	fs.StringVar(&c.assertionsPath, "assertions", "", "assertions file (a list for every trace, or one list per trace)")
+	fs.StringVar(&c.configPath, "config", "", "path of a JSON config file, as for the server")
+	fs.StringVar(&c.outputPath, "output", "", "write the report to this file instead of stdout")
+	format := fs.String("format", "text", "report format: text, json or junit")
+	timeout := fs.String("eval-timeout", "30s", "per-trace time limit: a Go duration (30s) or milliseconds (30000)")
+	fs.IntVar(&c.jobs, "jobs", min(runtime.GOMAXPROCS(0), 8), "traces evaluated at once")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	var err error
+	switch {
+	case fs.NArg() > 0:
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case c.tracePath == "":
+		err = errors.New("--trace is required")
+	case c.assertionsPath == "":
+		err = errors.New("--assertions is required")
+	case c.jobs < 1:
+		err = fmt.Errorf("--jobs %d: want at least 1", c.jobs)
+	}
+	if err == nil {
+		c.format, err = ParseFormat(*format)
+	}
+	if err == nil {
+		c.timeout, err = ParseTimeout(*timeout)
+	}
+	if err == nil && c.configPath != "" {
+		c.cfg, err = LoadConfig(c.configPath)
+	}
+	if err == nil {
+		c.engine, err = NewEngine(c.cfg)
+	}
+	if err != nil {
+		c.con.printf("attest-engine eval: %v (attest-engine eval -h for usage)\n", err)
+		return 2, false
+	}
+	return 0, true
+}
+
+func (c *evalCmd) badInput(err error) int {
+	c.con.printf("attest-engine eval: %v\n", err)
+	return 2
+}
+
+// openInput opens a named input file; "-" is stdin.
+func openInput(path string, stdin io.Reader) (io.Reader, func(), error) {
+	if path == "-" {
+		return stdin, func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// inputName names an input in messages.
+func inputName(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	return path
+}
+
+// NewEngine builds the assertion engine a config describes: the server and
+// the eval subcommand construct it the same way.
+func NewEngine(cfg Config) (*assert.Engine, error) {
+	if len(cfg.SchemaDirs) > 0 {
+		// The only files a schema can reach: config schema_dirs (issue: offline $ref).
+		for prefix, dir := range cfg.SchemaDirs {
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return nil, fmt.Errorf("config schema_dirs[%q]: %q is not a readable directory", prefix, dir)
+			}
+		}
+		cfg.Config.SchemaLoader = jsonschema.DirLoader(cfg.SchemaDirs)
+	}
+	return assert.New(cfg.Config)
+}
+
+// ParseTimeout reads --eval-timeout: a Go duration, or a bare number of milliseconds.
+func ParseTimeout(s string) (time.Duration, error) {
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if ms <= 0 {
+			return 0, errors.New("--eval-timeout must be positive")
+		}
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("--eval-timeout %q: want a positive Go duration (30s) or milliseconds (30000)", s)
+	}
+	return d, nil
+}

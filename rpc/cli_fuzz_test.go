@@ -1,0 +1,95 @@
+// cli_fuzz_test.go: fuzzing the eval subcommand's reading of trace and assertion files.
+
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzEvalInput runs the whole eval pipeline on arbitrary trace and
+// assertion files. Properties: it never crashes or hangs; the exit status is
+// 0, 1 or 2; bad input (2) is always explained on stderr; and whatever
+// report was started is one whole JSON document, complete exactly when the
+// run did not stop on bad input.
+func FuzzEvalInput(f *testing.F) {
+	seed := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(cliDir, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		return b
+	}
+	pairs := [][2]string{
+		{"refund.json", "assertions.json"}, {"traces.ndjson", "per_trace.ndjson"}, {"traces.ndjson", "per_trace_lists.json"},
+		{"bad_line.ndjson", "assertions.json"}, {"broken_pretty.json", "empty_list.json"}, {"custom_step.ndjson", "mixed.json"},
+		{"traces.ndjson", "too_few.ndjson"}, {"refund.json", "bad_regex.json"}, {"not_json.txt", "object.json"},
+	}
+	for _, p := range pairs {
+		f.Add(seed(p[0]), seed(p[1]))
+	}
+	f.Add([]byte("\n\n  \n"), []byte("[]"))
+	f.Add([]byte(`{"trace_id":"x"}`+"\n"+`[1,2]`), []byte("[[],[]]\n"))
+	f.Add([]byte("{\n"), []byte("[\n{\"assertion_id\":\"a\",\"type\":\"content\",\"spec\":{}}\n]"))
+	f.Add([]byte(`{"a":1,"a":2}`), []byte("[]\n[]\n[]"))
+
+	eng, err := NewEngine(Config{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, traces, asserts []byte) {
+		var stdout, stderr bytes.Buffer
+		c := &evalCmd{tracePath: "traces", assertionsPath: "assertions", format: FormatJSON, timeout: time.Second, jobs: 2,
+			engine: eng, con: newConsole(&stderr)}
+		var code int
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			code = c.run(context.Background(), bytes.NewReader(traces), bytes.NewReader(asserts), func() (io.Writer, func() error, error) {
+				return &stdout, func() error { return nil }, nil
+			})
+		}()
+		select {
+		case <-finished:
+		case <-time.After(20 * time.Second): // every trace has a 1s limit: this is a hang
+			t.Fatalf("eval did not finish in 20s")
+		}
+		switch code {
+		case 0, 1:
+		case 2:
+			if !strings.Contains(stderr.String(), "attest-engine eval: ") {
+				t.Errorf("exit 2 without a message on stderr")
+			}
+		default:
+			t.Fatalf("exit status %d", code)
+		}
+		if stdout.Len() == 0 {
+			if code != 2 {
+				t.Errorf("exit %d without a report", code)
+			}
+			return
+		}
+		var doc struct {
+			Totals struct {
+				Complete bool
+				Traces   int
+			}
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+			t.Fatalf("report is not one JSON document: %v\n%s", err, stdout.Bytes())
+		}
+		if doc.Totals.Complete != (code != 2) {
+			t.Errorf("exit %d but complete=%v", code, doc.Totals.Complete)
+		}
+		if lines := bytes.Count(traces, []byte("\n")) + 1; doc.Totals.Traces > lines {
+			t.Errorf("%d traces reported from %d lines", doc.Totals.Traces, lines)
+		}
+	})
+}

@@ -1,0 +1,283 @@
+// cli_input.go: the eval subcommand's input files: NDJSON or one document, and the forms of an assertions file.
+
+package rpc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"attest-engine/assert"
+	"attest-engine/trace"
+)
+
+// maxAssertionsBytes bounds an assertions document, or one line of them.
+const maxAssertionsBytes = 64 << 20
+
+// inputError is bad input: the run stops with exit status 2.
+type inputError struct {
+	file string
+	line int // 0 when the problem is not on one line
+	msg  string
+}
+
+func (e *inputError) Error() string {
+	if e.line > 0 {
+		return fmt.Sprintf("%s: line %d: %s", e.file, e.line, e.msg)
+	}
+	return e.file + ": " + e.msg
+}
+
+// doc is one JSON document of an input file.
+type doc struct {
+	value   any
+	line    int  // the line it starts on, 1-based
+	tooLong bool // larger than the limit: value is nil, size its length
+	size    int
+}
+
+// docReader reads the JSON documents of a file that is either NDJSON (one
+// document per line, blank lines skipped) or one document over many lines.
+// The first non-blank line decides: when it is a whole JSON document the
+// file is NDJSON, and otherwise the whole file is one document. So a file of
+// one line is one document either way, and memory holds at most one
+// document, of at most max bytes.
+type docReader struct {
+	file string
+	lr   *lineReader
+	max  int
+	line int // lines read so far
+	mode int
+}
+
+const (
+	modeUnknown = iota
+	modeNDJSON
+	modeDone
+)
+
+func newDocReader(r io.Reader, file string, max int) *docReader {
+	return &docReader{file: file, lr: newLineReader(r, max), max: max}
+}
+
+// next returns the next document, io.EOF after the last, or an *inputError.
+func (d *docReader) next() (doc, error) {
+	for d.mode != modeDone {
+		line, size, tooLong, err := d.lr.next()
+		if err != nil {
+			d.mode = modeDone
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return doc{}, &inputError{file: d.file, msg: err.Error()}
+		}
+		d.line++
+		if tooLong {
+			d.mode = modeNDJSON
+			return doc{line: d.line, tooLong: true, size: size}, nil
+		}
+		if isBlank(line) {
+			continue
+		}
+		v, derr := trace.Decode(line)
+		if derr == nil {
+			d.mode = modeNDJSON
+			return doc{value: v, line: d.line}, nil
+		}
+		if d.mode == modeNDJSON {
+			d.mode = modeDone
+			return doc{}, &inputError{file: d.file, line: d.line, msg: "not JSON: " + derr.Error()}
+		}
+		return d.whole(line, derr)
+	}
+	return doc{}, io.EOF
+}
+
+// whole reads the rest of the file as one document that starts with first.
+func (d *docReader) whole(first []byte, firstErr error) (doc, error) {
+	d.mode = modeDone
+	start := d.line
+	buf := append(append([]byte(nil), first...), '\n')
+	total := len(buf)
+	for {
+		line, size, _, err := d.lr.next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return doc{}, &inputError{file: d.file, msg: err.Error()}
+			}
+			break
+		}
+		d.line++
+		total += size + 1
+		if buf != nil && total <= d.max {
+			buf = append(append(buf, line...), '\n')
+		} else {
+			buf = nil // too large: go on only to measure it
+		}
+	}
+	if buf == nil {
+		return doc{line: start, tooLong: true, size: total}, nil
+	}
+	v, err := trace.Decode(buf)
+	if err != nil {
+		at := start
+		var se *trace.SyntaxError
+		if errors.As(err, &se) {
+			at += bytes.Count(buf[:min(se.Offset, len(buf))], []byte("\n"))
+		}
+		if at == start { // read either way, the first line is where it breaks
+			return doc{}, &inputError{file: d.file, line: start, msg: "not JSON: " + firstErr.Error()}
+		}
+		return doc{}, &inputError{file: d.file, msg: fmt.Sprintf("not JSON: neither one JSON document (line %d: %v) nor NDJSON (line %d: %v)", at, err, start, firstErr)}
+	}
+	return doc{value: v, line: start}, nil
+}
+
+// assertionSource hands out each trace's assertion list. An assertions file
+// is one of:
+//
+//   - one JSON list of assertion objects (the evaluate_batch "assertions"
+//     shape): applied to every trace; [] evaluates nothing, only validates;
+//   - one JSON list of lists: list i for trace i;
+//   - NDJSON of two or more lines, each a list: line i for trace i, read in
+//     step with the traces, never held whole.
+//
+// A one-line file is one document. A list is a list of lists when any of
+// its entries is a list, and then all must be. The number of lists must
+// match the number of traces. The shape of the file is checked here (bad
+// input); each assertion object is read as evaluate_batch reads it, and an
+// object it rejects is an ASSERTION_ERROR of the trace, as on the wire.
+type assertionSource struct {
+	file   string
+	shared *assertionList
+	lists  []any      // per-trace lists from one document
+	stream *docReader // per-trace lists, one per line
+	ahead  []doc      // lines read while telling the forms apart
+	count  int        // per-trace lists handed out
+}
+
+type assertionList struct {
+	list []assert.Assertion
+	err  error // why the list cannot be evaluated (*assert.Error)
+}
+
+const assertionsShape = "want a JSON list of assertion objects, a list of such lists, or NDJSON with one list per line"
+
+func readAssertions(r io.Reader, file string) (*assertionSource, error) {
+	src := &assertionSource{file: file}
+	dr := newDocReader(r, file, maxAssertionsBytes)
+	first, err := dr.next()
+	if errors.Is(err, io.EOF) {
+		return nil, &inputError{file: file, msg: "empty: " + assertionsShape}
+	}
+	if err != nil {
+		return nil, err
+	}
+	second, err := dr.next()
+	switch {
+	case errors.Is(err, io.EOF): // one document
+	case err != nil:
+		return nil, err
+	default:
+		src.stream, src.ahead = dr, []doc{first, second}
+		return src, nil
+	}
+	if first.tooLong {
+		return nil, &inputError{file: file, msg: fmt.Sprintf("larger than %d bytes", maxAssertionsBytes)}
+	}
+	list, ok := first.value.([]any)
+	if !ok {
+		return nil, &inputError{file: file, msg: "holds a JSON " + jsonKind(first.value) + ": " + assertionsShape}
+	}
+	lists := 0
+	for _, e := range list {
+		if _, ok := e.([]any); ok {
+			lists++
+		}
+	}
+	switch lists {
+	case 0:
+		al := toAssertions(list)
+		src.shared = &al
+	case len(list):
+		src.lists = list
+	default:
+		return nil, &inputError{file: file, msg: "mixes lists and assertion objects: " + assertionsShape}
+	}
+	return src, nil
+}
+
+// forTrace returns the assertions of trace i (0-based, asked in order).
+func (s *assertionSource) forTrace(i int) (assertionList, error) {
+	if s.shared != nil {
+		return *s.shared, nil
+	}
+	s.count++
+	if s.lists != nil {
+		if i >= len(s.lists) {
+			return assertionList{}, &inputError{file: s.file, msg: fmt.Sprintf("holds %d assertion lists, but the trace file has more traces", len(s.lists))}
+		}
+		return toAssertions(s.lists[i].([]any)), nil
+	}
+	d, err := s.nextLine()
+	if errors.Is(err, io.EOF) {
+		return assertionList{}, &inputError{file: s.file, msg: fmt.Sprintf("holds %d assertion lists, but the trace file has more traces", i)}
+	}
+	if err != nil {
+		return assertionList{}, err
+	}
+	if d.tooLong {
+		return assertionList{}, &inputError{file: s.file, line: d.line, msg: fmt.Sprintf("longer than %d bytes", maxAssertionsBytes)}
+	}
+	list, ok := d.value.([]any)
+	if !ok {
+		return assertionList{}, &inputError{file: s.file, line: d.line, msg: "holds a JSON " + jsonKind(d.value) + ": want one list of assertion objects per line"}
+	}
+	return toAssertions(list), nil
+}
+
+// finish checks, after n traces, that no assertion list was left over.
+func (s *assertionSource) finish(n int) error {
+	switch {
+	case s.lists != nil && n < len(s.lists):
+		return &inputError{file: s.file, msg: fmt.Sprintf("holds %d assertion lists, but the trace file has %d %s", len(s.lists), n, plural(n, "trace"))}
+	case s.stream != nil:
+		if _, err := s.nextLine(); !errors.Is(err, io.EOF) {
+			return &inputError{file: s.file, msg: fmt.Sprintf("holds more assertion lists than the trace file's %d %s", n, plural(n, "trace"))}
+		}
+	}
+	return nil
+}
+
+func (s *assertionSource) nextLine() (doc, error) {
+	if len(s.ahead) > 0 {
+		d := s.ahead[0]
+		s.ahead = s.ahead[1:]
+		return d, nil
+	}
+	return s.stream.next()
+}
+
+// toAssertions reads a list as evaluate_batch reads its assertions.
+func toAssertions(list []any) assertionList {
+	as, err := assertions(map[string]any{"assertions": list})
+	return assertionList{list: as, err: err}
+}
+
+// jsonKind names a value's JSON type for messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "object"
+	}
+	return "number"
+}

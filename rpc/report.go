@@ -1,0 +1,216 @@
+// report.go: reports of a run: the model, totals, format choice, and the server's report file.
+
+package rpc
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"attest-engine/assert"
+)
+
+// Format is a report format.
+type Format string
+
+const (
+	FormatText  Format = "text"  // a readable summary
+	FormatJSON  Format = "json"  // one JSON document (report_json.go)
+	FormatJUnit Format = "junit" // JUnit XML as CI systems read it (report_junit.go)
+)
+
+// ParseFormat reads a --format value.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatText, FormatJSON, FormatJUnit:
+		return f, nil
+	}
+	return "", fmt.Errorf("--format %q: want text, json or junit", s)
+}
+
+// FormatForPath picks a report file's format from its extension: .xml is
+// JUnit, .json is JSON, anything else text (case does not matter).
+func FormatForPath(path string) Format {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".xml":
+		return FormatJUnit
+	case ".json":
+		return FormatJSON
+	}
+	return FormatText
+}
+
+// TraceReport is one trace's part of a report: its results, or the error
+// that kept it from being evaluated.
+type TraceReport struct {
+	Name       string // trace_id; "#<n>" (1-based position in the input) when there is none
+	TraceID    string // "" when the trace has no usable trace_id
+	Results    []Recorded
+	Err        *EntryError // set when the trace could not be evaluated; Results is then empty
+	DurationMS int64
+}
+
+// EntryError is why a trace has no results: an invalid trace (1001), an
+// assertion that cannot be evaluated (1002), a timeout, a provider failure.
+type EntryError struct {
+	AssertionID string // the assertion at fault, for ASSERTION_ERROR; "" otherwise
+	Type        string // that assertion's type, when known
+	Code        int    // the wire code the server would answer with (spec §5)
+	Message     string
+	Detail      string
+}
+
+// ErrorType names the code as spec §5 does (INVALID_TRACE, ...).
+func (e *EntryError) ErrorType() string {
+	if t, ok := errorTypes[e.Code]; ok {
+		return t
+	}
+	return "ENGINE_ERROR"
+}
+
+// Status sums up a trace: error, hard_fail, soft_fail or pass.
+func (t *TraceReport) Status() string {
+	if t.Err != nil {
+		return "error"
+	}
+	st := assert.Pass
+	for _, r := range t.Results {
+		switch r.Result.Status {
+		case assert.HardFail:
+			return string(assert.HardFail)
+		case assert.SoftFail:
+			st = assert.SoftFail
+		}
+	}
+	return string(st)
+}
+
+// Totals sums a report up.
+type Totals struct {
+	Traces       int // traces reported
+	FailedTraces int // traces with a hard_fail or an error
+	Results      int // assertion results, whatever their status
+	Pass         int
+	SoftFail     int
+	HardFail     int
+	Skipped      int // results the engine did not evaluate (skip_after_hard_fail); counted in SoftFail too
+	Errors       int // traces that could not be evaluated
+	Cost         float64
+	DurationMS   int64 // the eval command: wall time of the run; the server: the sum of result durations
+	// Incomplete is set when the run stopped before the end of its input
+	// (bad input met on the way, an interrupt): the report cannot pass.
+	Incomplete bool
+}
+
+func (t *Totals) add(tr *TraceReport) {
+	t.Traces++
+	if tr.Err != nil {
+		t.Errors++
+	}
+	for _, r := range tr.Results {
+		t.Results++
+		switch r.Result.Status {
+		case assert.Pass:
+			t.Pass++
+		case assert.SoftFail:
+			t.SoftFail++
+		case assert.HardFail:
+			t.HardFail++
+		}
+		if r.Result.Skipped {
+			t.Skipped++
+		}
+		t.Cost += r.Result.Cost
+	}
+	if st := tr.Status(); st == "error" || st == string(assert.HardFail) {
+		t.FailedTraces++
+	}
+}
+
+// Passed reports whether nothing hard-failed and every trace was evaluated.
+func (t *Totals) Passed() bool { return t.HardFail == 0 && t.Errors == 0 && !t.Incomplete }
+
+// reportWriter writes a report as it is produced: begin, one trace at a
+// time in report order, then end. No format holds more than one trace.
+type reportWriter interface {
+	begin() error
+	trace(tr *TraceReport) error
+	end(tot *Totals) error
+}
+
+func newReportWriter(f Format, w io.Writer) reportWriter {
+	switch f {
+	case FormatJSON:
+		return &jsonReport{w: w}
+	case FormatJUnit:
+		return &junitReport{w: w}
+	}
+	return &textReport{w: w}
+}
+
+// WriteReport writes a whole report of traces in format f. The total
+// duration is the sum of the traces' durations.
+func WriteReport(w io.Writer, f Format, traces []TraceReport) error {
+	rw := newReportWriter(f, w)
+	if err := rw.begin(); err != nil {
+		return err
+	}
+	var tot Totals
+	for i := range traces {
+		tot.add(&traces[i])
+		tot.DurationMS += traces[i].DurationMS
+		if err := rw.trace(&traces[i]); err != nil {
+			return err
+		}
+	}
+	return rw.end(&tot)
+}
+
+// writeReport writes the session's report (--report) when serving ends. The
+// file appears whole or not at all: it is written beside its final name and
+// renamed. A failure is logged; it never changes the protocol's answers or
+// the exit status.
+func (s *Server) writeReport() {
+	path := s.record.path
+	if path == "" {
+		return
+	}
+	traces := groupByTrace(s.record.snapshot())
+	if err := writeFileAtomic(path, func(w io.Writer) error {
+		return WriteReport(w, FormatForPath(path), traces)
+	}); err != nil {
+		s.log.Error("writing report", "path", path, "error", err.Error())
+		return
+	}
+	s.log.Info("report written", "path", path, "format", string(FormatForPath(path)), "traces", len(traces))
+}
+
+// writeFileAtomic writes a file through a temporary one in the same directory.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// seconds formats milliseconds as seconds with 3 decimals (JUnit's time).
+func seconds(ms int64) string {
+	if ms < 0 {
+		ms = 0
+	}
+	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
+}

@@ -1,0 +1,134 @@
+// report_json.go: the JSON report: one document, written a trace at a time, keys in a fixed order.
+
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+)
+
+// jsonReport writes one JSON document:
+//
+//	{"format_version":1,"traces":[
+//	{"name":…,"trace_id":…,"status":…,"duration_ms":…,"results":[…],"error":{…}},
+//	…
+//	],"totals":{…}}
+//
+// one trace per line, so the document streams and still diffs well. Keys
+// come in the order of the structs below; optional keys are left out when
+// empty, "results" is always a list and "error" appears only on a trace
+// that could not be evaluated.
+type jsonReport struct {
+	w   io.Writer
+	buf bytes.Buffer
+	n   int
+}
+
+type jsonTrace struct {
+	Name       string       `json:"name"`
+	TraceID    string       `json:"trace_id"`
+	Status     string       `json:"status"`
+	DurationMS int64        `json:"duration_ms"`
+	Results    []jsonResult `json:"results"`
+	Error      *jsonError   `json:"error,omitempty"`
+}
+
+type jsonResult struct {
+	AssertionID string  `json:"assertion_id"`
+	Type        string  `json:"type,omitempty"`
+	Suite       string  `json:"suite,omitempty"`
+	Plugin      string  `json:"plugin,omitempty"`
+	Status      string  `json:"status"`
+	Score       float64 `json:"score"`
+	Explanation string  `json:"explanation"`
+	Cost        float64 `json:"cost"`
+	DurationMS  int64   `json:"duration_ms"`
+	RequestID   string  `json:"request_id,omitempty"`
+	Skipped     bool    `json:"skipped,omitempty"`
+}
+
+type jsonError struct {
+	ErrorType   string `json:"error_type"`
+	Code        int    `json:"code"`
+	Message     string `json:"message"`
+	Detail      string `json:"detail"`
+	AssertionID string `json:"assertion_id,omitempty"`
+	Type        string `json:"type,omitempty"`
+}
+
+type jsonTotals struct {
+	Passed       bool    `json:"passed"`
+	Complete     bool    `json:"complete"`
+	Traces       int     `json:"traces"`
+	FailedTraces int     `json:"failed_traces"`
+	Results      int     `json:"results"`
+	Pass         int     `json:"pass"`
+	SoftFail     int     `json:"soft_fail"`
+	HardFail     int     `json:"hard_fail"`
+	Skipped      int     `json:"skipped"`
+	Errors       int     `json:"errors"`
+	Cost         float64 `json:"cost"`
+	DurationMS   int64   `json:"duration_ms"`
+}
+
+func (j *jsonReport) begin() error {
+	_, err := io.WriteString(j.w, `{"format_version":1,"traces":[`)
+	return err
+}
+
+func (j *jsonReport) trace(tr *TraceReport) error {
+	out := jsonTrace{Name: tr.Name, TraceID: tr.TraceID, Status: tr.Status(), DurationMS: tr.DurationMS, Results: []jsonResult{}}
+	for _, rec := range tr.Results {
+		r := rec.Result
+		out.Results = append(out.Results, jsonResult{
+			AssertionID: r.AssertionID, Type: rec.Type, Suite: rec.Suite, Plugin: rec.Plugin,
+			Status: string(r.Status), Score: finite(r.Score), Explanation: r.Explanation, Cost: finite(r.Cost),
+			DurationMS: r.DurationMS, RequestID: r.RequestID, Skipped: r.Skipped,
+		})
+	}
+	if e := tr.Err; e != nil {
+		out.Error = &jsonError{ErrorType: e.ErrorType(), Code: e.Code, Message: e.Message, Detail: e.Detail, AssertionID: e.AssertionID, Type: e.Type}
+	}
+	sep := ",\n"
+	if j.n == 0 {
+		sep = "\n"
+	}
+	j.n++
+	return j.write(sep, out)
+}
+
+func (j *jsonReport) end(tot *Totals) error {
+	return j.write("\n],\"totals\":", jsonTotals{
+		Passed: tot.Passed(), Complete: !tot.Incomplete, Traces: tot.Traces, FailedTraces: tot.FailedTraces, Results: tot.Results,
+		Pass: tot.Pass, SoftFail: tot.SoftFail, HardFail: tot.HardFail, Skipped: tot.Skipped, Errors: tot.Errors,
+		Cost: finite(tot.Cost), DurationMS: tot.DurationMS,
+	}, "}\n")
+}
+
+// write writes prefix, v as compact JSON (no HTML escaping: nobody embeds
+// this in HTML, and "<" reads better than "\u003c"), then any suffix.
+func (j *jsonReport) write(prefix string, v any, suffix ...string) error {
+	j.buf.Reset()
+	j.buf.WriteString(prefix)
+	enc := json.NewEncoder(&j.buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	j.buf.Truncate(j.buf.Len() - 1) // Encode's newline
+	for _, s := range suffix {
+		j.buf.WriteString(s)
+	}
+	_, err := j.w.Write(j.buf.Bytes())
+	return err
+}
+
+// finite keeps a report encodable: JSON has no NaN or infinity.
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
