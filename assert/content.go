@@ -17,8 +17,9 @@ const maxRegexLen = 4096
 
 // needle is a string to look for, exactly or ignoring case.
 type needle struct {
-	text string
-	fold *regexp.Regexp // set when the search ignores case
+	text  string
+	fold  *regexp.Regexp // case-insensitive matcher, nil when case matters
+	lower string         // text in ASCII lower case, when text is ASCII and case does not matter
 }
 
 func newNeedle(text string, caseSensitive bool) needle {
@@ -27,6 +28,9 @@ func newNeedle(text string, caseSensitive bool) needle {
 		// RE2's (?i) applies Unicode simple case folding, which
 		// strings.ToLower on both sides would not (K vs the Kelvin sign).
 		n.fold = regexp.MustCompile("(?i)" + regexp.QuoteMeta(text))
+		if isASCII(text) {
+			n.lower = strings.ToLower(text)
+		}
 	}
 	return n
 }
@@ -36,11 +40,29 @@ func (n needle) find(s string) (string, bool) {
 	if n.fold == nil {
 		return n.text, strings.Contains(s, n.text)
 	}
+	// Fast path: with an ASCII needle and an ASCII text, folding is plain
+	// ASCII lower-casing (no other rune folds to an ASCII letter), and
+	// strings.Index stays linear.
+	if n.lower != "" && isASCII(s) {
+		if i := strings.Index(strings.ToLower(s), n.lower); i >= 0 {
+			return s[i : i+len(n.lower)], true
+		}
+		return "", false
+	}
 	loc := n.fold.FindStringIndex(s)
 	if loc == nil {
 		return "", false
 	}
 	return s[loc[0]:loc[1]], true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // contentCheck is one compiled spec §4 Layer 4 check.
