@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -187,7 +188,7 @@ func providerMessage(r provRequest, status int, body []byte) string {
 
 // keyLike matches API-key-shaped tokens that providers echo back in part
 // ("Incorrect API key provided: sk-abc***xyz").
-var keyLike = regexp.MustCompile(`\b(sk-|sk_|key-)[A-Za-z0-9_\-*]{4,}`)
+var keyLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(sk-|sk_|key-)[A-Za-z0-9_\-*]{4,}`) })
 
 // scrub removes the API key, and anything shaped like one, from text that
 // is about to be quoted in an error: keys never reach logs, errors or
@@ -196,7 +197,7 @@ func scrub(text, secret string) string {
 	if secret != "" {
 		text = strings.ReplaceAll(text, secret, "[redacted]")
 	}
-	return keyLike.ReplaceAllString(text, "${1}[redacted]")
+	return keyLike().ReplaceAllString(text, "${1}[redacted]")
 }
 
 // netErrText drops the "Post <url>:" prefix of a transport error.

@@ -233,7 +233,7 @@ func TestFenceNeutralisesTags(t *testing.T) {
 	for _, tc := range tests {
 		got := fence("agent_output", tc.data)
 		inner := strings.TrimSuffix(strings.TrimPrefix(got, "<agent_output>\n"), "\n</agent_output>")
-		if fenceTags.MatchString(inner) {
+		if fenceTags().MatchString(inner) {
 			t.Errorf("fence(%q) = %q: %s", tc.data, got, tc.reason)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // rubrics are the built-in rubrics: spec §4 layer 6 names faithfulness,
@@ -64,11 +65,13 @@ const maxJudgeData = 100_000
 
 // fenceTags matches the start of any of our tags inside data, however
 // spaced or cased, so data cannot close its block or open another.
-var fenceTags = regexp.MustCompile(`(?i)<(\s*/?\s*)(agent_input|agent_output|retrieved_context)`)
+var fenceTags = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)<(\s*/?\s*)(agent_input|agent_output|retrieved_context)`)
+})
 
 // fence wraps untrusted text in tag, neutralising tag text inside it.
 func fence(tag, text string) string {
-	text = fenceTags.ReplaceAllString(excerpt(text, maxJudgeData), "&lt;$1$2")
+	text = fenceTags().ReplaceAllString(excerpt(text, maxJudgeData), "&lt;$1$2")
 	return "<" + tag + ">\n" + text + "\n</" + tag + ">"
 }
 

@@ -2,7 +2,10 @@
 // duration, as defined by RFC 3339 §5.6 and Appendix A.
 package jsonschema
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // digits2 reads two ASCII digits.
 func digits2(s string) (int, bool) {
@@ -84,6 +87,9 @@ func isDateTime(s string) bool {
 }
 
 // durationRE is RFC 3339 Appendix A's duration grammar: units in order, weeks alone, no fractions.
-var durationRE = regexp.MustCompile(`^P(?:[0-9]+W|(?:[0-9]+D|[0-9]+M(?:[0-9]+D)?|[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?)(?:T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S))?|T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S))$`)
+// Compiled on first use: start-up time matters (an SDK spawns the engine per run).
+var durationRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^P(?:[0-9]+W|(?:[0-9]+D|[0-9]+M(?:[0-9]+D)?|[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?)(?:T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S))?|T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S))$`)
+})
 
-func isDuration(s string) bool { return durationRE.MatchString(s) }
+func isDuration(s string) bool { return durationRE().MatchString(s) }
