@@ -60,20 +60,60 @@ func (lr *lineReader) next() (line []byte, size int, tooLong bool, err error) {
 	}
 }
 
-// lineWriter writes whole lines, each with a single Write under a mutex, so
-// concurrent responses never interleave (spec §1.2: one message per line).
+// lineWriter writes whole lines: a line is never split across writes, and
+// lines never interleave (spec §1.2: one message per line). When several
+// answers are ready at once, the goroutine that is writing takes the ones
+// that queued up behind it into its next write, so a burst of answers costs
+// a few system calls instead of one each; an answer ready on its own is
+// written at once.
 type lineWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	err error
+	w io.Writer
+
+	mu      sync.Mutex
+	writing bool   // a goroutine is in w.Write
+	pending []byte // whole lines queued while writing
+	spare   []byte // the previous pending buffer, reused
+	err     error
 }
 
 func (lw *lineWriter) write(line []byte) error {
 	lw.mu.Lock()
-	defer lw.mu.Unlock()
 	if lw.err != nil {
-		return lw.err
+		err := lw.err
+		lw.mu.Unlock()
+		return err
 	}
-	_, lw.err = lw.w.Write(line)
+	if lw.writing {
+		lw.pending = append(lw.pending, line...)
+		lw.mu.Unlock()
+		return nil
+	}
+	lw.writing = true
+	buf, own := line, false // own: buf is the writer's buffer, not the caller's
+	for {
+		lw.mu.Unlock()
+		_, err := lw.w.Write(buf)
+		lw.mu.Lock()
+		if err != nil && lw.err == nil {
+			lw.err = err
+		}
+		if len(lw.pending) == 0 || lw.err != nil {
+			lw.writing = false
+			err := lw.err
+			lw.mu.Unlock()
+			return err
+		}
+		if own {
+			lw.spare = buf[:0] // free again
+		}
+		buf, lw.pending, own = lw.pending, lw.spare, true
+		lw.spare = nil
+	}
+}
+
+// failed reports the first write error, if any.
+func (lw *lineWriter) failed() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
 	return lw.err
 }

@@ -3,6 +3,7 @@
 package rpc
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,11 +41,40 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 	if isBlank(line) {
 		return // NDJSON readers skip blank lines; answering would be an unasked-for line
 	}
+	// Fast path: an evaluate_batch on a ready session is decoded on its own
+	// worker, so that decoding runs in parallel with reading. The session
+	// gate is still taken here, in arrival order; the worker answers every
+	// problem it finds in the line exactly as the path below would.
+	if method, ok := sniffMethod(line); ok && method == "evaluate_batch" && s.getState() == stateReady {
+		own := append([]byte(nil), line...) // the reader reuses its buffer
+		s.spawnLine(nil, func(ctx context.Context) (*request, []byte, error) {
+			req, perr := parse(own)
+			if perr != nil {
+				return req, nil, perr
+			}
+			if req.method != method { // cannot happen: a second "method" member is a duplicate key
+				return req, nil, fmt.Errorf("method %q read as %q", method, req.method)
+			}
+			b, err := s.evaluate(ctx, req)
+			return req, b, err
+		})
+		return
+	}
+	req, perr := parse(line)
+	if perr != nil {
+		s.replyError(req, perr)
+		return
+	}
+	s.dispatch(req)
+}
+
+// parse decodes a request line and checks its envelope. On error the request
+// (when one could be read) tells where the answer goes.
+func parse(line []byte) (*request, *Error) {
 	v, err := trace.Decode(line)
 	var dup *trace.DuplicateKeyError
 	if err != nil && !errors.As(err, &dup) {
-		s.replyError(nil, newError(codeParseError, "Send one compact JSON object per line (spec §1.2).", "parse error: %s", err.Error()))
-		return
+		return nil, newError(codeParseError, "Send one compact JSON object per line (spec §1.2).", "parse error: %s", err.Error())
 	}
 	req, rerr := envelope(v)
 	if rerr == nil && dup != nil {
@@ -54,10 +84,9 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 		if req != nil && req.notification {
 			req.notification = false // an invalid request is answered, with id null (JSON-RPC 2.0 §5)
 		}
-		s.replyError(req, rerr)
-		return
+		return req, rerr
 	}
-	s.dispatch(req)
+	return req, nil
 }
 
 func isBlank(line []byte) bool {

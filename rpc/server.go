@@ -69,6 +69,8 @@ type Server struct {
 	// handled every byte it had received.
 	readerIdle chan struct{}
 	sem        chan struct{} // counting semaphore: one slot per in-flight request
+	jobs       chan func()   // to idle workers
+	quit       chan struct{} // closed when Serve returns: idle workers exit
 	inflight   sync.WaitGroup
 
 	// Session state is touched only by the read loop, but read by tests and
@@ -92,6 +94,8 @@ func New(opts Options) *Server {
 		log:         opts.Logger,
 		version:     opts.Version,
 		sem:         make(chan struct{}, MaxInFlight),
+		jobs:        make(chan func()),
+		quit:        make(chan struct{}),
 	}
 	s.record.enabled, s.record.path = opts.ReportPath != "", opts.ReportPath
 	if s.evalTimeout <= 0 {
@@ -113,6 +117,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	// The report (--report) is written last, whichever way serving ends:
 	// after the shutdown answer, at end of input, or at SIGTERM.
 	defer s.writeReport()
+	defer close(s.quit)
 	s.out = &lineWriter{w: out}
 	s.stopped = make(chan struct{})
 	s.readerIdle = make(chan struct{})
@@ -130,13 +135,13 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		case <-done:
 		case <-s.readerIdle:
 		}
-		return s.out.err
+		return s.out.failed()
 	case <-ctx.Done():
 		s.log.Info("terminating: draining in-flight requests")
 		s.setState(stateShutdown)
 	}
 	s.drain()
-	return s.out.err
+	return s.out.failed()
 }
 
 // readLoop handles lines until the end of input. After a shutdown request it
@@ -217,28 +222,65 @@ func (s *Server) replyError(req *request, e *Error) {
 // spawn runs fn for req on its own goroutine once a slot is free. While all
 // slots are taken it blocks, and so the read loop stops reading (spec §1.5).
 func (s *Server) spawn(req *request, fn func(ctx context.Context) ([]byte, error)) {
+	s.spawnLine(req, func(ctx context.Context) (*request, []byte, error) {
+		line, err := fn(ctx)
+		return req, line, err
+	})
+}
+
+// spawnLine is spawn for work that may decode its request itself: fn returns
+// the request it worked for (nil when it could not decode one), so that every
+// answer, a recovered panic's included, carries the right id.
+func (s *Server) spawnLine(known *request, fn func(ctx context.Context) (*request, []byte, error)) {
 	s.sem <- struct{}{}
 	s.inflight.Add(1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				s.log.Error("recovered panic", "method", req.method, "panic", panicText(p), "stack", string(debug.Stack()))
-				s.replyError(req, &Error{Code: codeEngineError, Message: "internal engine error: " + panicText(p),
-					Detail: "This is a bug in the engine; the engine keeps serving. Please report it with the engine log (stderr)."})
-			}
-			<-s.sem
-			s.inflight.Done()
-		}()
-		ctx, cancel := context.WithTimeout(context.Background(), s.evalTimeout)
-		defer cancel()
-		line, err := fn(ctx)
-		if err == nil && ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		if err != nil {
-			s.replyError(req, s.toWire(err))
+	job := func() { s.run(known, fn) }
+	// Hand the job to an idle worker, or start one. Workers stay: a new
+	// goroutine per request would grow a fresh stack for every decode.
+	// There are never more than MaxInFlight, since each holds a slot.
+	select {
+	case s.jobs <- job:
+	default:
+		go s.worker(job)
+	}
+}
+
+// worker runs jobs until Serve has returned.
+func (s *Server) worker(job func()) {
+	for {
+		job()
+		select {
+		case job = <-s.jobs:
+		case <-s.quit:
 			return
 		}
-		s.reply(req, line)
+	}
+}
+
+// run does one request's work and answers it; it frees the request's slot.
+func (s *Server) run(known *request, fn func(ctx context.Context) (*request, []byte, error)) {
+	req := known
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("recovered panic", "panic", panicText(p), "stack", string(debug.Stack()))
+			s.replyError(req, &Error{Code: codeEngineError, Message: "internal engine error: " + panicText(p),
+				Detail: "This is a bug in the engine; the engine keeps serving. Please report it with the engine log (stderr)."})
+		}
+		<-s.sem
+		s.inflight.Done()
 	}()
+	ctx, cancel := context.WithTimeout(context.Background(), s.evalTimeout)
+	defer cancel()
+	r, line, err := fn(ctx)
+	if r != nil {
+		req = r
+	}
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		s.replyError(req, s.toWire(err))
+		return
+	}
+	s.reply(req, line)
 }

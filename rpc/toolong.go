@@ -3,6 +3,7 @@
 package rpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -64,6 +65,44 @@ func recoverID(b []byte) (id any, method string, found bool) {
 		sc.space()
 		if !sc.eat(',') {
 			return
+		}
+	}
+}
+
+// sniffMethod reads the top-level "method" of a request line without decoding
+// it, stopping there: SDKs write it before params, so this looks at a few
+// dozen bytes. ok is false unless the method is a plain string literal.
+func sniffMethod(b []byte) (method string, ok bool) {
+	sc := scanner{b: b}
+	sc.space()
+	if !sc.eat('{') {
+		return "", false
+	}
+	for {
+		sc.space()
+		key, ok := sc.str()
+		if !ok {
+			return "", false
+		}
+		sc.space()
+		if !sc.eat(':') {
+			return "", false
+		}
+		sc.space()
+		start := sc.i
+		if !sc.skip() {
+			return "", false
+		}
+		if key == "method" {
+			raw := b[start:sc.i]
+			if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' || bytes.IndexByte(raw, '\\') >= 0 {
+				return "", false
+			}
+			return string(raw[1 : len(raw)-1]), true
+		}
+		sc.space()
+		if !sc.eat(',') {
+			return "", false
 		}
 	}
 }

@@ -47,7 +47,8 @@ func (e *DuplicateKeyError) Error() string {
 // On a duplicate member name Decode returns the value together with a
 // *DuplicateKeyError; on any other problem it returns nil and a *SyntaxError.
 func Decode(data []byte) (any, error) {
-	d := decoder{data: data}
+	d := getDecoder(data)
+	defer putDecoder(d)
 	d.skipSpace()
 	v, err := d.value()
 	if err != nil {
@@ -64,14 +65,14 @@ func Decode(data []byte) (any, error) {
 }
 
 type decoder struct {
-	data  []byte
-	pos   int
-	depth int
-	dup   *DuplicateKeyError
-	keys  map[string]string // interned member names: traces repeat the same few
-	strs  map[string]any    // interned short string values, boxed once
-	nums  map[string]any    // interned short numbers, boxed once
-	buf   []byte            // scratch for strings with escapes
+	data   []byte
+	pos    int
+	depth  int
+	dup    *DuplicateKeyError
+	intern interner
+	buf    []byte // scratch for strings with escapes
+
+	members []member // members of the objects being decoded, innermost last
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -141,13 +142,15 @@ func (d *decoder) object() (any, error) {
 		return nil, err
 	}
 	d.pos++ // '{'
-	m := make(map[string]any)
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
 		d.depth--
-		return m, nil
+		return make(map[string]any), nil
 	}
+	// Members are gathered on a stack shared by all objects being decoded,
+	// then put into a map made at its final size: no map ever grows.
+	base := len(d.members)
 	for {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, d.errorf("expected string for object key")
@@ -157,7 +160,6 @@ func (d *decoder) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		key := k.(string)
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
 			return nil, d.errorf("expected ':' after object key")
@@ -168,10 +170,7 @@ func (d *decoder) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, seen := m[key]; seen && d.dup == nil {
-			d.dup = &DuplicateKeyError{Offset: keyAt, Key: key}
-		}
-		m[key] = v
+		d.members = append(d.members, member{key: k.(string), val: v, at: keyAt})
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.errorf("unexpected end of input in object")
@@ -180,13 +179,46 @@ func (d *decoder) object() (any, error) {
 		case ',':
 			d.pos++
 			d.skipSpace()
+			continue
 		case '}':
 			d.pos++
 			d.depth--
-			return m, nil
 		default:
 			return nil, d.errorf("expected ',' or '}' in object")
 		}
+		break
+	}
+	ms := d.members[base:]
+	m := make(map[string]any, len(ms))
+	for _, e := range ms {
+		m[e.key] = e.val // a later duplicate wins, as in encoding/json
+	}
+	if len(m) != len(ms) {
+		d.noteDuplicate(ms)
+	}
+	clear(ms) // the stack is reused: drop its references
+	d.members = d.members[:base]
+	return m, nil
+}
+
+// member is an object member waiting for its map.
+type member struct {
+	key string
+	val any
+	at  int // offset of the key
+}
+
+// noteDuplicate records the earliest repeated member name of the document.
+func (d *decoder) noteDuplicate(ms []member) {
+	seen := make(map[string]bool, len(ms))
+	for _, e := range ms {
+		if seen[e.key] {
+			if d.dup == nil || e.at < d.dup.Offset {
+				d.dup = &DuplicateKeyError{Offset: e.at, Key: e.key}
+			}
+			return
+		}
+		seen[e.key] = true
 	}
 }
 
@@ -240,7 +272,7 @@ func (d *decoder) str(intern bool) (any, error) {
 			raw := d.data[start:d.pos]
 			d.pos++
 			if !intern {
-				return d.internValue(&d.strs, raw, false), nil
+				return d.intern.value(raw, false), nil
 			}
 			return d.makeString(raw, intern), nil
 		}
@@ -287,18 +319,10 @@ var strSpecial = func() (t [256]bool) {
 }()
 
 func (d *decoder) makeString(b []byte, intern bool) string {
-	if !intern || len(b) > 64 {
+	if !intern {
 		return string(b)
 	}
-	if s, ok := d.keys[string(b)]; ok {
-		return s
-	}
-	if d.keys == nil {
-		d.keys = make(map[string]string)
-	}
-	s := string(b)
-	d.keys[s] = s
-	return s
+	return d.intern.key(b)
 }
 
 func (d *decoder) escape() error {
@@ -402,7 +426,7 @@ func (d *decoder) number() (any, error) {
 			return nil, d.errorf("invalid number: no digits in exponent")
 		}
 	}
-	return d.internValue(&d.nums, d.data[start:d.pos], true), nil
+	return d.intern.value(d.data[start:d.pos], true), nil
 }
 
 func (d *decoder) digits() int {
