@@ -94,18 +94,12 @@ type ledger struct {
 	plugins map[pluginKey]bool
 }
 
-// ledgers holds each Server's ledger. It lives here rather than in the
-// Server struct (server.go) so this change stays out of that file; the
-// entry is dropped once shutdown has reported the counts.
-var ledgers sync.Map // *Server → *ledger
-
-func (s *Server) ledger() *ledger {
-	if l, ok := ledgers.Load(s); ok {
-		return l.(*ledger)
-	}
-	l, _ := ledgers.LoadOrStore(s, &ledger{cfg: s.cfg.SoftFailureBudget, counts: map[string]*suiteCounts{}, plugins: map[pluginKey]bool{}})
-	return l.(*ledger)
+func newLedger(cfg BudgetConfig) *ledger {
+	return &ledger{cfg: cfg, counts: map[string]*suiteCounts{}, plugins: map[pluginKey]bool{}}
 }
+
+// ledger returns the session's suite state.
+func (s *Server) ledger() *ledger { return s.budgets }
 
 func (l *ledger) budget(suite string) (Budget, bool) {
 	if b, ok := l.cfg.Suites[suite]; ok {

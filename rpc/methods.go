@@ -263,7 +263,6 @@ func (s *Server) shutdown(req *request) {
 		b = strconv.AppendInt(b, s.assertions.Load(), 10)
 		b = append(b, `,"soft_failures":`...) // additive: per-suite counts (budget.go)
 		b = s.ledger().appendCounts(b)
-		ledgers.Delete(s)
 		b = append(b, "}}\n"...)
 		s.reply(req, b)
 		close(s.stopped)

@@ -83,6 +83,7 @@ type Server struct {
 	sessions      int
 	assertions    atomic.Int64
 	record        recorder
+	budgets       *ledger // soft-failure budgets and plugin results, per suite
 }
 
 // New returns a Server.
@@ -95,6 +96,7 @@ func New(opts Options) *Server {
 		version:     opts.Version,
 		sem:         make(chan struct{}, MaxInFlight),
 		jobs:        make(chan func()),
+		budgets:     newLedger(opts.Config.SoftFailureBudget),
 		quit:        make(chan struct{}),
 	}
 	s.record.enabled, s.record.path = opts.ReportPath != "", opts.ReportPath
