@@ -40,7 +40,14 @@ type engine struct {
 
 func start(t *testing.T, bin string, args ...string) *engine {
 	t.Helper()
+	return startIn(t, "", bin, args...)
+}
+
+// startIn starts the engine with dir as its working directory ("" for ours).
+func startIn(t *testing.T, dir, bin string, args ...string) *engine {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

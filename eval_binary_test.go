@@ -1,0 +1,62 @@
+// eval_binary_test.go: the one-shot eval mode through the real binary: dispatch, formats, exit codes.
+
+package main
+
+import (
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBinaryEval(t *testing.T) {
+	bin := buildEngine(t)
+	out := filepath.Join(t.TempDir(), "report.xml")
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantOut  string // a piece of stdout (or of the --output file for junit)
+	}{
+		{"text summary, all pass", []string{"eval", "--trace", "testdata/cli/traces.ndjson", "--assertions", "testdata/cli/assertions.json"}, -1, "pass"},
+		{"junit to a file", []string{"eval", "--trace", "testdata/cli/traces.ndjson", "--assertions", "testdata/cli/assertions.json", "--format", "junit", "--output", out}, -1, ""},
+		{"bad input is exit 2", []string{"eval", "--trace", "testdata/cli/nope.ndjson", "--assertions", "testdata/cli/assertions.json"}, 2, ""},
+		{"bad flag is exit 2", []string{"eval", "--format", "yaml"}, 2, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tc.args...)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if tc.wantCode >= 0 && code != tc.wantCode {
+				t.Errorf("exit %d, want %d (stderr %s)", code, tc.wantCode, stderr.String())
+			}
+			if tc.wantCode < 0 && code != 0 && code != 1 {
+				t.Errorf("exit %d, want 0 or 1 (stderr %s)", code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.wantOut) {
+				t.Errorf("stdout %q does not contain %q", stdout.String(), tc.wantOut)
+			}
+		})
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		XMLName xml.Name `xml:"testsuites"`
+		Suites  []struct {
+			Tests int `xml:"tests,attr"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &suites); err != nil || len(suites.Suites) == 0 {
+		t.Errorf("junit report is not a testsuites document with suites: %v\n%s", err, data)
+	}
+}
