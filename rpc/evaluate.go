@@ -28,7 +28,7 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		return nil, newError(codeInvalidParams, "evaluate_batch takes {trace, assertions} (spec §2.2).", "invalid params: missing required field 'trace'")
 	}
 	// Spec §7: invalid traces fail before any assertion is evaluated.
-	warnings, terr := trace.Validate(tv, trace.Options{Strict: s.cfg.StrictStepTypes})
+	warnings, terr := trace.Validate(tv, trace.Options{Strict: s.cfg.StrictStepTypes, SourceBytes: req.size})
 	if terr != nil {
 		return nil, terr
 	}

@@ -21,6 +21,7 @@ type request struct {
 	notification bool
 	method       string
 	params       map[string]any
+	size         int // bytes of the request line
 }
 
 // handleLine decodes one line and answers or dispatches it.
@@ -86,6 +87,7 @@ func parse(line []byte) (*request, *Error) {
 		}
 		return req, rerr
 	}
+	req.size = len(line)
 	return req, nil
 }
 

@@ -99,9 +99,10 @@ func requiredFields(t map[string]any) *Error {
 }
 
 // limits is rule 4, spec §7 "Size and Count Limits". The size is checked on
-// the root only: a sub-trace is part of its root, so it is never larger.
-func limits(t map[string]any, root bool) *Error {
-	if root {
+// the root only (a sub-trace is part of its root, so it is never larger),
+// and only when the source text does not already prove it small enough.
+func limits(t map[string]any, measure bool) *Error {
+	if measure {
 		if n := EncodedSize(t, MaxTraceBytes); n > MaxTraceBytes {
 			return &Error{
 				Message: "trace exceeds max size: " + strconv.Itoa(exactSize(t)) + " > 10485760 bytes",
@@ -224,7 +225,7 @@ func (v *validator) steps(t map[string]any) *Error {
 		if err != nil {
 			return err
 		}
-		if r, ok := step["result"]; ok {
+		if r, ok := step["result"]; ok && !v.opts.fits(MaxStepResultBytes) {
 			if n := EncodedSize(r, MaxStepResultBytes); n > MaxStepResultBytes {
 				return &Error{ // to the letter of spec §7 "Actionable Error Messages"
 					Message: "trace step '" + name + "' result exceeds 1048576 bytes (actual: " + strconv.Itoa(exactSize(r)) + " bytes)",

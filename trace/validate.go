@@ -23,7 +23,18 @@ type Options struct {
 	// default they are tolerated, as spec §6 item 6 asks: "Engine evaluators
 	// treat unknown step types as opaque and skip type-specific processing."
 	Strict bool
+
+	// SourceBytes, when > 0, is the length of the JSON text the trace was
+	// decoded from (or of a text that contains it, such as a request line).
+	// Re-encoding a decoded value can at most double its length (U+2028 and
+	// U+2029 take 3 bytes raw and 6 encoded; everything else stays the same
+	// or shrinks), so when twice SourceBytes is within a size limit the value
+	// cannot exceed it, and Validate skips measuring it.
+	SourceBytes int
 }
+
+// fits reports whether every value in the source is certainly within limit.
+func (o Options) fits(limit int) bool { return o.SourceBytes > 0 && 2*o.SourceBytes <= limit }
 
 // Error is an INVALID_TRACE (1001) failure: Message and Detail go to the wire
 // verbatim, as the error's message and data.detail.
@@ -88,7 +99,7 @@ func (v *validator) trace(t map[string]any, root bool) *Error {
 	if err := requiredFields(t); err != nil {
 		return err
 	}
-	if err := limits(t, root); err != nil {
+	if err := limits(t, root && !v.opts.fits(MaxTraceBytes)); err != nil {
 		return err
 	}
 	if err := fieldFormats(t); err != nil {

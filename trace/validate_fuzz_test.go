@@ -32,5 +32,27 @@ func FuzzValidate(f *testing.F) {
 		if got, want := EncodedSize(v, math.MaxInt), jsonSize(t, v); got != want {
 			t.Fatalf("EncodedSize = %d, encoding/json writes %d bytes", got, want)
 		}
+		// Options.SourceBytes rests on this: re-encoding at most doubles a text.
+		if n := EncodedSize(v, math.MaxInt); n > 2*len(data) {
+			t.Fatalf("EncodedSize %d is more than twice the %d-byte source", n, len(data))
+		}
 	})
+}
+
+// TestSourceBytesBound: the bound Options.SourceBytes relies on, at its
+// worst case (U+2028 and U+2029, 3 bytes raw and 6 encoded).
+func TestSourceBytesBound(t *testing.T) {
+	for _, src := range []string{
+		"\"\u2028\u2029\u2028\"",
+		`{"a":"` + "\u2029" + `"}`,
+		`"\u0041\n\/"`,
+	} {
+		v, err := Decode([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := EncodedSize(v, math.MaxInt); n > 2*len(src) {
+			t.Errorf("%q: encoded %d bytes from %d", src, n, len(src))
+		}
+	}
 }
