@@ -3,6 +3,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,18 +48,26 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 	// gate is still taken here, in arrival order; the worker answers every
 	// problem it finds in the line exactly as the path below would.
 	if method, ok := sniffMethod(line); ok && method == "evaluate_batch" && s.getState() == stateReady {
-		own := append([]byte(nil), line...) // the reader reuses its buffer
-		s.spawnLine(nil, func(ctx context.Context) (*request, []byte, error) {
-			req, perr := parse(own)
-			if perr != nil {
-				return req, nil, perr
+		work := func(line []byte) func(ctx context.Context) (*request, []byte, error) {
+			return func(ctx context.Context) (*request, []byte, error) {
+				req, perr := parse(line)
+				if perr != nil {
+					return req, nil, perr
+				}
+				if req.method != method { // cannot happen: a second "method" member is a duplicate key
+					return req, nil, fmt.Errorf("method %q read as %q", method, req.method)
+				}
+				b, err := s.evaluate(ctx, req)
+				return req, b, err
 			}
-			if req.method != method { // cannot happen: a second "method" member is a duplicate key
-				return req, nil, fmt.Errorf("method %q read as %q", method, req.method)
-			}
-			b, err := s.evaluate(ctx, req)
-			return req, b, err
-		})
+		}
+		if s.inline(line) {
+			s.sem <- struct{}{}
+			s.inflight.Add(1)
+			s.run(nil, work(line))
+			return
+		}
+		s.spawnLine(nil, work(append([]byte(nil), line...))) // the reader reuses its buffer
 		return
 	}
 	req, perr := parse(line)
@@ -67,6 +76,24 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 		return
 	}
 	s.dispatch(req)
+}
+
+// inlineMaxBytes bounds the requests the read loop may answer itself.
+const inlineMaxBytes = 64 << 10
+
+// inline reports whether the read loop should evaluate a request itself
+// instead of handing it to a worker: when nothing else is in flight (an SDK
+// sending one request at a time), the hand-off to another thread costs more
+// than a small batch. Only small lines qualify, and only lines that cannot
+// hold a layer 5–6 assertion: those wait on providers, and a request sent
+// behind one must not wait with it (spec §1.5). The test is on the raw
+// bytes: without "judge", "embedding" or a \u escape, no assertion can have
+// one of those types.
+func (s *Server) inline(line []byte) bool {
+	return len(line) <= inlineMaxBytes && len(s.sem) == 0 &&
+		!bytes.Contains(line, []byte("judge")) &&
+		!bytes.Contains(line, []byte("embedding")) &&
+		!bytes.Contains(line, []byte(`\u`))
 }
 
 // parse decodes a request line and checks its envelope. On error the request
