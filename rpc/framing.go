@@ -60,6 +60,11 @@ func (lr *lineReader) next() (line []byte, size int, tooLong bool, err error) {
 	}
 }
 
+// detach hands the current line's buffer to the caller: the reader starts
+// the next line in a fresh buffer. A large line then lives only as long as
+// its request needs it, instead of being copied or kept by the reader.
+func (lr *lineReader) detach() { lr.buf = nil }
+
 // lineWriter writes whole lines: a line is never split across writes, and
 // lines never interleave (spec §1.2: one message per line). When several
 // answers are ready at once, the goroutine that is writing takes the ones

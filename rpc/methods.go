@@ -67,7 +67,15 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 			s.run(nil, work(line))
 			return
 		}
-		s.spawnLine(nil, work(append([]byte(nil), line...))) // the reader reuses its buffer
+		// The reader reuses its buffer: a small line is copied, a large one
+		// is handed over whole.
+		own := line
+		if len(line) <= inlineMaxBytes || s.lines == nil {
+			own = append([]byte(nil), line...)
+		} else {
+			s.lines.detach()
+		}
+		s.spawnLine(nil, work(own))
 		return
 	}
 	req, perr := parse(line)

@@ -70,6 +70,7 @@ type Server struct {
 	readerIdle chan struct{}
 	sem        chan struct{} // counting semaphore: one slot per in-flight request
 	jobs       chan func()   // to idle workers
+	lines      *lineReader   // the read loop's; see handleLine
 	quit       chan struct{} // closed when Serve returns: idle workers exit
 	inflight   sync.WaitGroup
 
@@ -150,6 +151,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 // goes on reading, answering SESSION_ERROR, until the shutdown is answered.
 func (s *Server) readLoop(in io.Reader) {
 	lr := newLineReader(in, MaxLineBytes)
+	s.lines = lr
 	for {
 		line, size, tooLong, err := lr.next()
 		if err != nil {
