@@ -13,9 +13,10 @@ import (
 // line in memory. A longer line is consumed to its end and reported as too
 // long, with the first prefixLen bytes kept so that its id can be recovered.
 type lineReader struct {
-	r   *bufio.Reader
-	max int
-	buf []byte
+	r    *bufio.Reader
+	max  int
+	buf  []byte
+	hint int // capacity for the next large line: the last detached one's size, plus room
 }
 
 const prefixLen = 64 << 10
@@ -41,6 +42,14 @@ func (lr *lineReader) next() (line []byte, size int, tooLong bool, err error) {
 					lr.buf = append(lr.buf, chunk[:keep]...)
 				}
 			} else {
+				if need := len(lr.buf) + len(chunk); need > cap(lr.buf) && need > 1<<20 && lr.hint > need {
+					// A large line again (past 1 MiB): grow once to the size
+					// of the last one rather than by doubling, which copies
+					// and faults in about twice the memory.
+					grown := make([]byte, len(lr.buf), lr.hint)
+					copy(grown, lr.buf)
+					lr.buf = grown
+				}
 				lr.buf = append(lr.buf, chunk...)
 			}
 		}
@@ -63,7 +72,10 @@ func (lr *lineReader) next() (line []byte, size int, tooLong bool, err error) {
 // detach hands the current line's buffer to the caller: the reader starts
 // the next line in a fresh buffer. A large line then lives only as long as
 // its request needs it, instead of being copied or kept by the reader.
-func (lr *lineReader) detach() { lr.buf = nil }
+func (lr *lineReader) detach() {
+	lr.hint = len(lr.buf) + len(lr.buf)/8
+	lr.buf = nil
+}
 
 // lineWriter writes whole lines: a line is never split across writes, and
 // lines never interleave (spec §1.2: one message per line). When several
