@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"attest-engine/trace"
 )
 
 // constraintCheck compares the one number its field selects with a bound
@@ -145,7 +147,7 @@ func describeValue(v any) string {
 	case map[string]any:
 		return "an object"
 	}
-	return kindOf(v)
+	return trace.Kind(v)
 }
 
 // numberText returns the JSON text of a number of the value model.

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"attest-engine/trace"
 )
 
 // Spec §4 layer 6: "threshold ... Default: 0.7", "target ... Default: output.message".
@@ -232,7 +234,7 @@ func verdictScore(raw any) (float64, error) {
 		}
 		f = v
 	default:
-		return 0, fmt.Errorf("score is %s, not a number", kindOf(raw))
+		return 0, fmt.Errorf("score is %s, not a number", trace.Kind(raw))
 	}
 	if math.IsNaN(f) || f < 0 || f > 1 {
 		return 0, fmt.Errorf("score %s is outside 0..1", fmtNum(f))

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"attest-engine/trace"
 )
 
 // spec reads fields of an assertion spec. Field names match exactly, unknown
@@ -22,7 +24,7 @@ func (s spec) missing(name string) error {
 }
 
 func (s spec) wrongType(name, want string) error {
-	return specErrorf(fmt.Sprintf("Set '%s' to %s in the assertion spec.", name, want), "spec field '%s' must be %s, got %s", name, want, kindOf(s[name]))
+	return specErrorf(fmt.Sprintf("Set '%s' to %s in the assertion spec.", name, want), "spec field '%s' must be %s, got %s", name, want, trace.Kind(s[name]))
 }
 
 // str reads a string field; a required one must also be non-empty.
@@ -64,7 +66,7 @@ func (s spec) strs(name string, required bool) ([]string, error) {
 	for i, e := range list {
 		str, ok := e.(string)
 		if !ok {
-			return nil, specErrorf(fmt.Sprintf("Every entry of '%s' must be a string.", name), "spec field '%s' entry %d must be a string, got %s", name, i, kindOf(e))
+			return nil, specErrorf(fmt.Sprintf("Every entry of '%s' must be a string.", name), "spec field '%s' entry %d must be a string, got %s", name, i, trace.Kind(e))
 		}
 		out[i] = str
 	}
@@ -125,24 +127,4 @@ func toFloat(v any) (float64, bool) {
 func isRangeErr(err error) bool {
 	ne, ok := err.(*strconv.NumError)
 	return ok && ne.Err == strconv.ErrRange
-}
-
-// kindOf names a value's JSON type for messages.
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case json.Number, float64, int, int64:
-		return "number"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	default:
-		return fmt.Sprintf("%T", v)
-	}
 }

@@ -188,7 +188,7 @@ func readAssertions(r io.Reader, file string) (*assertionSource, error) {
 	}
 	list, ok := first.value.([]any)
 	if !ok {
-		return nil, &inputError{file: file, msg: "holds a JSON " + jsonKind(first.value) + ": " + assertionsShape}
+		return nil, &inputError{file: file, msg: "holds a JSON " + trace.Kind(first.value) + ": " + assertionsShape}
 	}
 	lists := 0
 	for _, e := range list {
@@ -232,7 +232,7 @@ func (s *assertionSource) forTrace(i int) (assertionList, error) {
 	}
 	list, ok := d.value.([]any)
 	if !ok {
-		return assertionList{}, &inputError{file: s.file, line: d.line, msg: "holds a JSON " + jsonKind(d.value) + ": want one list of assertion objects per line"}
+		return assertionList{}, &inputError{file: s.file, line: d.line, msg: "holds a JSON " + trace.Kind(d.value) + ": want one list of assertion objects per line"}
 	}
 	return toAssertions(list), nil
 }
@@ -263,21 +263,4 @@ func (s *assertionSource) nextLine() (doc, error) {
 func toAssertions(list []any) assertionList {
 	as, err := assertions(map[string]any{"assertions": list})
 	return assertionList{list: as, err: err}
-}
-
-// jsonKind names a value's JSON type for messages.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case []any:
-		return "list"
-	case map[string]any:
-		return "object"
-	}
-	return "number"
 }

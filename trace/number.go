@@ -137,7 +137,7 @@ func describe(v any) string {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	}
-	return kind(v)
+	return Kind(v)
 }
 
 // quote puts a value from the trace between single quotes, as the spec's

@@ -60,7 +60,7 @@ func requiredFields(t map[string]any) *Error {
 	switch {
 	case !ok:
 		return &Error{
-			Message: "trace trace_id must be a string, got " + kind(id),
+			Message: "trace trace_id must be a string, got " + Kind(id),
 			Detail:  `Every trace must include a non-empty trace_id string, e.g. "trc_abc123".`,
 		}
 	case s == "":
@@ -85,7 +85,7 @@ func requiredFields(t map[string]any) *Error {
 	m, ok := out.(map[string]any)
 	if !ok {
 		return &Error{
-			Message: "trace output must be an object, got " + kind(out),
+			Message: "trace output must be an object, got " + Kind(out),
 			Detail:  `Every trace must include a non-null output object with at least one field, e.g. {"message": "..."}.`,
 		}
 	}
@@ -158,7 +158,7 @@ func fieldFormats(t map[string]any) *Error {
 		const detail = `Use an RFC 3339 date-time for metadata.timestamp, e.g. "2026-02-18T10:30:00Z" or "2026-02-18T10:30:00.123+02:00".`
 		s, ok := ts.(string)
 		if !ok {
-			return &Error{Message: "trace metadata.timestamp must be an RFC 3339 string, got " + kind(ts), Detail: detail}
+			return &Error{Message: "trace metadata.timestamp must be an RFC 3339 string, got " + Kind(ts), Detail: detail}
 		}
 		if !isRFC3339(s) {
 			return &Error{Message: "trace metadata.timestamp " + quote(s) + " is not RFC 3339", Detail: detail}
@@ -169,7 +169,7 @@ func fieldFormats(t map[string]any) *Error {
 		const detail = "Set parent_trace_id to the parent trace's trace_id, or to null (or leave it out) for a root trace."
 		s, ok := p.(string)
 		if !ok {
-			return &Error{Message: "trace parent_trace_id must be a string or null, got " + kind(p), Detail: detail}
+			return &Error{Message: "trace parent_trace_id must be a string or null, got " + Kind(p), Detail: detail}
 		}
 		if s == "" {
 			return &Error{Message: "trace parent_trace_id is empty", Detail: detail}
@@ -184,7 +184,7 @@ func optional(t map[string]any, field string, ok func(any) bool, want, detail st
 	if !present || v == nil || ok(v) {
 		return nil
 	}
-	return &Error{Message: "trace " + field + " must be " + want + ", got " + kind(v), Detail: detail}
+	return &Error{Message: "trace " + field + " must be " + want + ", got " + Kind(v), Detail: detail}
 }
 
 func isString(v any) bool { _, ok := v.(string); return ok }
@@ -205,7 +205,7 @@ func (v *validator) steps(t map[string]any) *Error {
 		step, ok := s.(map[string]any)
 		if !ok {
 			return &Error{
-				Message: stepAt(i) + " must be an object, got " + kind(s),
+				Message: stepAt(i) + " must be an object, got " + Kind(s),
 				Detail:  "Each entry of steps must be an object with at least a type and a name (spec §3.4).",
 			}
 		}
@@ -243,7 +243,7 @@ func (v *validator) steps(t map[string]any) *Error {
 			}
 			if _, ok := sub.(map[string]any); !ok {
 				return &Error{
-					Message: at + " sub_trace must be an object, got " + kind(sub),
+					Message: at + " sub_trace must be an object, got " + Kind(sub),
 					Detail:  "The sub_trace of an agent_call step must be a trace object (spec §3.3), or be left out.",
 				}
 			}
@@ -264,7 +264,7 @@ func stepString(step map[string]any, field string, i int, detail string) (string
 	}
 	s, ok := f.(string)
 	if !ok {
-		return "", &Error{Message: stepAt(i) + " " + field + " must be a string, got " + kind(f), Detail: detail}
+		return "", &Error{Message: stepAt(i) + " " + field + " must be a string, got " + Kind(f), Detail: detail}
 	}
 	if s == "" {
 		return "", &Error{Message: stepAt(i) + " has an empty " + field, Detail: detail}

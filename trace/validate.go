@@ -63,7 +63,7 @@ func Validate(t any, opts Options) (warnings []string, err *Error) {
 	root, ok := t.(map[string]any)
 	if !ok {
 		return nil, &Error{
-			Message: "trace must be a JSON object, got " + kind(t),
+			Message: "trace must be a JSON object, got " + Kind(t),
 			Detail:  "Send the trace as a JSON object with schema_version, trace_id, output and optional steps (spec §3.1).",
 		}
 	}
@@ -155,8 +155,9 @@ func subTraceDepth(t map[string]any) int {
 	return deepest
 }
 
-// kind names the JSON type of v for messages.
-func kind(v any) string {
+// Kind names the JSON type of v for messages: null, boolean, string,
+// number, array or object.
+func Kind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
