@@ -110,9 +110,3 @@ func (e *specError) Error() string { return e.msg }
 func specErrorf(detail, format string, args ...any) error {
 	return &specError{msg: fmt.Sprintf(format, args...), detail: detail}
 }
-
-// notImplemented is the error of an assertion type this build does not
-// evaluate yet.
-func notImplemented(t string) error {
-	return specErrorf("This engine build does not evaluate '"+t+"' assertions yet; check the capabilities of initialize.", "unknown assertion type '%s'", t)
-}
