@@ -54,9 +54,3 @@ func (c *lru[K, V]) put(k K, v V) {
 		delete(c.items, last.Value.(*lruEntry[K, V]).key)
 	}
 }
-
-func (c *lru[K, V]) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.order.Len()
-}

@@ -301,10 +301,6 @@ func cmpMagnitude(a, b decimal) int {
 	return 0
 }
 
-func equalDecimal(a, b decimal) bool {
-	return a.neg == b.neg && a.exp == b.exp && a.ndigits() == b.ndigits() && cmpMagnitude(a, b) == 0
-}
-
 // isMultiple reports whether x is an integer multiple of the positive divisor d (§6.2.1), exactly.
 // With x = X·10^ex and d = D·10^ed, x/d is an integer iff D divides X·10^(ex-ed) (or D·10^(ed-ex) divides
 // X). Exponent gaps are clamped where the answer can no longer change, so hostile exponents cannot make
