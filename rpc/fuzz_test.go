@@ -60,6 +60,8 @@ func FuzzRecoverID(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"x","method":"evaluate_batch","params":{"trace":{`))
 	f.Add([]byte(`{"id":12,"method":"evaluate_batch"}`))
 	f.Add([]byte(`{"params":{"id":1},"id":"\"q\\"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"evaluate_batch","params":{}}`))
+	f.Add([]byte(`{"params":{"method":"shutdown"},"jsonrpc":"2.0","method":"evaluate_batch","id":2}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		id, _, found := recoverID(b)
 		if found {
@@ -67,6 +69,13 @@ func FuzzRecoverID(f *testing.F) {
 			case string, json.Number:
 			default:
 				t.Fatalf("recovered id of type %T", id)
+			}
+		}
+		// The fast path's sniffed method must be the method a full decode
+		// reads, whenever the line is a well-formed request.
+		if m, ok := sniffMethod(b); ok {
+			if req, perr := parse(b); perr == nil && req.method != m {
+				t.Fatalf("sniffed method %q, decoded %q", m, req.method)
 			}
 		}
 	})

@@ -29,80 +29,69 @@ func (s *Server) answerTooLong(prefix []byte, size int) {
 // recoverID scans the top-level members of a (possibly truncated) JSON
 // object for "id" and "method" without decoding anything else.
 func recoverID(b []byte) (id any, method string, found bool) {
-	sc := scanner{b: b}
-	sc.space()
-	if !sc.eat('{') {
-		return nil, "", false
-	}
-	for {
-		sc.space()
-		key, ok := sc.str()
-		if !ok {
-			return
-		}
-		sc.space()
-		if !sc.eat(':') {
-			return
-		}
-		sc.space()
-		start := sc.i
-		if !sc.skip() {
-			return
-		}
+	topMembers(b, func(key string, raw []byte) bool {
 		switch key {
 		case "id":
-			if v, err := trace.Decode(b[start:sc.i]); err == nil {
+			if v, err := trace.Decode(raw); err == nil {
 				switch v.(type) {
 				case string, json.Number:
 					id, found = v, true
 				}
 			}
 		case "method":
-			if v, err := trace.Decode(b[start:sc.i]); err == nil {
+			if v, err := trace.Decode(raw); err == nil {
 				method, _ = v.(string)
 			}
 		}
-		sc.space()
-		if !sc.eat(',') {
-			return
-		}
-	}
+		return true
+	})
+	return id, method, found
 }
 
 // sniffMethod reads the top-level "method" of a request line without decoding
 // it, stopping there: SDKs write it before params, so this looks at a few
 // dozen bytes. ok is false unless the method is a plain string literal.
 func sniffMethod(b []byte) (method string, ok bool) {
+	topMembers(b, func(key string, raw []byte) bool {
+		if key != "method" {
+			return true
+		}
+		if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+			method, ok = string(raw[1:len(raw)-1]), true
+		}
+		return false
+	})
+	return method, ok
+}
+
+// topMembers calls fn with the name and raw value text of each top-level
+// member of a JSON object, in order, until fn returns false or the text
+// (which may be truncated or malformed) stops making sense. Names keep their
+// escapes: the names looked for have none.
+func topMembers(b []byte, fn func(key string, raw []byte) bool) {
 	sc := scanner{b: b}
 	sc.space()
 	if !sc.eat('{') {
-		return "", false
+		return
 	}
 	for {
 		sc.space()
 		key, ok := sc.str()
 		if !ok {
-			return "", false
+			return
 		}
 		sc.space()
 		if !sc.eat(':') {
-			return "", false
+			return
 		}
 		sc.space()
 		start := sc.i
-		if !sc.skip() {
-			return "", false
-		}
-		if key == "method" {
-			raw := b[start:sc.i]
-			if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' || bytes.IndexByte(raw, '\\') >= 0 {
-				return "", false
-			}
-			return string(raw[1 : len(raw)-1]), true
+		if !sc.skip() || !fn(key, b[start:sc.i]) {
+			return
 		}
 		sc.space()
 		if !sc.eat(',') {
-			return "", false
+			return
 		}
 	}
 }
