@@ -9,17 +9,19 @@ import (
 	"strconv"
 	"strings"
 
+	"attest-engine/jsonschema"
 	"attest-engine/trace"
 )
 
 // constraintCheck compares the one number its field selects with a bound
-// (or two, for between), exactly on the decimal text.
+// (or two, for between), exactly, with the JSON Schema validator's number
+// arithmetic (jsonschema.CompareNumbers).
 type constraintCheck struct {
 	field    target
 	op       string
-	value    decimal // lt lte gt gte eq
-	min, max decimal // between
-	text     string  // "lte 0.01" or "between 100 and 2000", for explanations
+	value    any    // lt lte gt gte eq: a JSON number
+	min, max any    // between
+	text     string // "lte 0.01" or "between 100 and 2000", for explanations
 }
 
 // Spec §4 Layer 2, "Operators".
@@ -55,7 +57,7 @@ func compileConstraint(_ *Engine, s spec) (check, error) {
 	if c.max, hi, err = specNumber(s, "max", "'min' and 'max' are required for operator 'between'."); err != nil {
 		return nil, err
 	}
-	if c.min.cmp(c.max) > 0 {
+	if cmp, _ := jsonschema.CompareNumbers(c.min, c.max); cmp > 0 {
 		return nil, specErrorf("Swap the bounds: 'between' needs min <= max (both inclusive).", "constraint min %s is greater than max %s", lo, hi)
 	}
 	c.text = fmt.Sprintf("between %s and %s", lo, hi)
@@ -63,20 +65,16 @@ func compileConstraint(_ *Engine, s spec) (check, error) {
 }
 
 // specNumber reads a required numeric spec field exactly, with its text.
-func specNumber(s spec, name, detail string) (decimal, string, error) {
+func specNumber(s spec, name, detail string) (any, string, error) {
 	v, ok := s[name]
 	if !ok || v == nil {
-		return decimal{}, "", specErrorf(detail, "missing required spec field '%s'", name)
+		return nil, "", specErrorf(detail, "missing required spec field '%s'", name)
 	}
 	txt, ok := numberText(v)
-	if !ok {
-		return decimal{}, "", s.wrongType(name, "a number")
+	if _, valid := jsonschema.CompareNumbers(v, v); !ok || !valid {
+		return nil, "", s.wrongType(name, "a number")
 	}
-	d, ok := parseDecimal(txt)
-	if !ok {
-		return decimal{}, "", s.wrongType(name, "a number")
-	}
-	return d, txt, nil
+	return v, txt, nil
 }
 
 func (c *constraintCheck) eval(_ context.Context, in *input) (outcome, error) {
@@ -95,24 +93,24 @@ func (c *constraintCheck) eval(_ context.Context, in *input) (outcome, error) {
 	}
 	v := ms[0].Value
 	txt, isNum := numberText(v)
-	d, ok := parseDecimal(txt)
-	if !isNum || !ok {
+	if _, ok := jsonschema.CompareNumbers(v, v); !isNum || !ok {
 		return outcome{explanation: fmt.Sprintf("%s is %s, not a number: constraint %s cannot be satisfied.", name, describeValue(v), c.text)}, nil
 	}
+	cmp := func(bound any) int { c, _ := jsonschema.CompareNumbers(v, bound); return c }
 	var pass bool
 	switch c.op {
 	case "lt":
-		pass = d.cmp(c.value) < 0
+		pass = cmp(c.value) < 0
 	case "lte":
-		pass = d.cmp(c.value) <= 0
+		pass = cmp(c.value) <= 0
 	case "gt":
-		pass = d.cmp(c.value) > 0
+		pass = cmp(c.value) > 0
 	case "gte":
-		pass = d.cmp(c.value) >= 0
+		pass = cmp(c.value) >= 0
 	case "eq":
-		pass = d.cmp(c.value) == 0
+		pass = cmp(c.value) == 0
 	case "between":
-		pass = d.cmp(c.min) >= 0 && d.cmp(c.max) <= 0
+		pass = cmp(c.min) >= 0 && cmp(c.max) <= 0
 	}
 	verdict := "violated"
 	if pass {
@@ -163,139 +161,4 @@ func numberText(v any) (string, bool) {
 		return strconv.FormatInt(n, 10), true
 	}
 	return "", false
-}
-
-// decimal is an exact decimal number: 0.digits × 10^exp, with digits free of
-// leading and trailing zeros ("" for zero). Comparing two of them needs no
-// rounding and no allocation, unlike float64 (0.1+0.2 ≠ 0.3) or big.Rat
-// (whose size follows the exponent: 1e999999999 would be huge).
-type decimal struct {
-	neg    bool
-	digits string
-	exp    int64
-}
-
-// maxExp saturates exponents; numbers beyond ±10^(10^15) compare by their
-// saturated exponent, which no trace or budget reaches.
-const maxExp = 1_000_000_000_000_000
-
-// parseDecimal reads a JSON number (RFC 8259 grammar) exactly.
-func parseDecimal(s string) (decimal, bool) {
-	var d decimal
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		d.neg = true
-		i++
-	}
-	start := i
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	intPart := s[start:i]
-	if intPart == "" || len(intPart) > 1 && intPart[0] == '0' {
-		return decimal{}, false
-	}
-	frac := ""
-	if i < len(s) && s[i] == '.' {
-		i++
-		fs := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if frac = s[fs:i]; frac == "" {
-			return decimal{}, false
-		}
-	}
-	var e int64
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			eneg = s[i] == '-'
-			i++
-		}
-		es := i
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			if e < maxExp {
-				e = e*10 + int64(s[i]-'0')
-			}
-		}
-		if i == es {
-			return decimal{}, false
-		}
-		if eneg {
-			e = -e
-		}
-	}
-	if i != len(s) {
-		return decimal{}, false
-	}
-	// Significant digits: strip leading zeros of the integer part (each
-	// moves the point) and of the fraction, then trailing zeros.
-	point := int64(len(intPart))
-	digits := intPart + frac
-	lead := 0
-	for lead < len(digits) && digits[lead] == '0' {
-		lead++
-	}
-	digits = strings.TrimRight(digits[lead:], "0")
-	if digits == "" {
-		return decimal{}, true // zero, whatever its sign
-	}
-	d.digits = digits
-	d.exp = max(-maxExp, min(maxExp, point-int64(lead)+e))
-	return d, true
-}
-
-// cmp returns -1, 0 or +1 as d is less than, equal to or greater than o.
-func (d decimal) cmp(o decimal) int {
-	ds, os := d.sign(), o.sign()
-	if ds != os {
-		if ds < os {
-			return -1
-		}
-		return 1
-	}
-	if ds == 0 {
-		return 0
-	}
-	mag := 0
-	switch {
-	case d.exp != o.exp:
-		mag = 1
-		if d.exp < o.exp {
-			mag = -1
-		}
-	default:
-		mag = strings.Compare(d.digits, o.digits)
-	}
-	return mag * ds
-}
-
-func (d decimal) sign() int {
-	switch {
-	case d.digits == "":
-		return 0
-	case d.neg:
-		return -1
-	}
-	return 1
-}
-
-// int64Value returns d as an integer when it is one and fits.
-func (d decimal) int64Value() (int64, bool) {
-	if d.digits == "" {
-		return 0, true
-	}
-	if d.exp < int64(len(d.digits)) || d.exp > 18 {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(d.digits+strings.Repeat("0", int(d.exp)-len(d.digits)), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	if d.neg {
-		n = -n
-	}
-	return n, true
 }

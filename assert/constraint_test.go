@@ -2,7 +2,12 @@
 
 package assert
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+
+	"attest-engine/jsonschema"
+)
 
 // TestConstraintGolden runs testdata/constraint/cases.json; see runGolden.
 func TestConstraintGolden(t *testing.T) { runGolden(t, "constraint", "constraint") }
@@ -10,6 +15,8 @@ func TestConstraintGolden(t *testing.T) { runGolden(t, "constraint", "constraint
 // FuzzConstraint decodes any spec and evaluates it: never a panic or a hang.
 func FuzzConstraint(f *testing.F) { fuzzLayer(f, "constraint", "constraint") }
 
+// TestDecimalCompare: the comparisons a constraint relies on, exactly
+// (jsonschema.CompareNumbers, the validator's own number arithmetic).
 func TestDecimalCompare(t *testing.T) {
 	cases := []struct {
 		a, b, reason string
@@ -30,19 +37,18 @@ func TestDecimalCompare(t *testing.T) {
 		{"123456789012345678901234567890", "123456789012345678901234567891", "beyond float64 precision", -1},
 	}
 	for _, tc := range cases {
-		a, ok1 := parseDecimal(tc.a)
-		b, ok2 := parseDecimal(tc.b)
-		if !ok1 || !ok2 {
-			t.Errorf("%s vs %s (%s): parse failed", tc.a, tc.b, tc.reason)
+		got, ok := jsonschema.CompareNumbers(json.Number(tc.a), json.Number(tc.b))
+		if !ok {
+			t.Errorf("%s vs %s (%s): not read as numbers", tc.a, tc.b, tc.reason)
 			continue
 		}
-		if got := a.cmp(b); got != tc.want {
+		if got != tc.want {
 			t.Errorf("%s vs %s (%s): cmp %d, want %d", tc.a, tc.b, tc.reason, got, tc.want)
 		}
 	}
 	for _, bad := range []string{"", "-", "01", "1.", ".5", "1e", "+1", "1e+", "0x10", "1 "} {
-		if _, ok := parseDecimal(bad); ok {
-			t.Errorf("parseDecimal(%q) accepted a non-JSON number", bad)
+		if _, ok := jsonschema.CompareNumbers(json.Number(bad), json.Number("0")); ok {
+			t.Errorf("CompareNumbers accepted %q, not a JSON number", bad)
 		}
 	}
 }
@@ -52,12 +58,14 @@ func FuzzDecimal(f *testing.F) {
 		f.Add(s, "1")
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
-		x, ok1 := parseDecimal(a)
-		y, ok2 := parseDecimal(b)
+		x, y := json.Number(a), json.Number(b)
+		xy, ok1 := jsonschema.CompareNumbers(x, y)
+		yx, ok2 := jsonschema.CompareNumbers(y, x)
+		xx, _ := jsonschema.CompareNumbers(x, x)
 		if !ok1 || !ok2 {
 			return
 		}
-		if x.cmp(y) != -y.cmp(x) || x.cmp(x) != 0 {
+		if xy != -yx || xx != 0 {
 			t.Fatalf("cmp(%q, %q) is not antisymmetric", a, b)
 		}
 	})

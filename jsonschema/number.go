@@ -375,3 +375,33 @@ func pow10(k int64) (uint64, bool) {
 	}
 	return p, true
 }
+
+// CompareNumbers compares two JSON numbers exactly, with the arithmetic the validator uses for minimum and
+// maximum: big integers, long decimals, huge exponents, and 1.0 == 1. It returns -1, 0 or +1; ok is false when
+// a or b is not a number of the value model (json.Number with valid JSON number text, or a Go number).
+func CompareNumbers(a, b any) (c int, ok bool) {
+	if !strictNumber(a) || !strictNumber(b) {
+		return 0, false
+	}
+	x, ok1 := numberOf(a)
+	y, ok2 := numberOf(b)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return cmpNumber(x, y), true
+}
+
+// strictNumber checks the RFC 8259 grammar of a json.Number, which numberOf's fast path takes on trust (the
+// validator's instances come from a JSON decoder; a caller's values may not).
+func strictNumber(v any) bool {
+	n, isText := v.(json.Number)
+	if !isText {
+		return true
+	}
+	s := strings.TrimPrefix(string(n), "-")
+	if len(s) > 1 && s[0] == '0' && isDigit(s[1]) {
+		return false // RFC 8259: no leading zeros
+	}
+	_, ok := parseDecimal(string(n))
+	return ok
+}
