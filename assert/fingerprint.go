@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"math"
+
+	"attest-engine/jsonschema"
 )
 
 // seed is per process, so no input can be crafted to collide in advance.
@@ -72,7 +74,32 @@ func hashValue(v any) uint64 {
 // sameJSON reports whether a and b are the same document: same types, same
 // member names, same string and number texts. Cache hits are confirmed with
 // it, so a hash collision can cost a compile, never a wrong answer.
-func sameJSON(a, b any) bool {
+func sameJSON(a, b any) bool { return equalJSON(a, b, sameNumberText) }
+
+// sameValue is JSON equality with numbers compared by value (1 == 1.0,
+// exactly), as cross-agent data flow needs.
+func sameValue(a, b any) bool { return equalJSON(a, b, sameNumberValue) }
+
+func sameNumberText(x, y any) bool {
+	switch n := x.(type) {
+	case json.Number:
+		m, ok := y.(json.Number)
+		return ok && n == m
+	case float64:
+		m, ok := y.(float64)
+		return ok && n == m
+	}
+	return false
+}
+
+func sameNumberValue(x, y any) bool {
+	c, ok := jsonschema.CompareNumbers(x, y)
+	return ok && c == 0
+}
+
+// equalJSON is structural equality of two documents, with numbers compared
+// by sameNumber (called only when a is a number).
+func equalJSON(a, b any, sameNumber func(x, y any) bool) bool {
 	switch x := a.(type) {
 	case nil:
 		return b == nil
@@ -82,19 +109,15 @@ func sameJSON(a, b any) bool {
 	case string:
 		y, ok := b.(string)
 		return ok && x == y
-	case json.Number:
-		y, ok := b.(json.Number)
-		return ok && x == y
-	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
+	case json.Number, float64:
+		return sameNumber(a, b)
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
 			return false
 		}
 		for i := range x {
-			if !sameJSON(x[i], y[i]) {
+			if !equalJSON(x[i], y[i], sameNumber) {
 				return false
 			}
 		}
@@ -106,7 +129,7 @@ func sameJSON(a, b any) bool {
 		}
 		for k, xe := range x {
 			ye, ok := y[k]
-			if !ok || !sameJSON(xe, ye) {
+			if !ok || !equalJSON(xe, ye, sameNumber) {
 				return false
 			}
 		}

@@ -253,38 +253,3 @@ func short(v any) string {
 	}
 	return s
 }
-
-// sameValue is JSON equality: numbers by value (1 == 1.0), arrays element by
-// element, objects member by member.
-func sameValue(a, b any) bool {
-	if ra, ok := ratOf(a); ok {
-		rb, ok := ratOf(b)
-		return ok && ra.Cmp(rb) == 0
-	}
-	switch x := a.(type) {
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !sameValue(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, e := range x {
-			f, ok := y[k]
-			if !ok || !sameValue(e, f) {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
-}
