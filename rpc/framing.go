@@ -81,32 +81,42 @@ func (lr *lineReader) detach() {
 // lines never interleave (spec §1.2: one message per line). When several
 // answers are ready at once, the goroutine that is writing takes the ones
 // that queued up behind it into its next write, so a burst of answers costs
-// a few system calls instead of one each; an answer ready on its own is
-// written at once.
+// a few system calls instead of one each. A queued caller still waits until
+// its line is written: requests keep their slot until then, so an SDK that
+// stops reading stops the engine reading too (spec §1.5), and nothing piles
+// up in memory.
 type lineWriter struct {
 	w io.Writer
 
 	mu      sync.Mutex
-	writing bool   // a goroutine is in w.Write
-	pending []byte // whole lines queued while writing
-	spare   []byte // the previous pending buffer, reused
+	done    *sync.Cond // broadcast when a batch of queued lines is written, or on error
+	writing bool       // a goroutine is in w.Write
+	pending []byte     // whole lines queued while writing: the batch now filling
+	spare   []byte     // the previous pending buffer, reused
+	batch   uint64     // number of the batch filling in pending
+	written uint64     // batches written so far
 	err     error
 }
 
 func (lw *lineWriter) write(line []byte) error {
 	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.done == nil {
+		lw.done = sync.NewCond(&lw.mu)
+	}
 	if lw.err != nil {
-		err := lw.err
-		lw.mu.Unlock()
-		return err
+		return lw.err
 	}
 	if lw.writing {
 		lw.pending = append(lw.pending, line...)
-		lw.mu.Unlock()
-		return nil
+		mine := lw.batch
+		for lw.written <= mine && lw.err == nil {
+			lw.done.Wait()
+		}
+		return lw.err
 	}
 	lw.writing = true
-	buf, own := line, false // own: buf is the writer's buffer, not the caller's
+	buf, own := line, false // own: buf is a queued batch, not the caller's line
 	for {
 		lw.mu.Unlock()
 		_, err := lw.w.Write(buf)
@@ -114,17 +124,18 @@ func (lw *lineWriter) write(line []byte) error {
 		if err != nil && lw.err == nil {
 			lw.err = err
 		}
+		if own {
+			lw.written++
+			lw.spare = buf[:0] // free again
+		}
+		lw.done.Broadcast()
 		if len(lw.pending) == 0 || lw.err != nil {
 			lw.writing = false
-			err := lw.err
-			lw.mu.Unlock()
-			return err
-		}
-		if own {
-			lw.spare = buf[:0] // free again
+			return lw.err
 		}
 		buf, lw.pending, own = lw.pending, lw.spare, true
 		lw.spare = nil
+		lw.batch++ // lines queued from now on go in the next batch
 	}
 }
 
