@@ -3,14 +3,10 @@
 package assert
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -143,41 +139,6 @@ func evalCostly(t *testing.T, e *Engine, f *fakeProvider, name, typ string, sp m
 		t.Errorf("%s: the API key leaked into the answer", name)
 	}
 	return a
-}
-
-// compareGolden writes got with -update, then diffs it with the file.
-func compareGolden[T any](t *testing.T, path string, got T) {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(got); err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./assert -update to create it)", err)
-	}
-	// Compare as decoded JSON, so the file's formatting does not matter.
-	var want, have any
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(buf.Bytes(), &have); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, have); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
 }
 
 func TestEmbeddingRequestHeaders(t *testing.T) {

@@ -146,27 +146,7 @@ func runGolden(t *testing.T, layer, typ string) {
 			t.Errorf("%s (%s): status %s, but the case name says %s", c.Name, c.Reason, s, want)
 		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(got); err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("../testdata", layer, "results.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./assert -update to create it)", err)
-	}
-	var want []layerAnswer
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
+	want := goldenFile(t, filepath.Join("../testdata", layer, "results.golden.json"), got)
 	byName := map[string]layerAnswer{}
 	for _, w := range want {
 		byName[w.Name] = w
@@ -366,4 +346,57 @@ func TestSpecBatch(t *testing.T) {
 			t.Errorf("spec §2.2 result %d: got %+v, want pass, 1.0, %q", i, r, want[i])
 		}
 	}
+}
+
+// goldenFile writes got as indented JSON to path when -update is given, and
+// returns what the file records, decoded as the same type.
+func goldenFile[T any](t *testing.T, path string, got T) T {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "->" and "<" readable
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(got); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./assert -update to create it)", err)
+	}
+	var want T
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
+// compareGolden diffs got with its golden file as decoded JSON, so neither
+// the file's formatting nor Go types matter.
+func compareGolden[T any](t *testing.T, path string, got T) {
+	t.Helper()
+	want := goldenFile(t, path, got)
+	if diff := cmp.Diff(asJSON(t, want), asJSON(t, got)); diff != "" {
+		t.Errorf("%s differs (-want +got):\n%s", path, diff)
+	}
+}
+
+func asJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

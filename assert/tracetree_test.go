@@ -102,28 +102,7 @@ func TestTraceTreeGolden(t *testing.T) {
 		}
 		got = append(got, ans)
 	}
-	golden := filepath.Join(treeDir, "results.golden.json")
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // keep "->" readable in the golden file
-	enc.SetIndent("", " ")
-	if err := enc.Encode(got); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.Bytes()
-	if *update {
-		if err := os.WriteFile(golden, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./assert -update to create it)", err)
-	}
-	var wantAns []treeAnswer
-	if err := json.Unmarshal(want, &wantAns); err != nil {
-		t.Fatal(err)
-	}
+	wantAns := goldenFile(t, filepath.Join(treeDir, "results.golden.json"), got)
 	byName := map[string]string{}
 	for _, tc := range cases {
 		byName[tc.Name] = tc.Reason
