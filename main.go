@@ -22,6 +22,7 @@ import (
 const version = "0.1.0"
 
 func main() {
+	paceGC()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

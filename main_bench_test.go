@@ -1,6 +1,10 @@
 // main_bench_test.go: end-to-end benchmarks of the built binary over pipes, as an SDK drives it.
 //
 //	go test -run '^$' -bench . -benchmem -count 6 . | tee new.txt   (then benchstat old.txt new.txt)
+//
+// BENCH_ENGINE_ENV adds variables to the engine's environment only, to try a
+// runtime setting without touching the benchmark's own client, e.g.
+// BENCH_ENGINE_ENV='GOGC=200 GOMAXPROCS=1'.
 
 package main
 
@@ -45,6 +49,9 @@ func benchEngine(b *testing.B) string {
 // startBench starts an engine and initializes a session.
 func startBench(b *testing.B) (io.WriteCloser, *bufio.Reader, *exec.Cmd) {
 	cmd := exec.Command(benchEngine(b), "--log-level=error")
+	if e := os.Getenv("BENCH_ENGINE_ENV"); e != "" {
+		cmd.Env = append(os.Environ(), strings.Fields(e)...)
+	}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -71,7 +78,7 @@ func refundBatch(b *testing.B) func(id string) string {
 // BenchmarkPipelined: the spec's refund batch, 64 requests in flight.
 func BenchmarkPipelined(b *testing.B) {
 	batch := refundBatch(b)
-	stdin, r, _ := startBench(b)
+	stdin, r, cmd := startBench(b)
 	lines := make([]string, 64)
 	for i := range lines {
 		lines[i] = batch(fmt.Sprintf("p%d", i)) + "\n"
@@ -97,12 +104,26 @@ func BenchmarkPipelined(b *testing.B) {
 		<-slots
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "batches/s")
+	reportEngineCPU(b, stdin, cmd)
+}
+
+// reportEngineCPU ends the engine and reports the CPU time it used per
+// operation (user + system, start-up included): what a batch costs the
+// engine itself, apart from the benchmark's own client on the same cores.
+func reportEngineCPU(b *testing.B, stdin io.Closer, cmd *exec.Cmd) {
+	b.StopTimer()
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	st := cmd.ProcessState
+	b.ReportMetric(float64((st.UserTime()+st.SystemTime()).Microseconds())/float64(b.N), "engine-cpu-µs/op")
 }
 
 // BenchmarkRoundTrip: the spec's refund batch, one request at a time.
 func BenchmarkRoundTrip(b *testing.B) {
 	line := refundBatch(b)("rt") + "\n"
-	stdin, r, _ := startBench(b)
+	stdin, r, cmd := startBench(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		io.WriteString(stdin, line)
@@ -110,6 +131,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportEngineCPU(b, stdin, cmd)
 }
 
 // BenchmarkStartup: from process start to the initialize answer.

@@ -13,13 +13,19 @@ import (
 // line in memory. A longer line is consumed to its end and reported as too
 // long, with the first prefixLen bytes kept so that its id can be recovered.
 type lineReader struct {
-	r    *bufio.Reader
-	max  int
-	buf  []byte
-	hint int // capacity for the next large line: the last detached one's size, plus room
+	r      *bufio.Reader
+	max    int
+	buf    []byte
+	chunks [][]byte // a large line's full chunks, before buf (see next)
+	hint   int      // capacity for the next large line: the last detached one's size, plus room
 }
 
-const prefixLen = 64 << 10
+const (
+	prefixLen = 64 << 10
+	// chunkLen: past this, a line of unknown size is gathered in chunks of
+	// this size and joined once its length is known (see next).
+	chunkLen = 1 << 20
+)
 
 func newLineReader(r io.Reader, max int) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
@@ -29,26 +35,38 @@ func newLineReader(r io.Reader, max int) *lineReader {
 // limit, tooLong is true, line holds its first bytes and size its full length.
 // The returned slice is valid until the next call. At end of input err is
 // io.EOF (a final line without LF is still returned first).
+//
+// Memory: a line longer than chunkLen is gathered in chunkLen pieces and
+// copied once into a buffer of its exact length. Growing one buffer by
+// doubling instead would hold up to 1.5× the line in the old and new buffers
+// while copying, and keep up to 2× it for the request's whole life. A large
+// line after a detached one goes straight into a buffer of that line's size
+// (hint), with no copy at all when it fits.
 func (lr *lineReader) next() (line []byte, size int, tooLong bool, err error) {
 	lr.buf = lr.buf[:0]
+	lr.chunks = lr.chunks[:0]
+	held := 0 // bytes in lr.chunks
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		size += len(chunk)
 		if !tooLong {
-			if len(lr.buf)+len(chunk) > lr.max+1 { // +1: the LF itself
+			if held+len(lr.buf)+len(chunk) > lr.max+1 { // +1: the LF itself
 				tooLong = true
-				keep := min(prefixLen-len(lr.buf), len(chunk))
-				if keep > 0 {
+				lr.buf = lr.prefix(held)
+				lr.chunks, held = lr.chunks[:0], 0
+				if keep := min(prefixLen-len(lr.buf), len(chunk)); keep > 0 {
 					lr.buf = append(lr.buf, chunk[:keep]...)
 				}
 			} else {
-				if need := len(lr.buf) + len(chunk); need > cap(lr.buf) && need > 1<<20 && lr.hint > need {
-					// A large line again (past 1 MiB): grow once to the size
-					// of the last one rather than by doubling, which copies
-					// and faults in about twice the memory.
-					grown := make([]byte, len(lr.buf), lr.hint)
-					copy(grown, lr.buf)
-					lr.buf = grown
+				lr.grow(len(chunk))
+				if len(lr.buf)+len(chunk) > cap(lr.buf) && cap(lr.buf) >= chunkLen {
+					// This chunk is full: start the next one.
+					n := cap(lr.buf) - len(lr.buf)
+					lr.buf = append(lr.buf, chunk[:n]...)
+					lr.chunks = append(lr.chunks, lr.buf)
+					held += len(lr.buf)
+					lr.buf = make([]byte, 0, chunkLen)
+					chunk = chunk[n:]
 				}
 				lr.buf = append(lr.buf, chunk...)
 			}
@@ -58,15 +76,54 @@ func (lr *lineReader) next() (line []byte, size int, tooLong bool, err error) {
 			continue
 		case nil:
 			size-- // the LF
-			line = bytes.TrimSuffix(lr.buf, []byte("\n"))
-			return line, size, tooLong, nil
+			lr.join(held)
+			return bytes.TrimSuffix(lr.buf, []byte("\n")), size, tooLong, nil
 		default:
 			if size == 0 {
 				return nil, 0, false, err
 			}
+			lr.join(held)
 			return lr.buf, size, tooLong, nil // last line without LF; EOF comes next call
 		}
 	}
+}
+
+// grow makes room in buf for n more bytes before a line reaches chunkLen:
+// to the hint's size for a large line again, else by appending's doubling.
+func (lr *lineReader) grow(n int) {
+	need := len(lr.buf) + n
+	if need <= cap(lr.buf) || len(lr.chunks) > 0 {
+		return
+	}
+	switch {
+	case need > chunkLen && lr.hint >= need:
+		lr.buf = append(make([]byte, 0, lr.hint), lr.buf...)
+	case need > chunkLen && cap(lr.buf) < chunkLen:
+		lr.buf = append(make([]byte, 0, chunkLen), lr.buf...)
+	}
+}
+
+// join puts a chunked line together in one buffer of its exact length.
+func (lr *lineReader) join(held int) {
+	if len(lr.chunks) == 0 {
+		return
+	}
+	whole := make([]byte, 0, held+len(lr.buf))
+	for _, c := range lr.chunks {
+		whole = append(whole, c...)
+	}
+	lr.buf = append(whole, lr.buf...)
+	clear(lr.chunks)
+	lr.chunks = lr.chunks[:0]
+}
+
+// prefix is the first prefixLen bytes of the line gathered so far.
+func (lr *lineReader) prefix(held int) []byte {
+	if held == 0 {
+		return lr.buf[:min(len(lr.buf), prefixLen)]
+	}
+	first := lr.chunks[0] // chunkLen ≥ prefixLen
+	return append(make([]byte, 0, prefixLen), first[:prefixLen]...)
 }
 
 // detach hands the current line's buffer to the caller: the reader starts

@@ -4,6 +4,7 @@ package rpc
 
 import (
 	"bytes"
+	"io"
 	"runtime"
 	"sync"
 	"testing"
@@ -67,5 +68,94 @@ func waitFor(t *testing.T, lw *lineWriter, cond func() bool) {
 			return
 		}
 		runtime.Gosched()
+	}
+}
+
+// TestLineReader: lines of every size class come back byte for byte: small
+// ones, ones gathered in chunks and joined, ones read into the hint's buffer
+// after a detached line, and ones past the limit (prefix and size only).
+func TestLineReader(t *testing.T) {
+	pattern := func(n int, seed byte) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a' + (seed+byte(i%23))%26
+		}
+		return b
+	}
+	const max = 5 * chunkLen
+	tests := []struct {
+		name   string
+		sizes  []int // lines, in order
+		detach bool  // hand each line over, as the server does for large ones
+	}{
+		{"small", []int{0, 1, 100, 70 << 10}, false},
+		{"chunked", []int{chunkLen - 1, chunkLen, chunkLen + 1, 3*chunkLen + 12345, 10}, false},
+		{"hinted", []int{2 * chunkLen, 2*chunkLen + 5, 3 * chunkLen, chunkLen + 7}, true},
+		{"limit", []int{max, max + 1, 7 * chunkLen, 3}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var in bytes.Buffer
+			var want [][]byte
+			for i, n := range tc.sizes {
+				l := pattern(n, byte(i))
+				want = append(want, l)
+				in.Write(l)
+				in.WriteByte('\n')
+			}
+			lr := newLineReader(&in, max)
+			for i, w := range want {
+				line, size, tooLong, err := lr.next()
+				if err != nil {
+					t.Fatalf("line %d: %v", i, err)
+				}
+				if size != len(w) {
+					t.Errorf("line %d: size %d, want %d", i, size, len(w))
+				}
+				if wantLong := len(w) > max; tooLong != wantLong {
+					t.Errorf("line %d (%d bytes): tooLong %v", i, len(w), tooLong)
+				}
+				if tooLong {
+					if !bytes.Equal(line, w[:prefixLen]) {
+						t.Errorf("line %d: prefix of %d bytes differs from the line's first %d", i, len(line), prefixLen)
+					}
+					continue
+				}
+				if !bytes.Equal(line, w) {
+					t.Errorf("line %d (%d bytes): read back %d bytes that differ", i, len(w), len(line))
+				}
+				if tc.detach {
+					lr.detach()
+				}
+			}
+			if _, _, _, err := lr.next(); err != io.EOF {
+				t.Errorf("after the last line: %v, want EOF", err)
+			}
+		})
+	}
+}
+
+// TestInlineOnlyWhenNothingFollows: the read loop answers a small batch
+// itself only when no further input has arrived; a pipelined stream goes to
+// the workers, or the whole stream would be evaluated on one thread.
+func TestInlineOnlyWhenNothingFollows(t *testing.T) {
+	s := New(Options{})
+	s.lines = newLineReader(bytes.NewReader([]byte("{\"a\":1}\n{\"b\":2}\n")), 1<<20)
+	line, _, _, err := s.lines.next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.inline(line) {
+		t.Error("first of two buffered lines: answered inline, want a worker")
+	}
+	if line, _, _, err = s.lines.next(); err != nil {
+		t.Fatal(err)
+	}
+	if !s.inline(line) {
+		t.Error("last line with nothing in flight: want it answered inline")
+	}
+	s.sem <- struct{}{}
+	if s.inline(line) {
+		t.Error("a request in flight: want a worker")
 	}
 }

@@ -90,15 +90,19 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 const inlineMaxBytes = 64 << 10
 
 // inline reports whether the read loop should evaluate a request itself
-// instead of handing it to a worker: when nothing else is in flight (an SDK
-// sending one request at a time), the hand-off to another thread costs more
-// than a small batch. Only small lines qualify, and only lines that cannot
+// instead of handing it to a worker: when nothing else is in flight and
+// nothing more has arrived (an SDK sending one request at a time), the
+// hand-off to another thread costs more than a small batch. When more input
+// is already buffered the SDK is pipelining, and the line goes to a worker
+// so that all cores evaluate (answering inline there would serialize the
+// whole stream on the read loop). Only small lines qualify, and only lines that cannot
 // hold a layer 5–6 assertion: those wait on providers, and a request sent
 // behind one must not wait with it (spec §1.5). The test is on the raw
 // bytes: without "judge", "embedding" or a \u escape, no assertion can have
 // one of those types.
 func (s *Server) inline(line []byte) bool {
 	return len(line) <= inlineMaxBytes && len(s.sem) == 0 &&
+		(s.lines == nil || s.lines.r.Buffered() == 0) &&
 		!bytes.Contains(line, []byte("judge")) &&
 		!bytes.Contains(line, []byte("embedding")) &&
 		!bytes.Contains(line, []byte(`\u`))

@@ -1,0 +1,80 @@
+// gcpace.go: garbage-collector pacing for a process whose live heap is usually a few hundred KB.
+
+package main
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+)
+
+// minHeadroom is how far the heap may grow past the live heap before the next
+// collection, at the least.
+//
+// The Go collector's default (GOGC=100) starts a cycle whenever the heap
+// doubles, with a 4 MB floor. Between requests the engine holds well under
+// 1 MB, so a pipelined stream of small batches ran a cycle every few
+// milliseconds, and each cycle stops and signals every thread: about a third
+// of the engine's CPU went to collecting (issue 8's profile). With at least
+// minHeadroom of room the same stream collects a few times a second. Once the
+// live heap is larger than minHeadroom (a 10 MB trace being evaluated) the
+// usual doubling applies unchanged, so peak memory for large traces does not
+// grow: the extra room is a fixed 16 MB, never a multiple of the input.
+const minHeadroom = 16 << 20
+
+// gcPercentFor is the GOGC value that gives minHeadroom of room above a scan
+// base (live heap, stacks and globals) of base bytes, and never less than
+// the default 100. The runtime's heap floor is 4 MB × GOGC/100, so for a base
+// under 4 MB the value 400 already sets a 16 MB floor; a higher one would
+// raise the floor past minHeadroom.
+func gcPercentFor(base uint64) int {
+	const floor = 4 << 20 // the runtime's heap minimum at GOGC=100
+	const maxPercent = minHeadroom * 100 / floor
+	if base <= floor {
+		return maxPercent
+	}
+	return int(max(minHeadroom*100/base, 100))
+}
+
+// paceGC re-targets the collector after every cycle from the live heap that
+// cycle measured. An operator's explicit GOGC in the environment wins, and
+// the pacing is then off.
+func paceGC() {
+	if _, set := os.LookupEnv("GOGC"); set {
+		return
+	}
+	// Start where the pacing settles for a near-empty heap.
+	last := gcPercentFor(0)
+	debug.SetGCPercent(last)
+	// GOGC applies to the live heap plus the stacks and globals the
+	// collector scans, so the room is computed from their sum.
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}
+	var arm func()
+	arm = func() {
+		// The sentinel is unreachable at once, so the next cycle finds it
+		// and runs the cleanup: once per cycle, on the runtime's cleanup
+		// goroutine. It holds a pointer so that it is not a tiny object,
+		// whose cleanup could wait for its neighbours.
+		runtime.AddCleanup(&sentinel{}, func(struct{}) {
+			metrics.Read(sample)
+			var base uint64
+			for _, s := range sample {
+				if s.Value.Kind() == metrics.KindUint64 {
+					base += s.Value.Uint64()
+				}
+			}
+			if p := gcPercentFor(base); p != last {
+				debug.SetGCPercent(p)
+				last = p
+			}
+			arm()
+		}, struct{}{})
+	}
+	arm()
+}
+
+type sentinel struct {
+	_ *byte
+	_ [2]uintptr
+}
