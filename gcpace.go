@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 )
 
 // minHeadroom is how far the heap may grow past the live heap before the next
@@ -24,7 +23,7 @@ import (
 const minHeadroom = 16 << 20
 
 // gcPercentFor is the GOGC value that gives minHeadroom of room above a scan
-// base (live heap, stacks and globals) of base bytes, and never less than
+// base (live heap and stacks) of base bytes, and never less than
 // the default 100. The runtime's heap floor is 4 MB × GOGC/100, so for a base
 // under 4 MB the value 400 already sets a 16 MB floor; a higher one would
 // raise the floor past minHeadroom.
@@ -47,9 +46,7 @@ func paceGC() {
 	// Start where the pacing settles for a near-empty heap.
 	last := gcPercentFor(0)
 	debug.SetGCPercent(last)
-	// GOGC applies to the live heap plus the stacks and globals the
-	// collector scans, so the room is computed from their sum.
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}
+	var ms runtime.MemStats
 	var arm func()
 	arm = func() {
 		// The sentinel is unreachable at once, so the next cycle finds it
@@ -57,14 +54,15 @@ func paceGC() {
 		// goroutine. It holds a pointer so that it is not a tiny object,
 		// whose cleanup could wait for its neighbours.
 		runtime.AddCleanup(&sentinel{}, func(struct{}) {
-			metrics.Read(sample)
-			var base uint64
-			for _, s := range sample {
-				if s.Value.Kind() == metrics.KindUint64 {
-					base += s.Value.Uint64()
-				}
-			}
-			if p := gcPercentFor(base); p != last {
+			// The cycle's goal is its scan base (the heap it found live,
+			// plus stacks and globals) grown by GOGC percent, or the
+			// runtime's floor when that is larger: so the base is read back
+			// from the goal. (The allocated heap would overstate it by
+			// whatever was allocated since the cycle; ReadMemStats stops the
+			// world briefly, once per cycle, where runtime/metrics would
+			// cost 0.4 ms of start-up to initialize.)
+			runtime.ReadMemStats(&ms)
+			if p := gcPercentFor(ms.NextGC * 100 / uint64(100+last)); p != last {
 				debug.SetGCPercent(p)
 				last = p
 			}

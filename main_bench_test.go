@@ -36,7 +36,7 @@ func benchEngine(b *testing.B) string {
 			return
 		}
 		benchBin.path = dir + "/attest-engine"
-		if out, err := exec.Command("go", "build", "-o", benchBin.path, ".").CombinedOutput(); err != nil {
+		if out, err := goBuild(benchBin.path).CombinedOutput(); err != nil {
 			benchBin.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})

@@ -23,11 +23,18 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func buildEngine(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "attest-engine")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := goBuild(bin).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// goBuild is the README's build command: a static binary (CGO_ENABLED=0).
+func goBuild(bin string) *exec.Cmd {
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	return cmd
 }
 
 // engine is a running engine subprocess.
