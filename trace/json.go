@@ -100,7 +100,11 @@ func (d *decoder) value() (any, error) {
 	case c == '[':
 		return d.array()
 	case c == '"':
-		return d.str(false)
+		b, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		return d.intern.value(b, false), nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return d.number()
 	case c == 't':
@@ -156,10 +160,11 @@ func (d *decoder) object() (any, error) {
 			return nil, d.errorf("expected string for object key")
 		}
 		keyAt := d.pos
-		k, err := d.str(true)
+		b, err := d.str()
 		if err != nil {
 			return nil, err
 		}
+		k := d.intern.key(b) // a string, never boxed: keys cost no allocation once interned
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
 			return nil, d.errorf("expected ':' after object key")
@@ -170,7 +175,7 @@ func (d *decoder) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.members = append(d.members, member{key: k.(string), val: v, at: keyAt})
+		d.members = append(d.members, member{key: k, val: v, at: keyAt})
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.errorf("unexpected end of input in object")
@@ -258,24 +263,19 @@ func (d *decoder) array() (any, error) {
 	}
 }
 
-// str decodes a string at d.pos (which holds '"'). Member names are interned.
-func (d *decoder) str(intern bool) (any, error) {
+// str scans a string at d.pos (which holds '"') and returns its decoded
+// bytes: a slice of the input when it has no escapes, else of d.buf. They
+// are valid until the next call; the caller makes the string (interned).
+func (d *decoder) str() ([]byte, error) {
 	d.pos++ // opening quote
 	start := d.pos
 	// Fast path: no escapes and plain ASCII.
 	for d.pos < len(d.data) && !strSpecial[d.data[d.pos]] {
 		d.pos++
 	}
-	if d.pos < len(d.data) {
-		c := d.data[d.pos]
-		if c == '"' {
-			raw := d.data[start:d.pos]
-			d.pos++
-			if !intern {
-				return d.intern.value(raw, false), nil
-			}
-			return d.makeString(raw, intern), nil
-		}
+	if d.pos < len(d.data) && d.data[d.pos] == '"' {
+		d.pos++
+		return d.data[start : d.pos-1], nil
 	}
 	d.buf = append(d.buf[:0], d.data[start:d.pos]...)
 	for d.pos < len(d.data) {
@@ -283,7 +283,7 @@ func (d *decoder) str(intern bool) (any, error) {
 		switch {
 		case c == '"':
 			d.pos++
-			return d.makeString(d.buf, intern), nil
+			return d.buf, nil
 		case c < 0x20:
 			return nil, d.errorf("invalid control character %s in string", quoteByte(c))
 		case c == '\\':
@@ -317,13 +317,6 @@ var strSpecial = func() (t [256]bool) {
 	}
 	return t
 }()
-
-func (d *decoder) makeString(b []byte, intern bool) string {
-	if !intern {
-		return string(b)
-	}
-	return d.intern.key(b)
-}
 
 func (d *decoder) escape() error {
 	if d.pos+1 >= len(d.data) {

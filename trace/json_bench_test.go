@@ -1,4 +1,4 @@
-// json_bench_test.go: Decode against encoding/json on generated ~1 MB and ~10 MB traces.
+// json_bench_test.go: Decode against encoding/json on the spec's batch line and generated ~1 MB and ~10 MB traces.
 
 package trace
 
@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,10 +31,23 @@ func benchTrace(size int) []byte {
 	return b.Bytes()
 }
 
+// BenchmarkDecode: the spec's refund batch line (what every request costs),
+// and generated ~1 MB and ~10 MB traces (cost per byte as traces grow).
 func BenchmarkDecode(b *testing.B) {
-	for _, size := range []int{1 << 20, 10 << 20} {
-		data := benchTrace(size)
-		name := fmt.Sprintf("%dMB", size>>20)
+	session, err := os.ReadFile("../testdata/session.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	inputs := []struct {
+		name string
+		data []byte
+	}{
+		{"refund-line", bytes.Split(session, []byte("\n"))[1]},
+		{"1MB", benchTrace(1 << 20)},
+		{"10MB", benchTrace(10 << 20)},
+	}
+	for _, in := range inputs {
+		data, name := in.data, in.name
 		b.Run("Decode/"+name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
