@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -122,33 +122,46 @@ type prepared struct {
 // per assertion, in request order. It fails the whole batch with *Error when
 // an assertion cannot be evaluated, before any assertion is evaluated.
 func (e *Engine) Evaluate(ctx context.Context, tr map[string]any, as []Assertion) ([]Result, error) {
-	batch, err := e.prepare(as)
-	if err != nil {
+	if err := checkBatch(as); err != nil {
 		return nil, err
 	}
-	in := newInput(tr)
 	results := make([]Result, len(as))
 
 	// Idempotency (spec §2.2): a request_id seen before with the same
-	// assertion and trace returns the recorded result.
+	// assertion and trace returns the recorded result. Hits are looked up
+	// first, so that what is answered from the record is never compiled:
+	// its spec is the very document that compiled when it was recorded.
 	var traceHash uint64
 	hashed := false
-	pending := batch[:0:0]
-	for _, p := range batch {
-		if p.a.RequestID != "" {
+	todo := make([]Assertion, 0, len(as))
+	idx := make([]int, 0, len(as))
+	for i, a := range as {
+		if a.RequestID != "" {
 			if !hashed {
 				traceHash, hashed = hashValue(tr), true
 			}
-			if ent, ok := e.results.get(p.a.RequestID); ok && ent.matches(p.a, traceHash) {
-				results[p.idx] = ent.result
+			if ent, ok := e.results.get(a.RequestID); ok && ent.matches(a, traceHash) {
+				results[i] = ent.result
 				continue
 			}
 		}
-		pending = append(pending, p)
+		todo = append(todo, a)
+		idx = append(idx, i)
 	}
+	if len(todo) == 0 {
+		return results, nil
+	}
+	pending, err := e.prepare(todo)
+	if err != nil {
+		return nil, err
+	}
+	for i := range pending {
+		pending[i].idx = idx[i]
+	}
+	in := newInput(tr)
 
 	// Layer order, cheap first; the order of results stays the request's.
-	sort.SliceStable(pending, func(i, j int) bool { return pending[i].layer < pending[j].layer })
+	slices.SortStableFunc(pending, func(a, b prepared) int { return a.layer - b.layer })
 	var costly []prepared
 	hardFailed := ""
 	for _, p := range pending {
@@ -263,20 +276,29 @@ func (e *Engine) run(ctx context.Context, in *input, p prepared) (Result, error)
 }
 
 // prepare checks every assertion and compiles it (or takes it from the cache).
-func (e *Engine) prepare(as []Assertion) ([]prepared, error) {
+// checkBatch refuses a batch whose assertion ids repeat or whose types are
+// unknown, before anything is evaluated or answered from the record.
+func checkBatch(as []Assertion) error {
 	seen := make(map[string]struct{}, len(as))
-	out := make([]prepared, len(as))
-	for i, a := range as {
+	for _, a := range as {
 		if _, dup := seen[a.ID]; dup {
-			return nil, &Error{AssertionID: a.ID, Message: "duplicate assertion_id in batch",
+			return &Error{AssertionID: a.ID, Message: "duplicate assertion_id in batch",
 				Detail: "Every assertion_id must be unique within one evaluate_batch request."}
 		}
 		seen[a.ID] = struct{}{}
-		c, ok := compilers[a.Type]
-		if !ok {
-			return nil, &Error{AssertionID: a.ID, Message: fmt.Sprintf("unknown assertion type '%s'", a.Type),
+		if _, ok := compilers[a.Type]; !ok {
+			return &Error{AssertionID: a.ID, Message: fmt.Sprintf("unknown assertion type '%s'", a.Type),
 				Detail: "Supported types: schema, constraint, trace, content, embedding, llm_judge, trace_tree. Gate newer types on the engine's capabilities."}
 		}
+	}
+	return nil
+}
+
+// prepare compiles each assertion (checkBatch has passed), or finds it compiled.
+func (e *Engine) prepare(as []Assertion) ([]prepared, error) {
+	out := make([]prepared, len(as))
+	for i, a := range as {
+		c := compilers[a.Type]
 		sp := spec(a.Spec)
 		soft, err := sp.boolean("soft", false)
 		if err != nil {

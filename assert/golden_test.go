@@ -323,6 +323,45 @@ func TestIdempotency(t *testing.T) {
 	}
 }
 
+// TestIdempotencyBeforeCompile: a recorded result is answered without
+// compiling its assertion again, but a batch that holds one is still checked
+// whole: a bad neighbour fails it, as it would without the record.
+func TestIdempotencyBeforeCompile(t *testing.T) {
+	eng, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refund := loadTrace(t, "refund")
+	cost := map[string]any{"field": "metadata.cost_usd", "operator": "lte", "value": json.Number("0.01")}
+	a := Assertion{ID: "budget", Type: "constraint", Spec: cost, RequestID: "req_1"}
+	if _, err := eng.Evaluate(context.Background(), refund, []Assertion{a}); err != nil {
+		t.Fatal(err)
+	}
+	eng.compiled = newLRU[specKey, compiledEntry](compiledCacheSize) // forget the compiled check
+	if _, err := eng.Evaluate(context.Background(), refund, []Assertion{a}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(eng.compiled.items); n != 0 {
+		t.Errorf("a batch answered from the record compiled %d checks, want none", n)
+	}
+	bad := []struct {
+		name string
+		next Assertion
+		want string
+	}{
+		{"duplicate id", Assertion{ID: "budget", Type: "constraint", Spec: cost}, "duplicate assertion_id in batch"},
+		{"unknown type", Assertion{ID: "b2", Type: "vibes", Spec: cost}, "unknown assertion type 'vibes'"},
+		{"bad spec", Assertion{ID: "b3", Type: "constraint", Spec: map[string]any{"field": "x"}}, "missing required spec field 'operator'"},
+	}
+	for _, tc := range bad {
+		_, err := eng.Evaluate(context.Background(), refund, []Assertion{a, tc.next})
+		var e *Error
+		if !errors.As(err, &e) || e.AssertionID != tc.next.ID || !strings.Contains(e.Message, tc.want) {
+			t.Errorf("%s beside a recorded result: error %v, want one for %s containing %q", tc.name, err, tc.next.ID, tc.want)
+		}
+	}
+}
+
 // TestSpecBatch: the spec §2.2 batch minus llm_judge, evaluated in the
 // engine directly, gives the spec response's statuses and explanations.
 func TestSpecBatch(t *testing.T) {
