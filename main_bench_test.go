@@ -196,9 +196,10 @@ func BenchmarkLargeTrace(b *testing.B) {
 				}
 			}
 			b.StopTimer()
+			rss := peakRSSKB(cmd)
 			stdin.Close()
 			cmd.Wait()
-			if rss := maxRSSKB(&engine{cmd: cmd}); rss > 0 {
+			if rss > 0 {
 				b.ReportMetric(float64(rss)*1024/float64(len(trace)), "peakRSS/trace")
 			}
 		})

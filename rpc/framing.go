@@ -130,7 +130,7 @@ func (lr *lineReader) prefix(held int) []byte {
 // the next line in a fresh buffer. A large line then lives only as long as
 // its request needs it, instead of being copied or kept by the reader.
 func (lr *lineReader) detach() {
-	lr.hint = len(lr.buf) + len(lr.buf)/8
+	lr.hint = len(lr.buf) + prefixLen // room for a line a little longer; a much longer one is chunked
 	lr.buf = nil
 }
 

@@ -51,6 +51,7 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 		work := func(line []byte) func(ctx context.Context) (*request, []byte, error) {
 			return func(ctx context.Context) (*request, []byte, error) {
 				req, perr := parse(line)
+				line = nil // decoded: the line can go (see collectAfterBytes)
 				if perr != nil {
 					return req, nil, perr
 				}

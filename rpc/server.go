@@ -69,10 +69,10 @@ type Server struct {
 	// readerIdle is closed when, after a shutdown request, the read loop has
 	// handled every byte it had received.
 	readerIdle chan struct{}
-	sem        chan struct{}    // counting semaphore: one slot per in-flight request
-	jobs       chan func() bool // to idle workers; see worker
-	lines      *lineReader      // the read loop's; see handleLine
-	quit       chan struct{}    // closed when Serve returns: idle workers exit
+	sem        chan struct{} // counting semaphore: one slot per in-flight request
+	jobs       chan func()   // to idle workers
+	lines      *lineReader   // the read loop's; see handleLine
+	quit       chan struct{} // closed when Serve returns: idle workers exit
 	inflight   sync.WaitGroup
 
 	// Session state is touched only by the read loop, but read by tests and
@@ -97,7 +97,7 @@ func New(opts Options) *Server {
 		log:         opts.Logger,
 		version:     opts.Version,
 		sem:         make(chan struct{}, MaxInFlight),
-		jobs:        make(chan func() bool),
+		jobs:        make(chan func()),
 		budgets:     newLedger(opts.Config.SoftFailureBudget),
 		quit:        make(chan struct{}),
 	}
@@ -239,7 +239,7 @@ func (s *Server) spawn(req *request, fn func(ctx context.Context) ([]byte, error
 func (s *Server) spawnLine(known *request, fn func(ctx context.Context) (*request, []byte, error)) {
 	s.sem <- struct{}{}
 	s.inflight.Add(1)
-	job := func() bool { return s.run(known, fn) }
+	job := func() { s.run(known, fn) }
 	// Hand the job to an idle worker, or start one. Workers stay: a new
 	// goroutine per request would grow a fresh stack for every decode.
 	// There are never more than MaxInFlight, since each holds a slot.
@@ -251,13 +251,9 @@ func (s *Server) spawnLine(known *request, fn func(ctx context.Context) (*reques
 }
 
 // worker runs jobs until Serve has returned.
-func (s *Server) worker(job func() bool) {
+func (s *Server) worker(job func()) {
 	for {
-		large := job()
-		job = nil // the request, its line and its decoded trace are garbage now
-		if large {
-			runtime.GC()
-		}
+		job()
 		select {
 		case job = <-s.jobs:
 		case <-s.quit:
@@ -267,9 +263,7 @@ func (s *Server) worker(job func() bool) {
 }
 
 // run does one request's work and answers it; it frees the request's slot.
-// It reports whether the request was large enough to be worth a collection
-// once nothing refers to it any more (see collectAfterBytes).
-func (s *Server) run(known *request, fn func(ctx context.Context) (*request, []byte, error)) (large bool) {
+func (s *Server) run(known *request, fn func(ctx context.Context) (*request, []byte, error)) {
 	req := known
 	defer func() {
 		if p := recover(); p != nil {
@@ -283,24 +277,30 @@ func (s *Server) run(known *request, fn func(ctx context.Context) (*request, []b
 	ctx, cancel := context.WithTimeout(context.Background(), s.evalTimeout)
 	defer cancel()
 	r, line, err := fn(ctx)
+	fn = nil
 	if r != nil {
 		req = r
 	}
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
+	if req != nil && req.size >= collectAfterBytes {
+		req.params = nil // with fn gone, the trace and its line are garbage now
+		runtime.GC()
+	}
 	if err != nil {
 		s.replyError(req, s.toWire(err))
 	} else {
 		s.reply(req, line)
 	}
-	return req != nil && req.size >= collectAfterBytes
 }
 
-// collectAfterBytes: requests at least this large are followed by a
-// collection. A large trace leaves tens of MB of garbage behind (its line and
-// decoded value). Collecting once it is answered, while the live heap is
-// small again, is cheap, and the next large request reuses that memory
-// instead of growing the heap past it: without this, one request at a time
-// over 10 MB traces peaked at ~8× the trace size in RSS.
+// collectAfterBytes: requests at least this large are collected after, before
+// they are answered. A large trace leaves tens of MB of garbage behind (its
+// line and decoded value). Collecting then, while the live heap is small
+// again, is cheap (a few ms against the 100 ms a 10 MB trace takes), and the
+// next large request reuses that memory instead of growing the heap past it.
+// Collecting after the answer instead would race the SDK's next request.
+// Without this, one request at a time over 10 MB traces peaked at ~8× the
+// trace size in RSS.
 const collectAfterBytes = 1 << 20
