@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -143,24 +144,43 @@ func BenchmarkRoundTrip(b *testing.B) {
 	reportEngineCPU(b, stdin, cmd)
 }
 
-// BenchmarkStartup: from process start to the initialize answer.
+// BenchmarkStartup: from process start to the initialize answer. The floor
+// beside it: a Go program that answers one line (hello), and the same linked
+// with net/http and TLS as the provider clients need (hellohttp), built from
+// testdata/bench/ the same way.
 func BenchmarkStartup(b *testing.B) {
-	bin := benchEngine(b)
-	for i := 0; i < b.N; i++ {
-		cmd := exec.Command(bin, "--log-level=warn")
-		stdin, _ := cmd.StdinPipe()
-		stdout, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
+	bins := map[string]string{"engine": benchEngine(b)}
+	for _, name := range []string{"hello", "hellohttp"} {
+		bin := filepath.Join(b.TempDir(), name)
+		cmd := goBuild(bin)
+		cmd.Args[len(cmd.Args)-1] = "./testdata/bench/" + name
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build %s: %v\n%s", name, err, out)
 		}
-		io.WriteString(stdin, initLine+"\n")
-		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		stdin.Close()
-		cmd.Wait()
-		b.StartTimer()
+		bins[name] = bin
+	}
+	for _, name := range []string{"engine", "hello", "hellohttp"} {
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				cmd := exec.Command(bins[name], "--log-level=warn")
+				if name != "engine" {
+					cmd.Args = cmd.Args[:1]
+				}
+				stdin, _ := cmd.StdinPipe()
+				stdout, _ := cmd.StdoutPipe()
+				if err := cmd.Start(); err != nil {
+					b.Fatal(err)
+				}
+				io.WriteString(stdin, initLine+"\n")
+				if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				stdin.Close()
+				cmd.Wait()
+				b.StartTimer()
+			}
+		})
 	}
 }
 
