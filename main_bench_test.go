@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -114,6 +115,19 @@ func BenchmarkPipelined(b *testing.B) {
 // engine itself, apart from the benchmark's own client on the same cores.
 func reportEngineCPU(b *testing.B, stdin io.Closer, cmd *exec.Cmd) {
 	b.StopTimer()
+	// System calls per operation, from /proc/<pid>/io (Linux): how well
+	// reads and writes are shared between batches.
+	if io, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", cmd.Process.Pid)); err == nil {
+		for _, l := range strings.Split(string(io), "\n") {
+			for key, unit := range map[string]string{"syscr: ": "reads/op", "syscw: ": "writes/op"} {
+				if v, ok := strings.CutPrefix(l, key); ok {
+					if n, err := strconv.Atoi(v); err == nil {
+						b.ReportMetric(float64(n)/float64(b.N), unit)
+					}
+				}
+			}
+		}
+	}
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		b.Fatal(err)
