@@ -165,6 +165,15 @@ func (c *embeddingCheck) vectors(ctx context.Context, texts []string) ([][]float
 					waits = append(waits, wait)
 					continue
 				}
+				// Another caller may have cached it and released its claim
+				// between the look above and this claim: look again.
+				if b, ok := c.p.cache.get(keys[i]); ok {
+					if v, ok := decodeVector(b); ok {
+						release()
+						out[i] = v
+						continue
+					}
+				}
 				releases = append(releases, release)
 			}
 			owned = append(owned, t)
