@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"math"
+	"reflect"
 
 	"attest-engine/jsonschema"
 )
@@ -116,6 +117,9 @@ func equalJSON(a, b any, sameNumber func(x, y any) bool) bool {
 		if !ok || len(x) != len(y) {
 			return false
 		}
+		if len(x) > 0 && &x[0] == &y[0] {
+			return true // the same array: a memoized spec (rpc/memo.go) meets its compiled entry
+		}
 		for i := range x {
 			if !equalJSON(x[i], y[i], sameNumber) {
 				return false
@@ -126,6 +130,9 @@ func equalJSON(a, b any, sameNumber func(x, y any) bool) bool {
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {
 			return false
+		}
+		if reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer() {
+			return true // the same map, as above
 		}
 		for k, xe := range x {
 			ye, ok := y[k]

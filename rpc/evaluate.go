@@ -43,9 +43,15 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	if !ok && req.params["suite"] != nil {
 		return nil, newError(codeInvalidParams, "suite is an optional test-suite name string.", "invalid params: field 'suite' must be a string")
 	}
-	list, err := assertions(req.params)
-	if err != nil {
-		return nil, err
+	list, known := s.memo.list(req.params["assertions"])
+	if !known {
+		var err error
+		if list, err = assertions(req.params); err != nil {
+			return nil, err
+		}
+		if req.memoText != nil {
+			s.memo.add(req.memoText, req.params["assertions"], list)
+		}
 	}
 	results, err := s.engine.Evaluate(ctx, tr, list)
 	if err != nil {

@@ -23,6 +23,9 @@ type request struct {
 	method       string
 	params       map[string]any
 	size         int // bytes of the request line
+	// memoText is a copy of params.assertions' text when the memo may keep
+	// it (memo.go): set for evaluate_batch lines whose assertions it did not know.
+	memoText []byte
 }
 
 // handleLine decodes one line and answers or dispatches it.
@@ -50,7 +53,7 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 	if method, ok := sniffMethod(line); ok && method == "evaluate_batch" && s.getState() == stateReady {
 		work := func(line []byte) func(ctx context.Context) (*request, []byte, error) {
 			return func(ctx context.Context) (*request, []byte, error) {
-				req, perr := parse(line)
+				req, perr := s.parseBatch(line)
 				line = nil // decoded: the line can go (see collectAfterBytes)
 				if perr != nil {
 					return req, nil, perr
@@ -109,10 +112,25 @@ func (s *Server) inline(line []byte) bool {
 		!bytes.Contains(line, []byte(`\u`))
 }
 
+// parseBatch is parse for an evaluate_batch line, with the assertions memo
+// consulted and, for assertions it did not know, their text kept for it.
+func (s *Server) parseBatch(line []byte) (*request, *Error) {
+	r := s.memo.reuse()
+	req, perr := parseReusing(line, r)
+	// The member seen may be another object's "assertions" at the same
+	// depth: keep the text only when it is params.assertions' own.
+	if perr == nil && !r.Reused && len(r.Text) <= memoMaxText && sameArray(r.Value, req.params["assertions"]) {
+		req.memoText = bytes.Clone(r.Text)
+	}
+	return req, perr
+}
+
 // parse decodes a request line and checks its envelope. On error the request
 // (when one could be read) tells where the answer goes.
-func parse(line []byte) (*request, *Error) {
-	v, err := trace.Decode(line)
+func parse(line []byte) (*request, *Error) { return parseReusing(line, nil) }
+
+func parseReusing(line []byte, r *trace.Reuse) (*request, *Error) {
+	v, err := trace.DecodeReusing(line, r)
 	var dup *trace.DuplicateKeyError
 	if err != nil && !errors.As(err, &dup) {
 		return nil, newError(codeParseError, "Send one compact JSON object per line (spec §1.2).", "parse error: %s", err.Error())

@@ -86,6 +86,7 @@ type Server struct {
 	assertions    atomic.Int64
 	record        recorder
 	budgets       *ledger // soft-failure budgets and plugin results, per suite
+	memo          assertionMemo
 }
 
 // New returns a Server.

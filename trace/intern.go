@@ -87,7 +87,7 @@ func getDecoder(data []byte) *decoder {
 }
 
 func putDecoder(d *decoder) {
-	d.data, d.dup = nil, nil
+	d.data, d.dup, d.reuse = nil, nil, nil
 	if cap(d.buf) > 64<<10 {
 		d.buf = nil // do not keep a large string's scratch alive
 	}

@@ -47,8 +47,35 @@ func (e *DuplicateKeyError) Error() string {
 // On a duplicate member name Decode returns the value together with a
 // *DuplicateKeyError; on any other problem it returns nil and a *SyntaxError.
 func Decode(data []byte) (any, error) {
+	return DecodeReusing(data, nil)
+}
+
+// Reuse lets a decode take a value decoded before instead of decoding the
+// same text again: SDKs send the same assertions with every trace of a
+// suite. At each member named Key of an object at depth Depth (the top-level
+// object is depth 1), Lookup is offered the rest of the input. It returns
+// the length n of a JSON object or array text, decoded before (whole, with
+// no duplicate keys) to v, that the rest starts with. Such a text ends at
+// its closing bracket, so it is that member's whole value, and v is what
+// decoding it again would give. Values handed out this way are shared: no
+// one may modify them.
+type Reuse struct {
+	Depth  int
+	Key    string
+	Lookup func(rest []byte) (n int, v any, ok bool)
+
+	// Set by DecodeReusing: the text and value of the last such member, and
+	// whether Lookup supplied it. Text is a slice of the input.
+	Text   []byte
+	Value  any
+	Reused bool
+}
+
+// DecodeReusing is Decode with r (which may be nil) consulted on the way.
+func DecodeReusing(data []byte, r *Reuse) (any, error) {
 	d := getDecoder(data)
 	defer putDecoder(d)
+	d.reuse = r
 	d.skipSpace()
 	v, err := d.value()
 	if err != nil {
@@ -73,6 +100,7 @@ type decoder struct {
 	buf    []byte // scratch for strings with escapes
 
 	members []member // members of the objects being decoded, innermost last
+	reuse   *Reuse
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -171,7 +199,12 @@ func (d *decoder) object() (any, error) {
 		}
 		d.pos++
 		d.skipSpace()
-		v, err := d.value()
+		var v any
+		if d.reuse != nil && d.depth == d.reuse.Depth && k == d.reuse.Key {
+			v, err = d.reused()
+		} else {
+			v, err = d.value()
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -204,6 +237,26 @@ func (d *decoder) object() (any, error) {
 	clear(ms) // the stack is reused: drop its references
 	d.members = d.members[:base]
 	return m, nil
+}
+
+// reused is value for a member that d.reuse watches: an earlier value when
+// Lookup knows the text, else a fresh decode. Lookup's answer is checked as
+// far as it can be without decoding: an object or array text within the input.
+func (d *decoder) reused() (any, error) {
+	r, start := d.reuse, d.pos
+	rest := d.data[start:]
+	if n, v, ok := r.Lookup(rest); ok && n >= 2 && n <= len(rest) &&
+		(rest[0] == '{' && rest[n-1] == '}' || rest[0] == '[' && rest[n-1] == ']') {
+		d.pos += n
+		r.Text, r.Value, r.Reused = rest[:n], v, true
+		return v, nil
+	}
+	v, err := d.value()
+	if err != nil {
+		return nil, err
+	}
+	r.Text, r.Value, r.Reused = d.data[start:d.pos], v, false
+	return v, nil
 }
 
 // member is an object member waiting for its map.

@@ -134,3 +134,36 @@ func addGoldenInputs(f *testing.F) {
 		f.Add(data)
 	}
 }
+
+// FuzzDecodeReusing: reuse is invisible. Whatever the input, DecodeReusing
+// with a Lookup that knows one text gives what Decode gives: the same value,
+// and an error exactly when Decode has one, of the same kind.
+func FuzzDecodeReusing(f *testing.F) {
+	const known = `[{"k":1},"x"]`
+	for _, s := range []string{
+		`{"p":{"a":` + known + `}}`, `{"p":{"a":` + known + ` ,"b":2}}`, `{"p":{"a":` + known + `]}}`,
+		`{"p":{"a":` + known + `x}}`, `{"p":{"a":[{"k":1},"x"`, `{"a":` + known + `}`, `{"p":{"a":` + known + `,"a":1}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	earlier, err := Decode([]byte(known))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, werr := Decode(data)
+		r := &Reuse{Depth: 2, Key: "a", Lookup: func(rest []byte) (int, any, bool) {
+			if bytes.HasPrefix(rest, []byte(known)) {
+				return len(known), earlier, true
+			}
+			return 0, nil, false
+		}}
+		got, gerr := DecodeReusing(data, r)
+		if (werr == nil) != (gerr == nil) || reflect.TypeOf(werr) != reflect.TypeOf(gerr) {
+			t.Fatalf("%q: Decode error %v, DecodeReusing error %v", data, werr, gerr)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("%q: values differ (-Decode +DecodeReusing):\n%s", data, d)
+		}
+	})
+}

@@ -217,3 +217,63 @@ func TestSyntaxErrorMessage(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+// TestDecodeReusing: a watched member whose text a Lookup knows takes the
+// earlier value itself (not a copy); anything else decodes as Decode does.
+func TestDecodeReusing(t *testing.T) {
+	known := `[{"a":1},{"b":[2,3]}]`
+	earlier, err := Decode([]byte(known))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup := func(rest []byte) (int, any, bool) {
+		if strings.HasPrefix(string(rest), known) {
+			return len(known), earlier, true
+		}
+		return 0, nil, false
+	}
+	bogus := func(rest []byte) (int, any, bool) { return 3, "not this", true } // not a whole array
+	tests := []struct {
+		name   string
+		in     string
+		lookup func([]byte) (int, any, bool)
+		reused bool   // the earlier value itself, by identity
+		text   string // Reuse.Text afterwards
+	}{
+		{"known text", `{"p":{"x":[1],"list":` + known + ` , "y":2}}`, lookup, true, known},
+		{"other text", `{"p":{"list":[{"a":1}],"y":2}}`, lookup, false, `[{"a":1}]`},
+		{"known text at another depth", `{"list":` + known + `}`, lookup, false, ""},
+		{"known text under another key", `{"p":{"other":` + known + `}}`, lookup, false, ""},
+		{"a Lookup answer that is not a whole value", `{"p":{"list":` + known + `}}`, bogus, false, known},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Reuse{Depth: 2, Key: "list", Lookup: tc.lookup}
+			got, err := DecodeReusing([]byte(tc.in), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Decode([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("value differs from Decode's (-Decode +DecodeReusing):\n%s", d)
+			}
+			if r.Reused != tc.reused || string(r.Text) != tc.text {
+				t.Errorf("Reused %v, Text %q; want %v, %q", r.Reused, r.Text, tc.reused, tc.text)
+			}
+			if tc.reused {
+				list := got.(obj)["p"].(obj)["list"].(arr)
+				if &list[0] != &earlier.(arr)[0] {
+					t.Error("reused member is a copy, want the earlier value itself")
+				}
+			}
+		})
+	}
+	// A known text still has to sit in a well-formed document.
+	r := &Reuse{Depth: 2, Key: "list", Lookup: lookup}
+	if _, err := DecodeReusing([]byte(`{"p":{"list":`+known+` "y":2}}`), r); err == nil {
+		t.Error("missing ',' after a reused member: no error")
+	}
+}
