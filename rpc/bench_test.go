@@ -5,7 +5,9 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -17,16 +19,27 @@ import (
 // "fresh" decodes every part, "repeated" parses as the read loop does, with
 // the assertions memo (memo.go) knowing them after the first.
 func BenchmarkBatchLine(b *testing.B) {
-	b.Run("fresh", func(b *testing.B) { benchBatchLine(b, false) })
-	b.Run("repeated", func(b *testing.B) { benchBatchLine(b, true) })
+	b.Run("fresh", func(b *testing.B) { benchBatchLine(b, false, false) })
+	b.Run("repeated", func(b *testing.B) { benchBatchLine(b, true, false) })
+	b.Run("new-traces", func(b *testing.B) { benchBatchLine(b, true, true) })
 }
 
-func benchBatchLine(b *testing.B, memo bool) {
+// benchBatchLine: with memo, lines are parsed as the read loop does; with
+// newTraces, 64 lines cycle whose traces differ (their trace_id), so no
+// request_id is answered from the idempotency record.
+func benchBatchLine(b *testing.B, memo, newTraces bool) {
 	data, err := os.ReadFile("../testdata/session.jsonl")
 	if err != nil {
 		b.Fatal(err)
 	}
 	line := []byte(strings.Split(string(data), "\n")[1])
+	lines := [][]byte{line}
+	if newTraces {
+		lines = lines[:0]
+		for i := range 64 {
+			lines = append(lines, bytes.Replace(line, []byte(`"trace_id":"trc_abc123"`), fmt.Appendf(nil, `"trace_id":"trc_%03d"`, i), 1))
+		}
+	}
 	eng, err := assert.New(assert.Config{})
 	if err != nil {
 		b.Fatal(err)
@@ -40,7 +53,10 @@ func benchBatchLine(b *testing.B, memo bool) {
 	if memo {
 		parse = s.parseBatch
 	}
+	i := 0
 	for b.Loop() {
+		line := lines[i%len(lines)]
+		i++
 		req, perr := parse(line)
 		if perr != nil {
 			b.Fatal(perr)
