@@ -18,6 +18,7 @@ type lineReader struct {
 	buf    []byte
 	chunks [][]byte // a large line's full chunks, before buf (see next)
 	hint   int      // capacity for the next large line: the last detached one's size, plus room
+	joined bool     // the last line was gathered in chunks (its chunks are garbage now)
 }
 
 const (
@@ -45,6 +46,7 @@ func newLineReader(r io.Reader, max int) *lineReader {
 func (lr *lineReader) next() (line []byte, size int, tooLong bool, err error) {
 	lr.buf = lr.buf[:0]
 	lr.chunks = lr.chunks[:0]
+	lr.joined = false
 	held := 0 // bytes in lr.chunks
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
@@ -108,6 +110,7 @@ func (lr *lineReader) join(held int) {
 	if len(lr.chunks) == 0 {
 		return
 	}
+	lr.joined = true
 	whole := make([]byte, 0, held+len(lr.buf))
 	for _, c := range lr.chunks {
 		whole = append(whole, c...)

@@ -104,3 +104,29 @@ func answer(t *testing.T, s *Server, req *request) any {
 	}
 	return v
 }
+
+// TestLargeRequestsCollected: requests of collectAfterBytes or more are
+// counted while in flight and answered normally; the count returns to zero.
+func TestLargeRequestsCollected(t *testing.T) {
+	data, err := os.ReadFile("../testdata/session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	padding := strings.Repeat("x", collectAfterBytes)
+	big := strings.Replace(lines[1], `"user_message":"`, `"padding":"`+padding+`","user_message":"`, 1)
+	if len(big) < collectAfterBytes {
+		t.Fatal("testdata/session.jsonl: no user_message to pad")
+	}
+	in := lines[0] + "\n" + big + "\n" + strings.Replace(big, `"id":2`, `"id":3`, 1) + "\n"
+	s := newReadyServer(t)
+	s.state = stateNew
+	var out strings.Builder
+	if err := s.Serve(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	answers := strings.Count(out.String(), `"results":[`)
+	if answers != 2 || s.largeInFlight.Load() != 0 {
+		t.Errorf("%d batch answers, %d large requests still counted; want 2, 0\n%.300s", answers, s.largeInFlight.Load(), out.String())
+	}
+}

@@ -87,6 +87,7 @@ type Server struct {
 	record        recorder
 	budgets       *ledger // soft-failure budgets and plugin results, per suite
 	memo          assertionMemo
+	largeInFlight atomic.Int32 // requests of collectAfterBytes or more, not yet answered
 }
 
 // New returns a Server.
@@ -228,7 +229,7 @@ func (s *Server) replyError(req *request, e *Error) {
 // spawn runs fn for req on its own goroutine once a slot is free. While all
 // slots are taken it blocks, and so the read loop stops reading (spec §1.5).
 func (s *Server) spawn(req *request, fn func(ctx context.Context) ([]byte, error)) {
-	s.spawnLine(req, func(ctx context.Context) (*request, []byte, error) {
+	s.spawnLine(req, req.size, func(ctx context.Context) (*request, []byte, error) {
 		line, err := fn(ctx)
 		return req, line, err
 	})
@@ -236,11 +237,16 @@ func (s *Server) spawn(req *request, fn func(ctx context.Context) ([]byte, error
 
 // spawnLine is spawn for work that may decode its request itself: fn returns
 // the request it worked for (nil when it could not decode one), so that every
-// answer, a recovered panic's included, carries the right id.
-func (s *Server) spawnLine(known *request, fn func(ctx context.Context) (*request, []byte, error)) {
+// answer, a recovered panic's included, carries the right id. size is the
+// request line's length.
+func (s *Server) spawnLine(known *request, size int, fn func(ctx context.Context) (*request, []byte, error)) {
 	s.sem <- struct{}{}
 	s.inflight.Add(1)
-	job := func() { s.run(known, fn) }
+	large := size >= collectAfterBytes
+	if large {
+		s.largeInFlight.Add(1)
+	}
+	job := func() { s.run(known, large, fn) }
 	// Hand the job to an idle worker, or start one. Workers stay: a new
 	// goroutine per request would grow a fresh stack for every decode.
 	// There are never more than MaxInFlight, since each holds a slot.
@@ -264,7 +270,8 @@ func (s *Server) worker(job func()) {
 }
 
 // run does one request's work and answers it; it frees the request's slot.
-func (s *Server) run(known *request, fn func(ctx context.Context) (*request, []byte, error)) {
+// large: the request counts in largeInFlight (see collectAfterBytes).
+func (s *Server) run(known *request, large bool, fn func(ctx context.Context) (*request, []byte, error)) {
 	req := known
 	defer func() {
 		if p := recover(); p != nil {
@@ -285,9 +292,13 @@ func (s *Server) run(known *request, fn func(ctx context.Context) (*request, []b
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
-	if req != nil && req.size >= collectAfterBytes {
-		req.params = nil // with fn gone, the trace and its line are garbage now
-		runtime.GC()
+	if large {
+		if req != nil {
+			req.params = nil // with fn gone, the trace and its line are garbage now
+		}
+		if s.largeInFlight.Add(-1) == 0 {
+			runtime.GC()
+		}
 	}
 	if err != nil {
 		s.replyError(req, s.toWire(err))
@@ -297,11 +308,12 @@ func (s *Server) run(known *request, fn func(ctx context.Context) (*request, []b
 }
 
 // collectAfterBytes: requests at least this large are collected after, before
-// they are answered. A large trace leaves tens of MB of garbage behind (its
-// line and decoded value). Collecting then, while the live heap is small
-// again, is cheap (a few ms against the 100 ms a 10 MB trace takes), and the
-// next large request reuses that memory instead of growing the heap past it.
-// Collecting after the answer instead would race the SDK's next request.
-// Without this, one request at a time over 10 MB traces peaked at ~8× the
-// trace size in RSS.
+// they are answered, by the last one of them in flight. A large trace leaves
+// tens of MB of garbage behind (its line and decoded value). Collecting
+// then, while the live heap is small again, is cheap (a few ms against the
+// 100 ms a 10 MB trace takes), and the next large request reuses that memory
+// instead of growing the heap past it. Collecting after the answer instead
+// would race the SDK's next request; collecting while other large requests
+// are in flight would mark their traces once per request. Without this, one
+// request at a time over 10 MB traces peaked at ~7× the trace size in RSS.
 const collectAfterBytes = 1 << 20
