@@ -122,6 +122,16 @@ type prepared struct {
 // per assertion, in request order. It fails the whole batch with *Error when
 // an assertion cannot be evaluated, before any assertion is evaluated.
 func (e *Engine) Evaluate(ctx context.Context, tr map[string]any, as []Assertion) ([]Result, error) {
+	return e.EvaluateText(ctx, tr, nil, as)
+}
+
+// EvaluateText is Evaluate for a trace whose exact JSON text the caller has
+// (text, a slice of its request line; nil if unknown). The idempotency
+// record then keys on that text, hashed at memory speed, instead of walking
+// the decoded trace: a request re-sent as it was is answered from the record,
+// and one re-sent with other white space or member order is evaluated
+// afresh, to the same result.
+func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byte, as []Assertion) ([]Result, error) {
 	if err := checkBatch(as); err != nil {
 		return nil, err
 	}
@@ -138,7 +148,7 @@ func (e *Engine) Evaluate(ctx context.Context, tr map[string]any, as []Assertion
 	for i, a := range as {
 		if a.RequestID != "" {
 			if !hashed {
-				traceHash, hashed = hashValue(tr), true
+				traceHash, hashed = traceKey(tr, text), true
 			}
 			if ent, ok := e.results.get(a.RequestID); ok && ent.matches(a, traceHash) {
 				results[i] = ent.result

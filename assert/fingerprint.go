@@ -24,6 +24,7 @@ const (
 	tagArray
 	tagObject
 	tagOther
+	tagText // a trace keyed by its exact text (traceKey)
 )
 
 // mix is a 64-bit finalizer (splitmix64): it spreads every input bit over
@@ -70,6 +71,16 @@ func hashValue(v any) uint64 {
 	default:
 		return mix(tagOther)
 	}
+}
+
+// traceKey identifies a trace for the idempotency record: by its exact text
+// when the caller has it, else by the structure of its value. The two kinds
+// of key are tagged apart.
+func traceKey(tr map[string]any, text []byte) uint64 {
+	if text != nil {
+		return mix(maphash.Bytes(seed, text) ^ tagText)
+	}
+	return hashValue(tr)
 }
 
 // sameJSON reports whether a and b are the same document: same types, same

@@ -323,6 +323,39 @@ func TestIdempotency(t *testing.T) {
 	}
 }
 
+// TestIdempotencyByText: with the trace's text given (EvaluateText), the
+// record answers the same text again, and evaluates afresh a text that
+// differs only in white space: same result, computed again.
+func TestIdempotencyByText(t *testing.T) {
+	eng, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refund := loadTrace(t, "refund")
+	cost := map[string]any{"field": "metadata.cost_usd", "operator": "lte", "value": json.Number("0.01")}
+	a := Assertion{ID: "budget", Type: "constraint", Spec: cost, RequestID: "req_1"}
+	n := 0
+	c, err := compileConstraint(eng, spec(cost))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.compiled.put(specKey{a.Type, hashValue(cost)}, compiledEntry{spec: cost, chk: countingCheck{c, &n}})
+	text, _ := json.Marshal(refund)
+	spaced, _ := json.MarshalIndent(refund, "", " ")
+	for i, st := range []struct {
+		text  []byte
+		evals int
+	}{{text, 1}, {text, 1}, {spaced, 2}, {spaced, 2}, {nil, 3}} {
+		rs, err := eng.EvaluateText(context.Background(), refund, st.text, []Assertion{a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != st.evals || rs[0].Status != Pass {
+			t.Errorf("step %d: %d evaluations, status %s; want %d, pass", i, n, rs[0].Status, st.evals)
+		}
+	}
+}
+
 // TestIdempotencyBeforeCompile: a recorded result is answered without
 // compiling its assertion again, but a batch that holds one is still checked
 // whole: a bad neighbour fails it, as it would without the record.

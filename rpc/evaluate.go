@@ -53,7 +53,7 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 			s.memo.add(req.memoText, req.params["assertions"], list)
 		}
 	}
-	results, err := s.engine.Evaluate(ctx, tr, list)
+	results, err := s.engine.EvaluateText(ctx, tr, req.traceText, list)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ package rpc
 
 import (
 	"bytes"
+	"reflect"
 	"sync"
 
 	"attest-engine/assert"
@@ -64,6 +65,12 @@ func (m *assertionMemo) list(v any) ([]assert.Assertion, bool) {
 		}
 	}
 	return nil, false
+}
+
+// sameObject reports whether v is the map m itself (not an equal one).
+func sameObject(v any, m map[string]any) bool {
+	o, ok := v.(map[string]any)
+	return ok && reflect.ValueOf(o).UnsafePointer() == reflect.ValueOf(m).UnsafePointer()
 }
 
 // sameArray reports whether a and b are the same non-empty []any (the same

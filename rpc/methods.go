@@ -27,6 +27,9 @@ type request struct {
 	// memoText is a copy of params.assertions' text when the memo may keep
 	// it (memo.go): set for evaluate_batch lines whose assertions it did not know.
 	memoText []byte
+	// traceText is params.trace's exact text (a slice of the line) when
+	// the read loop's parse saw it: the idempotency record keys on it.
+	traceText []byte
 }
 
 // handleLine decodes one line and answers or dispatches it.
@@ -124,13 +127,20 @@ func (s *Server) inline(line []byte) bool {
 // consulted and, for assertions it did not know, their text kept for it.
 func (s *Server) parseBatch(line []byte) (*request, *Error) {
 	r := s.memo.reuse()
+	r.Note = "trace"
 	req, perr := parseReusing(line, r)
-	// The member seen may be another object's "assertions" at the same
-	// depth: keep the text only when it is params.assertions' own.
-	if perr == nil && !r.Reused && len(r.Text) <= memoMaxText && sameArray(r.Value, req.params["assertions"]) {
+	if perr != nil {
+		return req, perr
+	}
+	// The members seen may be another object's at the same depth: keep a
+	// text only when it is params' own member.
+	if !r.Reused && len(r.Text) <= memoMaxText && sameArray(r.Value, req.params["assertions"]) {
 		req.memoText = bytes.Clone(r.Text)
 	}
-	return req, perr
+	if tr, ok := req.params["trace"].(map[string]any); ok && sameObject(r.NoteValue, tr) {
+		req.traceText = r.NoteText
+	}
+	return req, nil
 }
 
 // parse decodes a request line and checks its envelope. On error the request

@@ -294,7 +294,7 @@ func (s *Server) run(known *request, large bool, fn func(ctx context.Context) (*
 	}
 	if large {
 		if req != nil {
-			req.params = nil // with fn gone, the trace and its line are garbage now
+			req.params, req.traceText = nil, nil // with fn gone, the trace and its line are garbage now
 		}
 		if s.largeInFlight.Add(-1) == 0 {
 			runtime.GC()

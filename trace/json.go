@@ -69,6 +69,13 @@ type Reuse struct {
 	Text   []byte
 	Value  any
 	Reused bool
+
+	// Note names another member at Depth whose text is only recorded: the
+	// last one's text (a slice of the input) and value go in NoteText and
+	// NoteValue.
+	Note      string
+	NoteText  []byte
+	NoteValue any
 }
 
 // DecodeReusing is Decode with r (which may be nil) consulted on the way.
@@ -200,9 +207,17 @@ func (d *decoder) object() (any, error) {
 		d.pos++
 		d.skipSpace()
 		var v any
-		if d.reuse != nil && d.depth == d.reuse.Depth && k == d.reuse.Key {
+		switch r := d.reuse; {
+		case r == nil || d.depth != r.Depth:
+			v, err = d.value()
+		case k == r.Key:
 			v, err = d.reused()
-		} else {
+		case k == r.Note:
+			start := d.pos
+			if v, err = d.value(); err == nil {
+				r.NoteText, r.NoteValue = d.data[start:d.pos], v
+			}
+		default:
 			v, err = d.value()
 		}
 		if err != nil {

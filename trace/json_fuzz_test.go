@@ -143,6 +143,7 @@ func FuzzDecodeReusing(f *testing.F) {
 	for _, s := range []string{
 		`{"p":{"a":` + known + `}}`, `{"p":{"a":` + known + ` ,"b":2}}`, `{"p":{"a":` + known + `]}}`,
 		`{"p":{"a":` + known + `x}}`, `{"p":{"a":[{"k":1},"x"`, `{"a":` + known + `}`, `{"p":{"a":` + known + `,"a":1}}`,
+		`{"p":{"n":{"x": [1, 2]},"a":` + known + `}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -152,7 +153,7 @@ func FuzzDecodeReusing(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, werr := Decode(data)
-		r := &Reuse{Depth: 2, Key: "a", Lookup: func(rest []byte) (int, any, bool) {
+		r := &Reuse{Depth: 2, Key: "a", Note: "n", Lookup: func(rest []byte) (int, any, bool) {
 			if bytes.HasPrefix(rest, []byte(known)) {
 				return len(known), earlier, true
 			}

@@ -271,8 +271,18 @@ func TestDecodeReusing(t *testing.T) {
 			}
 		})
 	}
+	// Note records a member's text and value, and changes nothing else.
+	r := &Reuse{Depth: 2, Key: "list", Note: "t", Lookup: lookup}
+	doc := `{"p":{"t": {"x":[1, 2]} ,"list":[]},"t":{"y":1}}`
+	got, err := DecodeReusing([]byte(doc), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.NoteText) != `{"x":[1, 2]}` || !cmp.Equal(r.NoteValue, got.(obj)["p"].(obj)["t"]) {
+		t.Errorf("Note: text %q, value %v; want params' own member", r.NoteText, r.NoteValue)
+	}
 	// A known text still has to sit in a well-formed document.
-	r := &Reuse{Depth: 2, Key: "list", Lookup: lookup}
+	r = &Reuse{Depth: 2, Key: "list", Lookup: lookup}
 	if _, err := DecodeReusing([]byte(`{"p":{"list":`+known+` "y":2}}`), r); err == nil {
 		t.Error("missing ',' after a reused member: no error")
 	}
