@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // minHeadroom is how far the heap may grow past the live heap before the next
@@ -46,11 +47,14 @@ func paceGC() {
 	// Start where the pacing settles for a near-empty heap.
 	last := gcPercentFor(0)
 	debug.SetGCPercent(last)
-	var ms runtime.MemStats
+	var (
+		mu sync.Mutex // Go may run cleanups in parallel; only one of ours is pending at a time, and mu makes that plain
+		ms runtime.MemStats
+	)
 	var arm func()
 	arm = func() {
 		// The sentinel is unreachable at once, so the next cycle finds it
-		// and runs the cleanup: once per cycle, on the runtime's cleanup
+		// and runs the cleanup: once per cycle, on a runtime cleanup
 		// goroutine. It holds a pointer so that it is not a tiny object,
 		// whose cleanup could wait for its neighbours.
 		runtime.AddCleanup(&sentinel{}, func(struct{}) {
@@ -61,11 +65,13 @@ func paceGC() {
 			// whatever was allocated since the cycle; ReadMemStats stops the
 			// world briefly, once per cycle, where runtime/metrics would
 			// cost 0.4 ms of start-up to initialize.)
+			mu.Lock()
 			runtime.ReadMemStats(&ms)
 			if p := gcPercentFor(ms.NextGC * 100 / uint64(100+last)); p != last {
 				debug.SetGCPercent(p)
 				last = p
 			}
+			mu.Unlock()
 			arm()
 		}, struct{}{})
 	}
