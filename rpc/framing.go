@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"runtime"
 	"sync"
 )
 
@@ -146,7 +147,8 @@ func (lr *lineReader) detach() {
 // stops reading stops the engine reading too (spec §1.5), and nothing piles
 // up in memory.
 type lineWriter struct {
-	w io.Writer
+	w      io.Writer
+	others func() bool // other requests are in flight (nil: never wait)
 
 	mu      sync.Mutex
 	done    *sync.Cond // broadcast when a batch of queued lines is written, or on error
@@ -166,6 +168,13 @@ func (lw *lineWriter) write(line []byte) error {
 	}
 	if lw.err != nil {
 		return lw.err
+	}
+	if !lw.writing && lw.others != nil && lw.others() {
+		// Other requests are in flight: yield once before writing, so that
+		// answers finishing now queue behind this one and share its write.
+		lw.mu.Unlock()
+		runtime.Gosched()
+		lw.mu.Lock()
 	}
 	if lw.writing {
 		lw.pending = append(lw.pending, line...)

@@ -124,7 +124,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	// after the shutdown answer, at end of input, or at SIGTERM.
 	defer s.writeReport()
 	defer close(s.quit)
-	s.out = &lineWriter{w: out}
+	s.out = &lineWriter{w: out, others: func() bool { return len(s.sem) > 1 }}
 	s.stopped = make(chan struct{})
 	s.readerIdle = make(chan struct{})
 	done := make(chan struct{}) // closed when the read loop has finished
