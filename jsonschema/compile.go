@@ -15,7 +15,9 @@ type compiler struct {
 	nodes    map[nodeKey]*node
 	queue    []pending
 	regexps  map[string]*matcher
-	dynamic  bool
+	// patternSize is the estimated size of the patterns compiled so far (see translator.size).
+	patternSize int
+	dynamic     bool
 }
 
 // nodeKey identifies a schema by where it is: the same location always compiles to the same node, which
@@ -85,28 +87,17 @@ func (c *compiler) nodeAt(doc *document, ptr string, raw any, parent *resource) 
 	if len(c.nodes) >= maxNodes {
 		return nil, &CompileError{Location: fragmentURI(doc.url, ptr), Message: fmt.Sprintf("schema has more than %d subschemas", maxNodes)}
 	}
-	res := doc.resAt[ptr]
+	res, in := doc.resources.find(ptr)
 	if res == nil {
 		res = parent
 	}
 	if res == nil {
-		res = enclosing(doc, ptr)
+		res = in
 	}
 	n := &node{}
 	c.nodes[key] = n
 	c.queue = append(c.queue, pending{n: n, doc: doc, ptr: ptr, res: res, raw: raw})
 	return n, nil
-}
-
-// enclosing returns the innermost resource containing ptr.
-func enclosing(doc *document, ptr string) *resource {
-	best := doc.resAt[""]
-	for p, r := range doc.resAt {
-		if len(p) > len(best.ptr) && hasPointerPrefix(ptr, p) {
-			best = r
-		}
-	}
-	return best
 }
 
 func (c *compiler) compileNode(p pending) error {
@@ -267,20 +258,21 @@ func (o *objCompiler) number(kw string) (*number, error) {
 	return &n, nil
 }
 
-// count reads a keyword that must hold a non-negative integer (such as minLength).
-func (o *objCompiler) count(kw string) (int, bool, error) {
+// count reads a keyword that must hold a non-negative integer (such as minLength); -1 means absent, as
+// in the keyword nodes.
+func (o *objCompiler) count(kw string) (int, error) {
 	raw, ok := o.m[kw]
 	if !ok {
-		return 0, false, nil
+		return -1, nil
 	}
 	n, ok := numberOf(raw)
 	if !ok || !n.isInteger() || n.f < 0 {
-		return 0, false, o.errorf(kw, "%s must be a non-negative integer", kw)
+		return 0, o.errorf(kw, "%s must be a non-negative integer", kw)
 	}
 	if n.f > float64(maxInt) {
-		return maxInt, true, nil
+		return maxInt, nil
 	}
-	return int(n.f), true, nil
+	return int(n.f), nil
 }
 
 const maxInt = int(^uint(0) >> 1)
@@ -290,9 +282,12 @@ func (o *objCompiler) regexp(kw, pattern string) (*matcher, error) {
 	if re, ok := o.c.regexps[pattern]; ok {
 		return re, nil
 	}
-	re, err := compileECMA(pattern)
+	re, size, err := compileECMA(pattern)
 	if err != nil {
-		return nil, &CompileError{Location: where(o.p.res, o.p.ptr+"/"+escapeToken(kw)), Message: fmt.Sprintf("invalid pattern %q", pattern), Err: err}
+		return nil, &CompileError{Location: where(o.p.res, o.p.ptr+"/"+escapeToken(kw)), Message: "invalid pattern " + quote(pattern), Err: err}
+	}
+	if o.c.patternSize += size; o.c.patternSize > maxPatternsSize {
+		return nil, o.errorf(kw, "patterns larger than %d in all", maxPatternsSize)
 	}
 	m := newMatcher(re)
 	o.c.regexps[pattern] = m

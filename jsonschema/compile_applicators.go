@@ -131,19 +131,15 @@ func (o *objCompiler) arrayApplicators() error {
 		}
 		k := &containsKw{at: at, sub: sub, min: 1, max: -1}
 		if o.has(vocValidation) {
-			minC, hasMin, err := o.count("minContains")
+			minC, err := o.count("minContains")
 			if err != nil {
 				return err
 			}
-			maxC, hasMax, err := o.count("maxContains")
-			if err != nil {
+			if k.max, err = o.count("maxContains"); err != nil {
 				return err
 			}
-			if hasMin {
+			if minC >= 0 {
 				k.min, k.minSet = minC, true
-			}
-			if hasMax {
-				k.max = maxC
 			}
 		}
 		o.add(k)
@@ -193,15 +189,12 @@ func (o *objCompiler) logic() error {
 			if k.then, err = o.sub("then", raw); err != nil {
 				return err
 			}
-			k.hasThen = true
 		}
 		if raw, ok := o.m["else"]; ok {
 			if k.els, err = o.sub("else", raw); err != nil {
 				return err
 			}
-			k.hasElse = true
 		}
-		k.thenOrElse = k.hasThen || k.hasElse
 		o.add(k)
 	}
 	return nil

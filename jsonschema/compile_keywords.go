@@ -78,29 +78,34 @@ var typeBits = map[string]uint8{
 func (o *objCompiler) typeEnumConst() error {
 	at := o.n.loc
 	if raw, ok := o.m["type"]; ok {
-		var names []string
+		var list []string
 		switch x := raw.(type) {
 		case string:
-			names = []string{x}
+			list = []string{x}
 		case []any:
 			for _, e := range x {
 				s, ok := e.(string)
 				if !ok {
 					return o.errorf("type", "type must be a string or an array of strings")
 				}
-				names = append(names, s)
+				list = append(list, s)
 			}
 		default:
 			return o.errorf("type", "type must be a string or an array of strings")
 		}
-		k := &typeKw{at: at, want: typeNames(names)}
-		for _, name := range names {
+		k := &typeKw{at: at}
+		var names []string // without repeats, which would only lengthen every message
+		for _, name := range list {
 			bit, ok := typeBits[name]
 			if !ok {
 				return o.errorf("type", "unknown type %q", name)
 			}
+			if k.mask&bit == 0 {
+				names = append(names, name)
+			}
 			k.mask |= bit
 		}
+		k.want = typeNames(names)
 		o.add(k)
 	}
 	if raw, ok := o.m["enum"]; ok {
@@ -154,23 +159,16 @@ func (o *objCompiler) numeric() error {
 }
 
 func (o *objCompiler) strings() error {
-	minLen, hasMin, err := o.count("minLength")
+	minLen, err := o.count("minLength")
 	if err != nil {
 		return err
 	}
-	maxLen, hasMax, err := o.count("maxLength")
+	maxLen, err := o.count("maxLength")
 	if err != nil {
 		return err
 	}
-	if hasMin || hasMax {
-		k := &lengthKw{at: o.n.loc, min: -1, max: -1}
-		if hasMin {
-			k.min = minLen
-		}
-		if hasMax {
-			k.max = maxLen
-		}
-		o.add(k)
+	if minLen >= 0 || maxLen >= 0 {
+		o.add(&lengthKw{at: o.n.loc, min: minLen, max: maxLen})
 	}
 	if raw, ok := o.m["pattern"]; ok {
 		p, ok := raw.(string)
@@ -201,8 +199,8 @@ func (o *objCompiler) format() error {
 	if !ok {
 		return o.errorf("format", "format must be a string")
 	}
-	if check, ok := formats[name]; ok {
-		o.add(&formatKw{at: o.n.loc, name: name, check: check})
+	if f, ok := formats[name]; ok {
+		o.add(&formatKw{format: f, at: o.n.loc, name: name})
 	}
 	return nil
 }
@@ -233,23 +231,16 @@ func (o *objCompiler) objectChecks() error {
 		}
 		o.add(k)
 	}
-	minP, hasMin, err := o.count("minProperties")
+	minP, err := o.count("minProperties")
 	if err != nil {
 		return err
 	}
-	maxP, hasMax, err := o.count("maxProperties")
+	maxP, err := o.count("maxProperties")
 	if err != nil {
 		return err
 	}
-	if hasMin || hasMax {
-		k := &propCountKw{at: at, min: -1, max: -1}
-		if hasMin {
-			k.min = minP
-		}
-		if hasMax {
-			k.max = maxP
-		}
-		o.add(k)
+	if minP >= 0 || maxP >= 0 {
+		o.add(&propCountKw{at: at, min: minP, max: maxP})
 	}
 	return nil
 }
@@ -272,23 +263,16 @@ func (o *objCompiler) stringList(kw string, raw any) ([]string, error) {
 
 func (o *objCompiler) arrayChecks() error {
 	at := o.n.loc
-	minI, hasMin, err := o.count("minItems")
+	minI, err := o.count("minItems")
 	if err != nil {
 		return err
 	}
-	maxI, hasMax, err := o.count("maxItems")
+	maxI, err := o.count("maxItems")
 	if err != nil {
 		return err
 	}
-	if hasMin || hasMax {
-		k := &itemCountKw{at: at, min: -1, max: -1}
-		if hasMin {
-			k.min = minI
-		}
-		if hasMax {
-			k.max = maxI
-		}
-		o.add(k)
+	if minI >= 0 || maxI >= 0 {
+		o.add(&itemCountKw{at: at, min: minI, max: maxI})
 	}
 	if raw, ok := o.m["uniqueItems"]; ok {
 		b, ok := raw.(bool)

@@ -48,11 +48,18 @@
 // # Limits
 //
 // Compilation works from a queue, so neither nesting nor $ref chains grow the stack; it stops with an
-// error beyond 1000 levels of schema nesting, 2^20 subschemas or 1000 loaded documents. Validation stops
+// error beyond 1000 levels of schema nesting, 2^20 subschemas or 1000 loaded documents, and when a regular
+// expression's estimated size (its RE2 program, with repeats written out, plus the ranges of its Unicode
+// classes) passes 2^18, or those of all the regular expressions together pass 2^20. Validation stops
 // with an error (the instance is reported invalid) when a $ref or $dynamicRef re-enters the same schema at
-// the same instance location, beyond 1000 nested schema evaluations, or beyond 10^7 schema evaluations
-// in one call (which bounds exponential $ref fan-out). At most 1000 units are reported. Regular
-// expressions run on RE2 in linear time; uniqueItems hashes items, so it is linear too.
+// the same instance location, beyond 1000 nested schema evaluations, or beyond 10^7 steps in one call. A
+// step is one schema evaluation or about as much work by keywords: eight of the members, items, names,
+// enum values and string bytes they go through; while building units, also one failure found or one
+// comparison made ordering an object's members. This bounds exponential $ref fan-out as well as a schema that repeats
+// linear work over a large instance. At most 1000 units, with at most 1 MB of locations and messages
+// between them, are reported, and messages quote at most 64 characters of a string and 80 bytes of any
+// other value. Regular expressions run on RE2 in linear time; uniqueItems hashes items, so it is linear
+// too.
 //
 // # Deviations from the specification
 //
@@ -61,7 +68,8 @@
 //     four ECMA-262 line terminators, \cX, \uXXXX (including surrogate pairs), \u{...}, \p{Letter}-style
 //     long property names, [] and [^] are supported; \d, \w and \b are ASCII-only in both. Lookahead,
 //     lookbehind and backreferences have no RE2 equivalent: a pattern using them is a compile error
-//     naming the pattern (format "regex" still accepts them as valid syntax).
+//     naming the pattern (format "regex" still accepts them as valid syntax). So is a pattern beyond the
+//     size limit (see Limits), which format "regex" accepts without reading it to the end.
 //   - format is an annotation unless Options.AssertFormat is set or the dialect includes the
 //     format-assertion vocabulary. Unknown formats are always ignored, also under format-assertion, where
 //     the specification asks implementations to refuse them.

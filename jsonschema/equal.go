@@ -34,7 +34,7 @@ func kindOf(v any) kind {
 		return kindBool
 	case string:
 		return kindString
-	case json.Number, int, int64, int32, uint64:
+	case json.Number, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
 		return kindNumber
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -58,10 +58,13 @@ func kindOf(v any) kind {
 // covers values built in Go (which could even be cyclic).
 const maxValueDepth = 10000
 
-// equalJSON reports whether a and b are the same JSON value; numbers compare by exact value, so 1.0 == 1
-// (§4.2.2 of the core spec: "Two JSON instances are said to be equal if and only if they are of the same
-// type and have the same value according to the data model").
-func equalJSON(a, b any) bool { return equalDepth(a, b, 0) }
+// Equal reports whether a and b are the same JSON value, as const, enum and uniqueItems compare them (§4.2.2
+// of the core spec: "Two JSON instances are said to be equal if and only if they are of the same type and
+// have the same value according to the data model"). Arrays compare element by element, objects member by
+// member, and numbers by exact value, so 1 == 1.0 == 1e0 but 9007199254740993 != 9007199254740992. A value
+// outside the value model, NaN, an infinity or a json.Number that is not RFC 8259 number text, equals
+// nothing.
+func Equal(a, b any) bool { return equalDepth(a, b, 0) }
 
 func equalDepth(a, b any, depth int) bool {
 	if depth > maxValueDepth {
@@ -79,9 +82,9 @@ func equalDepth(a, b any, depth int) bool {
 	case kindString:
 		return a.(string) == b.(string)
 	case kindNumber:
-		na, _ := numberOf(a)
-		nb, _ := numberOf(b)
-		return na.f == nb.f && cmpNumber(na, nb) == 0
+		na, ok1 := numberOf(a)
+		nb, ok2 := numberOf(b)
+		return ok1 && ok2 && na.f == nb.f && cmpNumber(na, nb) == 0
 	case kindArray:
 		xa, xb := a.([]any), b.([]any)
 		if len(xa) != len(xb) {
@@ -112,7 +115,7 @@ func equalDepth(a, b any, depth int) bool {
 // hashSeed is random per process so that nobody can precompute colliding instances.
 var hashSeed = maphash.MakeSeed()
 
-// hashJSON returns a hash consistent with equalJSON: equal values hash equally.
+// hashJSON returns a hash consistent with Equal: equal values hash equally.
 func hashJSON(v any) uint64 {
 	var h maphash.Hash
 	h.SetSeed(hashSeed)
@@ -143,11 +146,16 @@ func hashInto(h *maphash.Hash, v any, depth int) {
 		}
 		h.WriteString(d.hi)
 		h.WriteString(d.lo)
-		var b [8]byte
-		for i := range b {
-			b[i] = byte(d.exp >> (8 * i))
+		h.WriteByte('e')
+		if d.eText != "" {
+			h.WriteString(d.eText)
+		} else {
+			var b [8]byte
+			for i := range b {
+				b[i] = byte(d.exp >> (8 * i))
+			}
+			h.Write(b[:])
 		}
-		h.Write(b[:])
 	case kindArray:
 		for _, e := range v.([]any) {
 			hashInto(h, e, depth+1)

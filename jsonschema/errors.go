@@ -4,6 +4,8 @@ package jsonschema
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -89,29 +91,32 @@ func usefulness(u Unit) int {
 	return 3
 }
 
-// quote renders a string for a message, shortened when long.
+// quote renders a string for a message, shortened when long. Only the shown prefix is read, so a huge
+// string costs no more than a short one.
 func quote(s string) string {
 	const limit = 64
-	if utf8.RuneCountInString(s) > limit {
-		r := []rune(s)
-		return fmt.Sprintf("%q…", string(r[:limit]))
+	n := 0
+	for i := range s {
+		if n == limit {
+			// As []rune(s)[:limit] would: each invalid byte becomes U+FFFD.
+			return strconv.Quote(string([]rune(s[:i]))) + "…"
+		}
+		n++
 	}
-	return fmt.Sprintf("%q", s)
+	return strconv.Quote(s)
 }
 
-// display renders any JSON value compactly for a message, shortened when long.
-func display(v any) string {
+// display renders any JSON value compactly for a message, shortened when long. It adds to work the members
+// of the objects it orders.
+func display(v any, work *int) string {
 	if s, ok := v.(string); ok {
 		return quote(s)
 	}
 	if n, ok := numberOf(v); ok {
 		return n.String()
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%v", v)
-	}
 	const limit = 80
+	b := appendJSON(nil, v, limit+1, work)
 	if len(b) > limit {
 		cut := limit
 		for cut > 0 && !utf8.RuneStart(b[cut]) {
@@ -120,4 +125,82 @@ func display(v any) string {
 		return string(b[:cut]) + "…"
 	}
 	return string(b)
+}
+
+// appendJSON appends the JSON text of v as json.Marshal writes it (members in sorted key order), but stops
+// soon after b holds n bytes: display shows only a prefix, and a huge instance must not be rendered whole
+// for each message that quotes it. A value json.Marshal refuses (NaN, a type outside the value model) is
+// written with %v.
+func appendJSON(b []byte, v any, n int, work *int) []byte {
+	if len(b) >= n {
+		return b
+	}
+	switch x := v.(type) {
+	case string:
+		// Cut before a rune start, so that the quoted prefix is a prefix of the whole quoted string.
+		cut := min(len(x), n-len(b))
+		for cut < len(x) && !utf8.RuneStart(x[cut]) {
+			cut++
+		}
+		q, _ := json.Marshal(x[:cut])
+		return append(b, q...)
+	case []any:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i, e := range x {
+			if len(b) >= n {
+				return b
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, e, n, work)
+		}
+		return append(b, ']')
+	case map[string]any:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		*work += len(x)
+		b = append(b, '{')
+		for i, k := range smallestKeys(x, (n-len(b))/4+1) {
+			if len(b) >= n {
+				return b
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, k, n, work)
+			b = append(b, ':')
+			b = appendJSON(b, x[k], n, work)
+		}
+		return append(b, '}')
+	}
+	q, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Appendf(b, "%v", v)
+	}
+	return append(b, q...)
+}
+
+// smallestKeys returns the keys of m in sorted order, only the first want of them when m has more. A
+// member takes at least four bytes ("":0), which bounds how many a shortened rendering can show.
+func smallestKeys(m map[string]any, want int) []string {
+	if len(m) <= want {
+		return sortedKeys(m)
+	}
+	keys := make([]string, 0, want+1)
+	for k := range m {
+		if len(keys) == want && k >= keys[want-1] {
+			continue
+		}
+		i, _ := slices.BinarySearch(keys, k)
+		keys = slices.Insert(keys, i, k)
+		if len(keys) > want {
+			keys = keys[:want]
+		}
+	}
+	return keys
 }

@@ -373,7 +373,9 @@ func bidiOK(u []rune) bool {
 // isIDNHostname checks format "idn-hostname" (validation spec §7.3.3, RFC 5890): labels separated by
 // any of the four IDNA full stops (RFC 3490 §3.1), each an LDH label, an A-label or a U-label.
 func isIDNHostname(s string) bool {
-	if s == "" || !utf8.ValidString(s) {
+	// Every code point takes at least one octet of the A-label form, which is at most 253 octets: a
+	// longer name is refused before it is split and decoded.
+	if s == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > 253 {
 		return false
 	}
 	var parts [][]rune

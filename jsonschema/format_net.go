@@ -60,6 +60,9 @@ func isHostname(s string) bool {
 
 // isIPv4 checks RFC 2673 §3.2 dotted-quad: four decimal octets without leading zeros.
 func isIPv4(s string) bool {
+	if len(s) > len("255.255.255.255") {
+		return false
+	}
 	parts := strings.Split(s, ".")
 	if len(parts) != 4 {
 		return false

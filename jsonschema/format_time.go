@@ -81,8 +81,11 @@ func isTime(s string) bool {
 	return true
 }
 
-// isDateTime checks RFC 3339 date-time = full-date "T" full-time ("T" and "Z" may be lowercase, §5.6).
-func isDateTime(s string) bool {
+// IsDateTime reports whether s is an RFC 3339 §5.6 date-time = full-date "T" full-time, as the date-time
+// format checks it: two-digit fields and a four-digit year, '.' before a fraction of any length, "Z" or a
+// "+hh:mm"/"-hh:mm" offset, "T" and "Z" in either case (§5.6 NOTE), real days of the month, and a leap
+// second (:60) only at 23:59 UTC.
+func IsDateTime(s string) bool {
 	return len(s) > 11 && (s[10] == 'T' || s[10] == 't') && isDate(s[:10]) && isTime(s[11:])
 }
 

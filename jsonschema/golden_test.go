@@ -41,14 +41,8 @@ type errorOutput struct {
 
 func loadErrorCases(t testing.TB) []errorCase {
 	t.Helper()
-	data, err := os.ReadFile(casesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var cases []errorCase
-	if err := json.Unmarshal(data, &cases); err != nil {
-		t.Fatalf("%s: %v", casesFile, err)
-	}
+	readJSONFile(t, casesFile, &cases)
 	return cases
 }
 

@@ -3,8 +3,6 @@
 // (validation spec §6.4).
 package jsonschema
 
-import "fmt"
-
 // prefixItemsKw (§10.3.1.1), also Draft 2019-09's array form of items: item i must match schema i.
 type prefixItemsKw struct {
 	subs []child
@@ -50,9 +48,7 @@ func (k *itemsKw) eval(v *validator, inst any, ann *annot) bool {
 	ok := true
 	for i := k.start; i < len(arr); i++ {
 		if k.sub.n.isBool && !k.sub.n.val {
-			if v.detail {
-				v.fail(k.at, k.kw, fmt.Sprintf("array has %d items, want at most %d", len(arr), k.start))
-			}
+			v.failf(k.at, k.kw, "array has %d items, want at most %d", len(arr), k.start)
 			return false
 		}
 		if !v.evalIndex(k.sub, arr[i], i) {
@@ -97,17 +93,15 @@ func (k *containsKw) eval(v *validator, inst any, ann *annot) bool {
 		return false
 	}
 	if count < k.min {
-		switch {
-		case !v.detail:
-		case !k.minSet:
-			v.fail(k.at, "contains", "no item matches the contains schema")
-		default:
-			v.fail(k.at, "minContains", fmt.Sprintf("%d %s the contains schema, want at least %d", count, plural(count, "item matches", "items match"), k.min))
+		if k.minSet {
+			v.failf(k.at, "minContains", "%d %s the contains schema, want at least %d", count, plural(count, "item matches", "items match"), k.min)
+		} else {
+			v.failf(k.at, "contains", "no item matches the contains schema")
 		}
 		return false
 	}
 	if k.max >= 0 && count > k.max {
-		v.fail(k.at, "maxContains", fmt.Sprintf("%d %s the contains schema, want at most %d", count, plural(count, "item matches", "items match"), k.max))
+		v.failf(k.at, "maxContains", "%d %s the contains schema, want at most %d", count, plural(count, "item matches", "items match"), k.max)
 		return false
 	}
 	return true
@@ -126,6 +120,7 @@ func (k *unevaluatedItemsKw) eval(v *validator, inst any, ann *annot) bool {
 	}
 	ok := true
 	for i, item := range arr {
+		v.work++
 		if ann.hasItem(i) {
 			continue
 		}
@@ -134,9 +129,7 @@ func (k *unevaluatedItemsKw) eval(v *validator, inst any, ann *annot) bool {
 			if !v.detail {
 				break
 			}
-			v.instPath = append(v.instPath, instTok{idx: i})
-			v.fail(k.at, "unevaluatedItems", fmt.Sprintf("unevaluated item %d is not allowed", i))
-			v.instPath = v.instPath[:len(v.instPath)-1]
+			v.failAtf(k.at, "unevaluatedItems", instTok{idx: i}, "unevaluated item %d is not allowed", i)
 			continue
 		}
 		if !v.evalIndex(k.sub, item, i) {
@@ -165,11 +158,11 @@ func (k *itemCountKw) eval(v *validator, inst any, _ *annot) bool {
 	}
 	n := len(arr)
 	if k.min >= 0 && n < k.min {
-		v.fail(k.at, "minItems", fmt.Sprintf("array has %d %s, want at least %d", n, plural(n, "item", "items"), k.min))
+		v.failf(k.at, "minItems", "array has %d %s, want at least %d", n, plural(n, "item", "items"), k.min)
 		return false
 	}
 	if k.max >= 0 && n > k.max {
-		v.fail(k.at, "maxItems", fmt.Sprintf("array has %d %s, want at most %d", n, plural(n, "item", "items"), k.max))
+		v.failf(k.at, "maxItems", "array has %d %s, want at most %d", n, plural(n, "item", "items"), k.max)
 		return false
 	}
 	return true
@@ -187,17 +180,20 @@ func (k *uniqueItemsKw) eval(v *validator, inst any, _ *annot) bool {
 		return true
 	}
 	i, j, dup := findDuplicate(arr)
-	if dup {
-		v.fail(k.at, "uniqueItems", fmt.Sprintf("items %d and %d are equal, want unique items", i, j))
+	if !dup {
+		v.work += len(arr)
+		return true
 	}
-	return !dup
+	v.work += j // the items read up to the later of the pair
+	v.failf(k.at, "uniqueItems", "items %d and %d are equal, want unique items", i, j)
+	return false
 }
 
 func findDuplicate(arr []any) (int, int, bool) {
 	if len(arr) <= 16 {
 		for i := 1; i < len(arr); i++ {
 			for j := range i {
-				if equalJSON(arr[i], arr[j]) {
+				if Equal(arr[i], arr[j]) {
 					return j, i, true
 				}
 			}
@@ -208,7 +204,7 @@ func findDuplicate(arr []any) (int, int, bool) {
 	for i, item := range arr {
 		h := hashJSON(item)
 		for _, j := range seen[h] {
-			if equalJSON(arr[j], item) {
+			if Equal(arr[j], item) {
 				return j, i, true
 			}
 		}

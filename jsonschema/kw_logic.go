@@ -2,8 +2,6 @@
 // oneOf, not, if/then/else and dependentSchemas.
 package jsonschema
 
-import "fmt"
-
 // allOfKw: "An instance validates successfully against this keyword if it validates successfully against
 // all schemas defined by this keyword's value" (§10.2.1.1).
 type allOfKw struct {
@@ -34,11 +32,7 @@ func (k *anyOfKw) eval(v *validator, inst any, ann *annot) bool {
 	mark := len(v.units)
 	matched := false
 	for _, c := range k.subs {
-		var ca *annot
-		if ann != nil {
-			ca = &annot{}
-		}
-		if v.evalIn(c, inst, ca) {
+		if ok, ca := v.evalAlt(c, inst, ann != nil); ok {
 			matched = true
 			if ann == nil {
 				break
@@ -50,9 +44,7 @@ func (k *anyOfKw) eval(v *validator, inst any, ann *annot) bool {
 		v.units = v.units[:mark]
 		return true
 	}
-	if v.detail {
-		v.fail(k.at, "anyOf", fmt.Sprintf("value does not match any of the %d anyOf schemas", len(k.subs)))
-	}
+	v.failf(k.at, "anyOf", "value does not match any of the %d anyOf schemas", len(k.subs))
 	return false
 }
 
@@ -67,26 +59,19 @@ func (k *oneOfKw) eval(v *validator, inst any, ann *annot) bool {
 	first := -1
 	var firstAnn *annot
 	for i, c := range k.subs {
-		var ca *annot
-		if ann != nil {
-			ca = &annot{}
-		}
-		if !v.evalIn(c, inst, ca) {
+		ok, ca := v.evalAlt(c, inst, ann != nil)
+		if !ok {
 			continue
 		}
 		if first >= 0 {
 			v.units = v.units[:mark]
-			if v.detail {
-				v.fail(k.at, "oneOf", fmt.Sprintf("value matches both oneOf schema %d and %d, want exactly one", first, i))
-			}
+			v.failf(k.at, "oneOf", "value matches both oneOf schema %d and %d, want exactly one", first, i)
 			return false
 		}
 		first, firstAnn = i, ca
 	}
 	if first < 0 {
-		if v.detail {
-			v.fail(k.at, "oneOf", fmt.Sprintf("value does not match any of the %d oneOf schemas", len(k.subs)))
-		}
+		v.failf(k.at, "oneOf", "value does not match any of the %d oneOf schemas", len(k.subs))
 		return false
 	}
 	v.units = v.units[:mark]
@@ -107,7 +92,7 @@ func (k *notKw) eval(v *validator, inst any, _ *annot) bool {
 	ok := v.evalIn(k.sub, inst, nil)
 	v.units = v.units[:mark]
 	if ok {
-		v.fail(k.at, "not", "value must not match the schema in \"not\"")
+		v.failf(k.at, "not", "value must not match the schema in \"not\"")
 	}
 	return !ok && v.fatal == nil
 }
@@ -115,23 +100,16 @@ func (k *notKw) eval(v *validator, inst any, _ *annot) bool {
 // ifKw holds if, then and else (§10.2.2). "if" only selects the branch, its failures are not errors; its
 // annotations count when it succeeds.
 type ifKw struct {
-	cond       child
-	then, els  child
-	hasThen    bool
-	hasElse    bool
-	thenOrElse bool
+	cond      child
+	then, els child // n is nil when the keyword is absent
 }
 
 func (k *ifKw) eval(v *validator, inst any, ann *annot) bool {
-	if ann == nil && !k.thenOrElse {
+	if ann == nil && k.then.n == nil && k.els.n == nil {
 		return true
 	}
 	mark := len(v.units)
-	var ca *annot
-	if ann != nil {
-		ca = &annot{}
-	}
-	cond := v.evalIn(k.cond, inst, ca)
+	cond, ca := v.evalAlt(k.cond, inst, ann != nil)
 	v.units = v.units[:mark]
 	if v.fatal != nil {
 		return false
@@ -140,12 +118,12 @@ func (k *ifKw) eval(v *validator, inst any, ann *annot) bool {
 		if ann != nil {
 			ann.merge(ca)
 		}
-		if k.hasThen {
+		if k.then.n != nil {
 			return v.evalIn(k.then, inst, ann)
 		}
 		return true
 	}
-	if k.hasElse {
+	if k.els.n != nil {
 		return v.evalIn(k.els, inst, ann)
 	}
 	return true
@@ -164,6 +142,7 @@ func (k *dependentSchemasKw) eval(v *validator, inst any, ann *annot) bool {
 	}
 	ok := true
 	for i, name := range k.names {
+		v.work++
 		if _, present := obj[name]; !present {
 			continue
 		}

@@ -3,8 +3,6 @@
 // dependentRequired, minProperties, maxProperties (validation spec §6.5).
 package jsonschema
 
-import "fmt"
-
 // nameSet is a set of property names: a short list is faster to scan than a map is to hash.
 type nameSet struct {
 	list []string
@@ -48,6 +46,7 @@ func (k *propertiesKw) eval(v *validator, inst any, ann *annot) bool {
 	}
 	ok := true
 	for i, name := range k.names {
+		v.work++
 		val, present := obj[name]
 		if !present {
 			continue
@@ -79,7 +78,7 @@ func (k *patternPropertiesKw) eval(v *validator, inst any, ann *annot) bool {
 	ok := true
 	v.forEachKey(obj, func(key string, val any) bool {
 		for i, re := range k.res {
-			if !re.MatchString(key) {
+			if !v.match(re, key) {
 				continue
 			}
 			if ann != nil {
@@ -117,7 +116,7 @@ func (k *additionalPropertiesKw) eval(v *validator, inst any, ann *annot) bool {
 			return true
 		}
 		for _, re := range k.patterns {
-			if re.MatchString(key) {
+			if v.match(re, key) {
 				return true
 			}
 		}
@@ -126,7 +125,7 @@ func (k *additionalPropertiesKw) eval(v *validator, inst any, ann *annot) bool {
 		}
 		if k.sub.n.isBool && !k.sub.n.val {
 			ok = false
-			v.failKey(k.at, "additionalProperties", key, fmt.Sprintf("additional property %q is not allowed", key))
+			v.failAtf(k.at, "additionalProperties", instTok{key: key, idx: -1}, "additional property %q is not allowed", key)
 		} else if !v.evalKey(k.sub, val, key) {
 			ok = false
 		}
@@ -174,7 +173,7 @@ func (k *unevaluatedPropertiesKw) eval(v *validator, inst any, ann *annot) bool 
 		}
 		if k.sub.n.isBool && !k.sub.n.val {
 			ok = false
-			v.failKey(k.at, "unevaluatedProperties", key, fmt.Sprintf("unevaluated property %q is not allowed", key))
+			v.failAtf(k.at, "unevaluatedProperties", instTok{key: key, idx: -1}, "unevaluated property %q is not allowed", key)
 		} else if !v.evalKey(k.sub, val, key) {
 			ok = false
 		}
@@ -199,12 +198,13 @@ func (k *requiredKw) eval(v *validator, inst any, _ *annot) bool {
 	}
 	ok := true
 	for _, name := range k.names {
+		v.work++
 		if _, present := obj[name]; !present {
 			ok = false
 			if !v.detail {
 				break
 			}
-			v.fail(k.at, "required", fmt.Sprintf("missing required property %q", name))
+			v.failf(k.at, "required", "missing required property %q", name)
 		}
 	}
 	return ok
@@ -225,16 +225,18 @@ func (k *dependentRequiredKw) eval(v *validator, inst any, _ *annot) bool {
 	}
 	ok := true
 	for i, name := range k.names {
+		v.work++
 		if _, present := obj[name]; !present {
 			continue
 		}
 		for _, r := range k.reqs[i] {
+			v.work++
 			if _, present := obj[r]; !present {
 				ok = false
 				if !v.detail {
 					return false
 				}
-				v.fail(k.at, k.kw+"/"+escapeToken(name), fmt.Sprintf("missing property %q, required when %q is present", r, name))
+				v.failf(k.at, k.kw+"/"+escapeToken(name), "missing property %q, required when %q is present", r, name)
 			}
 		}
 	}
@@ -254,11 +256,11 @@ func (k *propCountKw) eval(v *validator, inst any, _ *annot) bool {
 	}
 	n := len(obj)
 	if k.min >= 0 && n < k.min {
-		v.fail(k.at, "minProperties", fmt.Sprintf("object has %d %s, want at least %d", n, plural(n, "property", "properties"), k.min))
+		v.failf(k.at, "minProperties", "object has %d %s, want at least %d", n, plural(n, "property", "properties"), k.min)
 		return false
 	}
 	if k.max >= 0 && n > k.max {
-		v.fail(k.at, "maxProperties", fmt.Sprintf("object has %d %s, want at most %d", n, plural(n, "property", "properties"), k.max))
+		v.failf(k.at, "maxProperties", "object has %d %s, want at most %d", n, plural(n, "property", "properties"), k.max)
 		return false
 	}
 	return true

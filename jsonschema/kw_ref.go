@@ -26,6 +26,7 @@ func (k *dynamicRefKw) eval(v *validator, inst any, ann *annot) bool {
 	target := k.target
 	if k.anchor != "" {
 		for _, r := range v.scope {
+			v.work++
 			if n, ok := r.dynNodes[k.anchor]; ok {
 				target.n = n
 				break
@@ -40,6 +41,7 @@ func (k *dynamicRefKw) eval(v *validator, inst any, ann *annot) bool {
 // is being evaluated re-entrantly at the same instance location: an infinite loop, reported as an error.
 func (v *validator) follow(at, kw string, target child, inst any, ann *annot) bool {
 	for i := len(v.refs) - 1; i >= 0 && v.refs[i].instDepth == v.instDepth; i-- {
+		v.work++
 		if v.refs[i].n == target.n {
 			v.setFatal(at, kw, fmt.Sprintf("%s loops: the same schema is re-entered at the same instance location", kw))
 			return false

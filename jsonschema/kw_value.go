@@ -3,7 +3,6 @@
 package jsonschema
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -25,13 +24,14 @@ func (k *typeKw) eval(v *validator, inst any, _ *annot) bool {
 	}
 	if kd == kindNumber && k.mask&integerBit != 0 {
 		n, _ := numberOf(inst)
+		v.work += len(n.text)
 		if n.isInteger() {
 			return true
 		}
-		v.fail(k.at, "type", fmt.Sprintf("got number %s, want %s", n, k.want))
+		v.failf(k.at, "type", "got number %s, want %s", n, k.want)
 		return false
 	}
-	v.fail(k.at, "type", fmt.Sprintf("got %s, want %s", kd, k.want))
+	v.failf(k.at, "type", "got %s, want %s", kd, k.want)
 	return false
 }
 
@@ -44,18 +44,20 @@ type enumKw struct {
 
 func (k *enumKw) eval(v *validator, inst any, _ *annot) bool {
 	if s, ok := inst.(string); ok && k.strs != nil {
+		v.work += len(s)
 		if _, ok := k.strs[s]; ok {
 			return true
 		}
 	} else {
 		for _, e := range k.values {
-			if equalJSON(inst, e) {
+			v.work++
+			if Equal(inst, e) {
 				return true
 			}
 		}
 	}
-	if v.detail {
-		v.fail(k.at, "enum", fmt.Sprintf("%s is not one of %s", display(inst), display(k.values)))
+	if v.detail { // display reads the values: not for a verdict only
+		v.failf(k.at, "enum", "%s is not one of %s", display(inst, &v.work), display(k.values, &v.work))
 	}
 	return false
 }
@@ -67,11 +69,11 @@ type constKw struct {
 }
 
 func (k *constKw) eval(v *validator, inst any, _ *annot) bool {
-	if equalJSON(inst, k.value) {
+	if Equal(inst, k.value) {
 		return true
 	}
-	if v.detail {
-		v.fail(k.at, "const", fmt.Sprintf("%s is not the constant %s", display(inst), display(k.value)))
+	if v.detail { // display reads the values: not for a verdict only
+		v.failf(k.at, "const", "%s is not the constant %s", display(inst, &v.work), display(k.value, &v.work))
 	}
 	return false
 }
@@ -91,26 +93,27 @@ func (k *numericKw) eval(v *validator, inst any, _ *annot) bool {
 		return true
 	}
 	n, _ := numberOf(inst)
+	v.work += len(n.text)
 	ok := true
 	if k.minimum != nil && cmpNumber(n, *k.minimum) < 0 {
 		ok = false
-		v.fail(k.at, "minimum", fmt.Sprintf("%s is less than minimum %s", n, k.minimum))
+		v.failf(k.at, "minimum", "%s is less than minimum %s", n, k.minimum)
 	}
 	if k.maximum != nil && cmpNumber(n, *k.maximum) > 0 {
 		ok = false
-		v.fail(k.at, "maximum", fmt.Sprintf("%s exceeds maximum %s", n, k.maximum))
+		v.failf(k.at, "maximum", "%s exceeds maximum %s", n, k.maximum)
 	}
 	if k.exclMin != nil && cmpNumber(n, *k.exclMin) <= 0 {
 		ok = false
-		v.fail(k.at, "exclusiveMinimum", fmt.Sprintf("%s is not greater than exclusiveMinimum %s", n, k.exclMin))
+		v.failf(k.at, "exclusiveMinimum", "%s is not greater than exclusiveMinimum %s", n, k.exclMin)
 	}
 	if k.exclMax != nil && cmpNumber(n, *k.exclMax) >= 0 {
 		ok = false
-		v.fail(k.at, "exclusiveMaximum", fmt.Sprintf("%s is not less than exclusiveMaximum %s", n, k.exclMax))
+		v.failf(k.at, "exclusiveMaximum", "%s is not less than exclusiveMaximum %s", n, k.exclMax)
 	}
 	if k.multipleOf != nil && !isMultiple(n.dec(), k.multipleDec) {
 		ok = false
-		v.fail(k.at, "multipleOf", fmt.Sprintf("%s is not a multiple of %s", n, k.multipleOf))
+		v.failf(k.at, "multipleOf", "%s is not a multiple of %s", n, k.multipleOf)
 	}
 	return ok
 }
@@ -131,13 +134,14 @@ func (k *lengthKw) eval(v *validator, inst any, _ *annot) bool {
 	if (k.min <= 0 || (len(s)+3)/4 >= k.min) && (k.max < 0 || len(s) <= k.max) {
 		return true
 	}
+	v.work += len(s)
 	n := utf8.RuneCountInString(s)
 	if k.min >= 0 && n < k.min {
-		v.fail(k.at, "minLength", fmt.Sprintf("%s has %d %s, want at least %d", quote(s), n, plural(n, "character", "characters"), k.min))
+		v.failf(k.at, "minLength", "%s has %d %s, want at least %d", quote(s), n, plural(n, "character", "characters"), k.min)
 		return false
 	}
 	if k.max >= 0 && n > k.max {
-		v.fail(k.at, "maxLength", fmt.Sprintf("%s has %d %s, want at most %d", quote(s), n, plural(n, "character", "characters"), k.max))
+		v.failf(k.at, "maxLength", "%s has %d %s, want at most %d", quote(s), n, plural(n, "character", "characters"), k.max)
 		return false
 	}
 	return true
@@ -152,26 +156,30 @@ type patternKw struct {
 
 func (k *patternKw) eval(v *validator, inst any, _ *annot) bool {
 	s, isStr := inst.(string)
-	if !isStr || k.re.MatchString(s) {
+	if !isStr || v.match(k.re, s) {
 		return true
 	}
-	v.fail(k.at, "pattern", fmt.Sprintf("%s does not match pattern %q", quote(s), k.pattern))
+	v.failf(k.at, "pattern", "%s does not match pattern %s", quote(s), quote(k.pattern))
 	return false
 }
 
 // formatKw (§7) as an assertion: only compiled when format is asserted and the format is known.
 type formatKw struct {
-	at    string
-	name  string
-	check func(string) bool
+	format
+	at   string
+	name string
 }
 
 func (k *formatKw) eval(v *validator, inst any, _ *annot) bool {
 	s, isStr := inst.(string)
-	if !isStr || k.check(s) {
+	if !isStr {
 		return true
 	}
-	v.fail(k.at, "format", fmt.Sprintf("%s is not a valid %s", quote(s), k.name))
+	v.work += k.perByte * len(s)
+	if k.check(s) {
+		return true
+	}
+	v.failf(k.at, "format", "%s is not a valid %s", quote(s), k.name)
 	return false
 }
 

@@ -2,6 +2,7 @@
 package jsonschema
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -70,5 +71,140 @@ func TestUniqueItemsLarge(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second { // generous: -race slows hashing a lot
 		t.Fatalf("uniqueItems took %v", d)
+	}
+}
+
+// TestRepeatedLinearWorkIsBounded repeats keywords that read the whole instance, which the count of
+// schema evaluations alone does not bound: each case ran for minutes before keywords counted their reading.
+func TestRepeatedLinearWorkIsBounded(t *testing.T) {
+	branches := func(n int, branch string) string {
+		return `{"anyOf":[` + strings.TrimSuffix(strings.Repeat(branch+",", n), ",") + `]}`
+	}
+	wide := map[string]any{}
+	for i := range 200000 {
+		wide[fmt.Sprint("k", i)] = nil
+	}
+	cases := []struct {
+		name, schema string
+		inst         any
+	}{
+		{"patterns over a long string", branches(20000, `{"pattern":"x$"}`), strings.Repeat("é", 1<<20)},
+		{"lengths of a long string", branches(20000, `{"minLength":2000000}`), strings.Repeat("é", 1<<20)},
+		{"true subschemas over a wide object", branches(20000, `{"propertyNames":true,"type":"array"}`), wide},
+		{"names over a small object", `{"$defs":{"p":{"required":["` + strings.Repeat(`a","`, 100000) + `z"]}},` +
+			`"anyOf":[` + strings.TrimSuffix(strings.Repeat(`{"$ref":"#/$defs/p"},`, 20000), ",") + `]}`, map[string]any{}},
+	}
+	for _, c := range cases {
+		s, err := Compile(decodeJSON(t, []byte(c.schema)), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		start := time.Now()
+		verr := s.Validate(c.inst)
+		if verr == nil || !strings.Contains(verr.Units[len(verr.Units)-1].Message, "steps") {
+			t.Errorf("%s: want a step-limit error, got %v", c.name, verr)
+		}
+		d := time.Since(start)
+		if d > 10*time.Second {
+			t.Errorf("%s: took %v", c.name, d)
+		}
+		t.Logf("%s: stopped after %v", c.name, d)
+	}
+}
+
+// TestUnitsAreBoundedInBytes fails a thousand items under a long property name: every unit repeats the
+// name in both locations, so the units are capped by their size as well as their number.
+func TestUnitsAreBoundedInBytes(t *testing.T) {
+	name := strings.Repeat("n", 10000)
+	s, err := Compile(decodeJSON(t, []byte(`{"properties":{"`+name+`":{"items":{"type":"string"}}}}`)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := make([]any, 1000)
+	for i := range items {
+		items[i] = json.Number("1")
+	}
+	verr := s.Validate(map[string]any{name: items})
+	if verr == nil {
+		t.Fatal("want errors")
+	}
+	size := 0
+	for _, u := range verr.Units {
+		size += len(u.KeywordLocation) + len(u.AbsoluteKeywordLocation) + len(u.InstanceLocation) + len(u.Message)
+	}
+	if size > maxUnitBytes+30000 || len(verr.Units) < 10 {
+		t.Errorf("%d units of %d bytes in all, want about %d bytes", len(verr.Units), size, maxUnitBytes)
+	}
+}
+
+// TestManyResourcesCompile refers to many locations of a schema with many resources ($id): finding the
+// resource around each location must not scan them all.
+func TestManyResourcesCompile(t *testing.T) {
+	const n = 20000
+	var defs, refs []string
+	for i := range n {
+		defs = append(defs, fmt.Sprintf(`"r%d":{"$id":"r%d"}`, i, i), fmt.Sprintf(`"a%d":{"type":"null"}`, i))
+		refs = append(refs, fmt.Sprintf(`{"$ref":"#/$defs/a%d"}`, i))
+	}
+	schema := `{"$defs":{` + strings.Join(defs, ",") + `},"anyOf":[` + strings.Join(refs, ",") + `]}`
+	start := time.Now()
+	s, err := Compile(decodeJSON(t, []byte(schema)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 10*time.Second { // it took 30s when every resource was scanned
+		t.Fatalf("Compile took %v", d)
+	}
+	if !s.Valid(nil) || s.Valid(1) {
+		t.Fatal("wrong verdict")
+	}
+}
+
+// TestRepeatedTypesAreNamedOnce: a type list repeating a name (which the specification forbids) must not
+// lengthen the message of every failure.
+func TestRepeatedTypesAreNamedOnce(t *testing.T) {
+	s, err := Compile(decodeJSON(t, []byte(`{"type":["string","null","string","null"]}`)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Validate(json.Number("1")).Units[0].Message, "got number, want string or null"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestPatternSizeIsBounded: compiling a regular expression costs the size of its program, which a short
+// pattern can make large (a Unicode class holds hundreds of ranges, a repeat copies its atom); one pattern
+// of 100 KB took 3 s and 500 MB before the size was estimated and bounded.
+func TestPatternSizeIsBounded(t *testing.T) {
+	var distinct []string
+	for i := range 40 {
+		distinct = append(distinct, fmt.Sprintf(`"%s%d":true`, strings.Repeat(`\\p{L}`, 50), i))
+	}
+	cases := []struct{ name, schema, want string }{
+		{"classes", `{"pattern":"` + strings.Repeat(`\\p{L}`, 20000) + `"}`, "pattern too large"},
+		{"dots", `{"pattern":"` + strings.Repeat(`.`, 500000) + `"}`, "pattern too large"},
+		{"repeats", `{"pattern":"((a{1000}){1000}){1000}"}`, "pattern too large"},
+		{"in all", `{"patternProperties":{` + strings.Join(distinct, ",") + `}}`, "patterns larger than 1048576 in all"},
+		{"fits", `{"pattern":"^(?:.{0,1000}\\s\\p{Lu}[\\p{L}\\p{N}]{1,64})+$"}`, ""},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		_, err := Compile(decodeJSON(t, []byte(c.schema)), nil)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %.300v, want %q", c.name, err, c.want)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: took %v", c.name, d)
+		}
+	}
+	start := time.Now()
+	if !isECMARegex(strings.Repeat(".", 1<<20)) {
+		t.Error(`format "regex" refused a long valid pattern`)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf(`format "regex" took %v on a long pattern`, d)
 	}
 }

@@ -18,7 +18,8 @@ type number struct {
 	f    float64
 }
 
-// numberOf reports whether v is a JSON number and returns it. NaN and infinities are not JSON numbers.
+// numberOf reports whether v is a JSON number and returns it: a json.Number holding RFC 8259 number text, or
+// a Go number. NaN and infinities are not JSON numbers.
 func numberOf(v any) (number, bool) {
 	switch x := v.(type) {
 	case json.Number:
@@ -39,21 +40,37 @@ func numberOf(v any) (number, bool) {
 		}
 		return number{f: x}, true
 	case float32:
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return number{}, false
-		}
-		return number{text: strconv.FormatFloat(f, 'g', -1, 32), f: f}, true
+		return numberOf(float64(x)) // its exact value, as float64 holds it
 	case int:
-		return number{text: strconv.Itoa(x), f: float64(x)}, true
-	case int64:
-		return number{text: strconv.FormatInt(x, 10), f: float64(x)}, true
+		return intNumber(int64(x))
+	case int8:
+		return intNumber(int64(x))
+	case int16:
+		return intNumber(int64(x))
 	case int32:
-		return number{text: strconv.FormatInt(int64(x), 10), f: float64(x)}, true
+		return intNumber(int64(x))
+	case int64:
+		return intNumber(x)
+	case uint:
+		return uintNumber(uint64(x))
+	case uint8:
+		return uintNumber(uint64(x))
+	case uint16:
+		return uintNumber(uint64(x))
+	case uint32:
+		return uintNumber(uint64(x))
 	case uint64:
-		return number{text: strconv.FormatUint(x, 10), f: float64(x)}, true
+		return uintNumber(x)
 	}
 	return number{}, false
+}
+
+func intNumber(x int64) (number, bool) {
+	return number{text: strconv.FormatInt(x, 10), f: float64(x)}, true
+}
+
+func uintNumber(x uint64) (number, bool) {
+	return number{text: strconv.FormatUint(x, 10), f: float64(x)}, true
 }
 
 // exactPow10 holds the powers of ten that float64 represents exactly.
@@ -78,7 +95,7 @@ func fastFloat(s string) (float64, bool) {
 		digits++
 		i++
 	}
-	if i == start {
+	if i == start || digits > 1 && s[start] == '0' {
 		return 0, false
 	}
 	if i < len(s) && s[i] == '.' {
@@ -130,7 +147,8 @@ func cmpNumber(a, b number) int {
 	case a.f > b.f:
 		return 1
 	}
-	return cmpDecimal(a.dec(), b.dec())
+	da, db := a.dec(), b.dec()
+	return cmpDecimal(&da, &db)
 }
 
 // isInteger reports whether the number has a zero fractional part: §6.1.1 of the validation spec says
@@ -148,14 +166,13 @@ func (n number) isInteger() bool {
 
 // decimal is an exact number: value = ±digits × 10^exp, where digits = hi+lo (two slices of the text, so
 // parsing does not allocate) has no leading or trailing zeros. Zero has no digits, exp 0 and neg false.
+// An exponent beyond ±expLimit is held exactly in eText (exponent.go), and exp is then ±expLimit.
 type decimal struct {
 	neg    bool
 	hi, lo string
 	exp    int64
+	eText  string
 }
-
-// expLimit bounds exponents so that arithmetic on them cannot overflow; 10^±10^15 is beyond any real use.
-const expLimit = 1e15
 
 func (d decimal) zero() bool { return d.hi == "" && d.lo == "" }
 func (d decimal) ndigits() int64 {
@@ -172,7 +189,7 @@ func (d decimal) digit(i int64) byte {
 	return '0'
 }
 
-// parseDecimal parses JSON number syntax (RFC 8259 §6), tolerating leading zeros.
+// parseDecimal parses JSON number syntax (RFC 8259 §6).
 func parseDecimal(s string) (decimal, bool) {
 	var d decimal
 	i := 0
@@ -185,7 +202,7 @@ func parseDecimal(s string) (decimal, bool) {
 		i++
 	}
 	intPart := s[start:i]
-	if intPart == "" {
+	if intPart == "" || len(intPart) > 1 && intPart[0] == '0' {
 		return decimal{}, false
 	}
 	frac := ""
@@ -201,16 +218,17 @@ func parseDecimal(s string) (decimal, bool) {
 		}
 	}
 	var e int64
+	var eDigits string // the written exponent's digits, when it passes expLimit
+	eneg := false
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
-		eneg := false
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			eneg = s[i] == '-'
 			i++
 		}
 		st := i
 		for i < len(s) && isDigit(s[i]) {
-			if e < expLimit {
+			if e <= expLimit {
 				e = e*10 + int64(s[i]-'0')
 			}
 			i++
@@ -219,7 +237,7 @@ func parseDecimal(s string) (decimal, bool) {
 			return decimal{}, false
 		}
 		if e > expLimit {
-			e = expLimit
+			e, eDigits = expLimit, s[st:i]
 		}
 		if eneg {
 			e = -e
@@ -245,6 +263,9 @@ func parseDecimal(s string) (decimal, bool) {
 	if d.zero() {
 		return decimal{}, true
 	}
+	if eDigits != "" || d.exp > expLimit || d.exp < -expLimit {
+		d.exp, d.eText = hugeExp(eneg, eDigits, d.exp, d.exp-e)
+	}
 	return d, true
 }
 
@@ -260,7 +281,7 @@ func (d decimal) sign() int {
 	return 1
 }
 
-func cmpDecimal(a, b decimal) int {
+func cmpDecimal(a, b *decimal) int {
 	sa, sb := a.sign(), b.sign()
 	if sa != sb {
 		if sa < sb {
@@ -280,10 +301,9 @@ func cmpDecimal(a, b decimal) int {
 
 // cmpMagnitude compares |a| and |b| for non-zero a and b: first by the position of the leading digit, then
 // digit by digit.
-func cmpMagnitude(a, b decimal) int {
-	adjA, adjB := a.exp+a.ndigits(), b.exp+b.ndigits()
-	if adjA != adjB {
-		if adjA < adjB {
+func cmpMagnitude(a, b *decimal) int {
+	if adj := expDiff(a, b) + a.ndigits() - b.ndigits(); adj != 0 {
+		if adj < 0 {
 			return -1
 		}
 		return 1
@@ -302,47 +322,42 @@ func cmpMagnitude(a, b decimal) int {
 }
 
 // isMultiple reports whether x is an integer multiple of the positive divisor d (§6.2.1), exactly.
-// With x = X·10^ex and d = D·10^ed, x/d is an integer iff D divides X·10^(ex-ed) (or D·10^(ed-ex) divides
-// X). Exponent gaps are clamped where the answer can no longer change, so hostile exponents cannot make
-// the arithmetic large.
+// With x = X·10^ex and d = D·10^ed, x/d is an integer iff D divides X·10^(ex-ed) when ex ≥ ed, and never
+// when ex < ed: D·10^(ed-ex) would have to divide X, which has no trailing zeros. Exponent gaps are clamped
+// where the answer can no longer change, so hostile exponents cannot make the arithmetic large.
 func isMultiple(x, d decimal) bool {
 	if x.zero() {
 		return true
 	}
-	k := x.exp - d.exp
-	if k >= 0 {
-		// 10^k only contributes factors 2 and 5; D has fewer than 4·digits of each.
-		k = min(k, 4*d.ndigits()+4)
-		if X, ok := x.uint(); ok {
-			if D, ok := d.uint(); ok {
-				if p, ok := pow10(k); ok {
-					if hi, lo := bits.Mul64(X, p); hi == 0 {
-						return lo%D == 0
-					}
-				}
+	k := expDiff(&x, &d)
+	if k < 0 {
+		return false
+	}
+	// 10^k only contributes factors 2 and 5; D has fewer than 4·digits of each.
+	n := x.ndigits() + min(k, 4*d.ndigits()+4)
+	// X·10^k mod D, reading n digits of X (digit returns '0' past its end) from the left: linear in the length
+	// of X, where converting X to big.Int takes time quadratic in it.
+	D, ok := d.uint()
+	if !ok {
+		// 18 digits at a time, with big.Int.
+		r, t, bigD := new(big.Int), new(big.Int), d.bigInt()
+		for i := int64(0); i < n; {
+			chunk, scale := uint64(0), uint64(1)
+			for ; i < n && scale < 1e18; i++ {
+				chunk, scale = chunk*10+uint64(x.digit(i)-'0'), scale*10
 			}
+			r.Mul(r, t.SetUint64(scale))
+			r.Mod(r.Add(r, t.SetUint64(chunk)), bigD)
 		}
-		num := x.bigInt()
-		num.Mul(num, new(big.Int).Exp(big.NewInt(10), big.NewInt(k), nil))
-		return new(big.Int).Mod(num, d.bigInt()).Sign() == 0
+		return r.Sign() == 0
 	}
-	k = -k
-	if k > x.ndigits() {
-		return false // 0 < X < 10^k ≤ D·10^k
+	var r uint64
+	for i := range n {
+		hi, lo := bits.Mul64(r, 10)
+		lo, carry := bits.Add64(lo, uint64(x.digit(i)-'0'), 0)
+		_, r = bits.Div64(hi+carry, lo, D) // hi+carry < D, as r < D
 	}
-	if X, ok := x.uint(); ok {
-		if D, ok := d.uint(); ok {
-			if p, ok := pow10(k); ok {
-				if hi, lo := bits.Mul64(D, p); hi == 0 {
-					return X%lo == 0
-				}
-				return false
-			}
-		}
-	}
-	den := d.bigInt()
-	den.Mul(den, new(big.Int).Exp(big.NewInt(10), big.NewInt(k), nil))
-	return new(big.Int).Mod(x.bigInt(), den).Sign() == 0
+	return r == 0
 }
 
 // uint returns the digits as a uint64 when they fit.
@@ -380,9 +395,6 @@ func pow10(k int64) (uint64, bool) {
 // maximum: big integers, long decimals, huge exponents, and 1.0 == 1. It returns -1, 0 or +1; ok is false when
 // a or b is not a number of the value model (json.Number with valid JSON number text, or a Go number).
 func CompareNumbers(a, b any) (c int, ok bool) {
-	if !strictNumber(a) || !strictNumber(b) {
-		return 0, false
-	}
 	x, ok1 := numberOf(a)
 	y, ok2 := numberOf(b)
 	if !ok1 || !ok2 {
@@ -391,17 +403,39 @@ func CompareNumbers(a, b any) (c int, ok bool) {
 	return cmpNumber(x, y), true
 }
 
-// strictNumber checks the RFC 8259 grammar of a json.Number, which numberOf's fast path takes on trust (the
-// validator's instances come from a JSON decoder; a caller's values may not).
-func strictNumber(v any) bool {
-	n, isText := v.(json.Number)
-	if !isText {
-		return true
+// Integer reports whether v is a JSON number with an integral value, read exactly as §6.1.1 of the
+// validation spec reads "integer" (2.0 and 2e0 are 2; 1.0000000000000000001 is not an integer although its
+// float64 is), and returns that value clamped to the int64 range.
+func Integer(v any) (int64, bool) {
+	n, ok := numberOf(v)
+	if !ok || !n.isInteger() {
+		return 0, false
 	}
-	s := strings.TrimPrefix(string(n), "-")
-	if len(s) > 1 && s[0] == '0' && isDigit(s[1]) {
-		return false // RFC 8259: no leading zeros
+	if n.text == "" {
+		if n.f >= 0x1p63 {
+			return math.MaxInt64, true
+		}
+		return int64(max(-0x1p63, n.f)), true
 	}
-	_, ok := parseDecimal(string(n))
-	return ok
+	return n.dec().int64(), true
+}
+
+// int64 returns the value of an integral d (exp ≥ 0), clamped to the int64 range.
+func (d decimal) int64() int64 {
+	limit := uint64(math.MaxInt64)
+	if d.neg {
+		limit++ // -limit is math.MinInt64
+	}
+	v := limit
+	if x, ok := d.uint(); ok {
+		if p, ok := pow10(d.exp); ok {
+			if hi, lo := bits.Mul64(x, p); hi == 0 && lo < limit {
+				v = lo
+			}
+		}
+	}
+	if d.neg {
+		return int64(-v)
+	}
+	return int64(v)
 }

@@ -73,7 +73,11 @@ func lookupPointer(v any, ptr string) (any, bool) {
 	return v, true
 }
 
-// hasPointerPrefix reports whether the location ptr is at or below the location prefix.
-func hasPointerPrefix(ptr, prefix string) bool {
-	return ptr == prefix || strings.HasPrefix(ptr, prefix+"/")
+// splitToken splits a non-empty JSON Pointer into its first reference token, as written (still escaped),
+// and the rest: "/a/b" into "a" and "/b".
+func splitToken(ptr string) (tok, rest string) {
+	if i := strings.IndexByte(ptr[1:], '/'); i >= 0 {
+		return ptr[1 : i+1], ptr[i+1:]
+	}
+	return ptr[1:], ""
 }

@@ -8,18 +8,24 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // errUnsupported marks valid ECMA-262 syntax that RE2 cannot execute (lookaround, backreferences).
 var errUnsupported = errors.New("not supported by RE2")
 
-// compileECMA compiles an ECMA-262 pattern with Unicode semantics into a Go regexp.
-func compileECMA(pattern string) (*regexp.Regexp, error) {
-	re2, err := translateECMA(pattern)
+// errTooLarge marks a pattern whose estimated program is beyond maxPatternSize; the rest of it is not read.
+var errTooLarge = errors.New("pattern too large")
+
+// compileECMA compiles an ECMA-262 pattern with Unicode semantics into a Go regexp, and returns the
+// estimated size of its program (see translator.size).
+func compileECMA(pattern string) (*regexp.Regexp, int, error) {
+	t, err := translateECMA(pattern)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return regexp.Compile(re2)
+	re, err := regexp.Compile(t.out.String())
+	return re, t.size(), err
 }
 
 // ECMA-262 WhiteSpace and LineTerminator code points (ECMA-262 §22.2.2.9 CharacterClassEscape :: s);
@@ -44,22 +50,32 @@ var unicodeNames = map[string]string{
 	"Unassigned": "Cn",
 }
 
-// translateECMA rewrites an ECMA-262 pattern to RE2 syntax. It returns an error wrapping errUnsupported for
-// valid ECMA-262 constructs RE2 lacks, and another error for invalid syntax.
-func translateECMA(p string) (string, error) {
+// translateECMA rewrites an ECMA-262 pattern to RE2 syntax, in t.out. It returns an error wrapping
+// errUnsupported for valid ECMA-262 constructs RE2 lacks, errTooLarge for a pattern beyond
+// maxPatternSize, and another error for invalid syntax.
+func translateECMA(p string) (*translator, error) {
 	t := &translator{src: p}
-	if err := t.run(); err != nil {
-		return "", err
-	}
-	return t.out.String(), nil
+	return t, t.run()
 }
 
 type translator struct {
-	src   string
-	i     int
-	out   strings.Builder
-	depth int
+	src    string
+	i      int
+	out    strings.Builder
+	groups []int // program where each open group began
+	copies int   // bytes that RE2 writes out again for repeats
+	ranges int   // ranges of the Unicode property classes
+	atom   int   // program of the last atom, the one a quantifier repeats
 }
+
+// program estimates the instructions of the RE2 program for the pattern read so far by the bytes they are
+// written with, counting an atom repeated {n,m} times m times over, as RE2 writes it out.
+func (t *translator) program() int { return t.out.Len() + t.copies }
+
+// size estimates what compiling the pattern read so far costs: its program, plus the ranges of its
+// Unicode property classes (which repeats share). Regular expressions run in linear time, but building
+// them is only bounded by this.
+func (t *translator) size() int { return t.program() + t.ranges }
 
 func (t *translator) errorf(format string, args ...any) error {
 	return fmt.Errorf("at offset %d: "+format, append([]any{t.i}, args...)...)
@@ -67,6 +83,10 @@ func (t *translator) errorf(format string, args ...any) error {
 
 func (t *translator) run() error {
 	for t.i < len(t.src) {
+		if err := t.checkSize(); err != nil {
+			return err
+		}
+		start := t.program()
 		c := t.src[t.i]
 		switch c {
 		case '\\':
@@ -81,25 +101,78 @@ func (t *translator) run() error {
 			if err := t.group(); err != nil {
 				return err
 			}
+			t.groups = append(t.groups, start)
+			continue
 		case ')':
-			if t.depth == 0 {
+			if len(t.groups) == 0 {
 				return t.errorf("unmatched )")
 			}
-			t.depth--
+			start = t.groups[len(t.groups)-1]
+			t.groups = t.groups[:len(t.groups)-1]
 			t.out.WriteByte(c)
 			t.i++
 		case '.':
 			t.out.WriteString(ecmaDot)
 			t.i++
+		case '{':
+			if n, ok := t.repeat(); ok {
+				// RE2 writes the atom out n times (x{2,5} is xx(x(x(x)?)?)?).
+				t.copies += t.atom * (n - 1)
+				t.atom *= n
+				continue
+			}
+			t.out.WriteByte(c)
+			t.i++
 		default:
 			t.out.WriteByte(c)
 			t.i++
 		}
+		t.atom = t.program() - start
 	}
-	if t.depth != 0 {
+	if len(t.groups) != 0 {
 		return t.errorf("missing )")
 	}
+	return t.checkSize()
+}
+
+func (t *translator) checkSize() error {
+	if t.size() > maxPatternSize {
+		return fmt.Errorf("%w: its estimated size passes %d at offset %d", errTooLarge, maxPatternSize, t.i)
+	}
 	return nil
+}
+
+// repeat copies a {n}, {n,} or {n,m} quantifier at t.i and returns how many copies of the atom RE2 builds
+// for it: m, or n without m. ok is false when no quantifier is there ("{" is then a literal).
+func (t *translator) repeat() (n int, ok bool) {
+	digits := func(j int) int {
+		for j < len(t.src) && isDigit(t.src[j]) {
+			j++
+		}
+		return j
+	}
+	lo := t.i + 1
+	end := digits(lo)
+	count := t.src[lo:end]
+	if count == "" {
+		return 0, false
+	}
+	if end < len(t.src) && t.src[end] == ',' {
+		hi := end + 1
+		if end = digits(hi); end > hi {
+			count = t.src[hi:end]
+		}
+	}
+	if end >= len(t.src) || t.src[end] != '}' {
+		return 0, false
+	}
+	n = 99999 // RE2 refuses counts above 1000; beyond that the estimate only has to stay large
+	if len(count) <= 5 {
+		n, _ = strconv.Atoi(count)
+	}
+	t.out.WriteString(t.src[t.i : end+1])
+	t.i = end + 1
+	return max(n, 1), true
 }
 
 func (t *translator) group() error {
@@ -124,7 +197,6 @@ func (t *translator) group() error {
 		t.out.WriteByte('(')
 		t.i++
 	}
-	t.depth++
 	return nil
 }
 
@@ -257,6 +329,9 @@ func (t *translator) escape(inClass bool) error {
 			name = short
 		}
 		fmt.Fprintf(&t.out, `\%c{%s}`, c, name)
+		if tbl := unicodeTable(name); tbl != nil {
+			t.ranges += len(tbl.R16) + len(tbl.R32)
+		}
 	case 'k':
 		return fmt.Errorf(`backreference at offset %d: %w`, t.i, errUnsupported)
 	default:
@@ -315,16 +390,24 @@ func isHex(s string) bool {
 
 func isASCIILetter(c byte) bool { return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') }
 
+// unicodeTable returns the table RE2 uses for a Unicode class name, nil for a name it does not know.
+func unicodeTable(name string) *unicode.RangeTable {
+	if tbl, ok := unicode.Categories[name]; ok {
+		return tbl
+	}
+	return unicode.Scripts[name]
+}
+
 // isECMARegex implements format "regex" (validation spec §7.3.8): valid ECMA-262 syntax, including
-// constructs RE2 cannot run.
+// constructs RE2 cannot run. A pattern beyond maxPatternSize is not read to the end and counts as valid.
 func isECMARegex(s string) bool {
-	re2, err := translateECMA(s)
-	if errors.Is(err, errUnsupported) {
+	t, err := translateECMA(s)
+	if errors.Is(err, errUnsupported) || errors.Is(err, errTooLarge) {
 		return true
 	}
 	if err != nil {
 		return false
 	}
-	_, err = regexp.Compile(re2)
+	_, err = regexp.Compile(t.out.String())
 	return err == nil
 }

@@ -16,7 +16,7 @@ func TestGlushkovAgreesWithRegexp(t *testing.T) {
 	alphabet := []rune{'a', 'b', 'c', 'd', 'x', 'y', 'z', '0', '5', '-', '@', 'R', 'F', 'D', 'é', '\n', ' ', 'S', 'K', 'U'}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, p := range patterns {
-		re, err := compileECMA(p)
+		re, _, err := compileECMA(p)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}

@@ -17,6 +17,8 @@ const (
 	maxDocuments     = 1000    // documents obtained from the Loader in one Compile
 	maxNodes         = 1 << 20 // compiled schema objects in one Compile
 	maxDialectChain  = 8       // meta-schemas whose $schema is again a custom meta-schema
+	maxPatternSize   = 1 << 18 // estimated size of one regular expression (see translator.size)
+	maxPatternsSize  = 1 << 20 // the same for all the regular expressions of one Compile
 )
 
 // vocab is a set of vocabularies (§8.1.2 of the core spec).
@@ -69,9 +71,50 @@ var knownDialects = map[string]dialect{
 
 // document is one JSON document: the root schema or one obtained from the Loader.
 type document struct {
-	url   string
-	root  any
-	resAt map[string]*resource // resources by the JSON Pointer of their root
+	url       string
+	root      any
+	resources resTree // by the JSON Pointer of their root
+}
+
+// resTree indexes resources by the reference tokens of the JSON Pointer of their root, so that finding
+// the resource at or around a location costs the length of its pointer however many resources the
+// document has.
+type resTree struct {
+	res  *resource
+	next map[string]*resTree
+}
+
+func (t *resTree) insert(ptr string, r *resource) {
+	for ptr != "" {
+		var tok string
+		tok, ptr = splitToken(ptr)
+		n := t.next[tok]
+		if n == nil {
+			if t.next == nil {
+				t.next = map[string]*resTree{}
+			}
+			n = &resTree{}
+			t.next[tok] = n
+		}
+		t = n
+	}
+	t.res = r
+}
+
+// find returns the resource whose root is at ptr (nil if none) and the innermost resource containing ptr.
+func (t *resTree) find(ptr string) (at, in *resource) {
+	in = t.res
+	for ptr != "" {
+		var tok string
+		tok, ptr = splitToken(ptr)
+		if t = t.next[tok]; t == nil {
+			return nil, in
+		}
+		if t.res != nil {
+			in = t.res
+		}
+	}
+	return t.res, in
 }
 
 // resource is a schema resource (§4.3.5 of the core spec): a schema with its own base URI.
@@ -93,7 +136,7 @@ func (c *compiler) addDocument(url string, v any) (*document, error) {
 	if len(c.docs) >= maxDocuments {
 		return nil, &CompileError{Location: url, Message: fmt.Sprintf("more than %d schema documents", maxDocuments)}
 	}
-	doc := &document{url: url, root: v, resAt: map[string]*resource{}}
+	doc := &document{url: url, root: v}
 	c.docs[url] = doc
 	root := &resource{uri: url, doc: doc, dialect: dialect2020}
 	if err := c.register(url, root); err != nil {
@@ -110,7 +153,7 @@ func (c *compiler) register(uri string, r *resource) error {
 		return &CompileError{Location: fragmentURI(r.doc.url, r.ptr), Message: fmt.Sprintf("duplicate schema resource $id %q", uri)}
 	}
 	c.res[uri] = r
-	r.doc.resAt[r.ptr] = r
+	r.doc.resources.insert(r.ptr, r)
 	return nil
 }
 
@@ -130,7 +173,7 @@ func (c *compiler) discover(doc *document, v any, ptr string, res *resource, dep
 		if err != nil {
 			return &CompileError{Location: fragmentURI(doc.url, ptr), Message: fmt.Sprintf("invalid $id %q", id), Err: err}
 		}
-		if ptr == res.ptr && doc.resAt[ptr] == res {
+		if ptr == res.ptr {
 			// The document root: its $id is its canonical URI; the retrieval URI stays an alias.
 			if uri != res.uri {
 				res.uri = uri

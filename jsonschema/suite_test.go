@@ -32,15 +32,34 @@ type knownFailure struct {
 	Reason string `json:"reason"`
 }
 
-func decodeJSON(t testing.TB, data []byte) any {
-	t.Helper()
+// decode decodes a JSON value into the engine's value model (numbers as json.Number).
+func decode(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	err := dec.Decode(&v)
+	return v, err
+}
+
+func decodeJSON(t testing.TB, data []byte) any {
+	t.Helper()
+	v, err := decode(data)
+	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
 	return v
+}
+
+// readJSONFile decodes the JSON file at path into v (with encoding/json's own types).
+func readJSONFile(t testing.TB, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 }
 
 func suiteLoader(t testing.TB) (Loader, string) {
@@ -71,14 +90,8 @@ func runSuiteFiles(t *testing.T, dir, glob string, opts *Options) suiteResult {
 	var res suiteResult
 	for _, file := range files {
 		rel, _ := filepath.Rel(dir, file)
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var groups []suiteGroup
-		if err := json.Unmarshal(data, &groups); err != nil {
-			t.Fatalf("%s: %v", rel, err)
-		}
+		readJSONFile(t, file, &groups)
 		for _, g := range groups {
 			s, cerr := Compile(decodeJSON(t, g.Schema), opts)
 			for _, tc := range g.Tests {
@@ -127,14 +140,8 @@ func TestSuiteOptional(t *testing.T) {
 
 func loadKnownFailures(t *testing.T) map[string]string {
 	t.Helper()
-	data, err := os.ReadFile(knownFailuresFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var list []knownFailure
-	if err := json.Unmarshal(data, &list); err != nil {
-		t.Fatalf("%s: %v", knownFailuresFile, err)
-	}
+	readJSONFile(t, knownFailuresFile, &list)
 	known := map[string]string{}
 	for _, k := range list {
 		if k.Reason == "" {

@@ -4,6 +4,7 @@ package jsonschema
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,8 +14,19 @@ import (
 // Limits that keep a hostile schema or instance from hanging or exhausting memory during evaluation.
 const (
 	maxEvalDepth = 1000     // nested schema evaluations on one path
-	maxEvalSteps = 10000000 // schema evaluations in one validation (catches exponential $ref fan-out)
+	maxEvalSteps = 10000000 // steps in one validation (catches exponential $ref fan-out and repeated work)
 	maxUnits     = 1000     // error units kept in one ValidationError
+	maxUnitBytes = 1 << 20  // bytes of locations and messages recorded in one validation
+)
+
+// Work is counted in eighths of a step: a schema evaluation costs stepWork, and so does each failure met
+// in detail mode and each comparison made ordering members for it; a boolean schema's evaluation costs
+// one, as does each member, item, name, enum value, $ref frame or string byte a keyword reads. Counting
+// what keywords read as well as evaluations is what bounds a schema that repeats linear work (a long
+// anyOf of patterns, say) over a large instance.
+const (
+	stepWork    = 8
+	maxEvalWork = maxEvalSteps * stepWork
 )
 
 // node is one compiled schema (object or boolean).
@@ -119,7 +131,8 @@ type validator struct {
 	refs      []refFrame  // $ref frames on the current path, for loop detection
 	instDepth int
 	depth     int
-	steps     int
+	work      int   // see stepWork
+	unitBytes int   // recorded in units, including those later dropped by anyOf, oneOf, not, if and contains
 	fatal     *Unit // evaluation had to stop: the instance is reported invalid
 }
 
@@ -149,7 +162,7 @@ func putValidator(v *validator) {
 	}
 	clear(v.refs[:cap(v.refs)])
 	v.fatal = nil
-	v.steps, v.depth, v.instDepth = 0, 0, 0
+	v.work, v.unitBytes, v.depth, v.instDepth = 0, 0, 0, 0
 	validatorPool.Put(v)
 }
 
@@ -183,7 +196,7 @@ func (s *Schema) Validate(instance any) (verr *ValidationError) {
 		putValidator(v)
 		return nil
 	}
-	if v.steps > maxEvalSteps {
+	if v.work > maxEvalWork {
 		// Too expensive to repeat in detail: report the limit where it was hit.
 		verr = &ValidationError{Units: []Unit{*v.fatal}}
 		putValidator(v)
@@ -214,19 +227,20 @@ func (v *validator) eval(n *node, inst any, ann *annot) bool {
 		return false
 	}
 	if n.isBool {
+		v.work++
 		if !n.val {
-			v.fail(n.loc, "", falseMessage(v))
+			v.failFalse(n.loc)
 		}
 		return n.val
 	}
-	v.steps++
+	v.work += stepWork
 	v.depth++
 	if v.depth > maxEvalDepth {
 		v.setFatal(n.loc, "", fmt.Sprintf("evaluation deeper than %d schemas; the schema or instance is too deeply nested", maxEvalDepth))
 		v.depth--
 		return false
 	}
-	if v.steps > maxEvalSteps {
+	if v.work > maxEvalWork {
 		v.setFatal(n.loc, "", fmt.Sprintf("evaluation took more than %d steps; the schema is too expensive to evaluate", maxEvalSteps))
 		v.depth--
 		return false
@@ -272,58 +286,74 @@ func (v *validator) evalIn(c child, inst any, ann *annot) bool {
 	return ok
 }
 
+// evalAlt evaluates an alternative (a branch of anyOf or oneOf, the if schema) against the same instance.
+// When annotations are being collected the alternative gets its own, which the caller merges only if the
+// alternative counts.
+func (v *validator) evalAlt(c child, inst any, collect bool) (bool, *annot) {
+	if !collect {
+		return v.evalIn(c, inst, nil), nil
+	}
+	ca := &annot{}
+	return v.evalIn(c, inst, ca), ca
+}
+
 // evalKey evaluates a subschema against the member key of the current object.
 func (v *validator) evalKey(c child, inst any, key string) bool {
-	if !v.detail {
-		v.instDepth++
-		ok := v.eval(c.n, inst, nil)
-		v.instDepth--
-		return ok
-	}
-	v.kwPath = append(v.kwPath, c.tok)
-	v.instPath = append(v.instPath, instTok{key: key, idx: -1})
-	v.instDepth++
-	ok := v.eval(c.n, inst, nil)
-	v.instDepth--
-	v.instPath = v.instPath[:len(v.instPath)-1]
-	v.kwPath = v.kwPath[:len(v.kwPath)-1]
-	return ok
+	return v.evalAt(c, inst, instTok{key: key, idx: -1})
 }
 
 // evalIndex evaluates a subschema against item i of the current array.
 func (v *validator) evalIndex(c child, inst any, i int) bool {
+	return v.evalAt(c, inst, instTok{idx: i})
+}
+
+// evalAt evaluates a subschema against the member or item t of the current instance.
+func (v *validator) evalAt(c child, inst any, t instTok) bool {
+	v.instDepth++
 	if !v.detail {
-		v.instDepth++
 		ok := v.eval(c.n, inst, nil)
 		v.instDepth--
 		return ok
 	}
 	v.kwPath = append(v.kwPath, c.tok)
-	v.instPath = append(v.instPath, instTok{idx: i})
-	v.instDepth++
+	v.instPath = append(v.instPath, t)
 	ok := v.eval(c.n, inst, nil)
-	v.instDepth--
 	v.instPath = v.instPath[:len(v.instPath)-1]
 	v.kwPath = v.kwPath[:len(v.kwPath)-1]
+	v.instDepth--
 	return ok
 }
 
-// fail records a unit for keyword kw ("" for the schema itself) of the schema at absolute location loc.
-func (v *validator) fail(loc, kw, msg string) {
-	if !v.detail || len(v.units) >= maxUnits {
-		return
-	}
-	v.units = append(v.units, v.unit(loc, kw, msg))
-}
-
-// failKey records a unit whose instance location is member key of the current object.
-func (v *validator) failKey(loc, kw, key, msg string) {
+// failf records a unit for keyword kw ("" for the schema itself) of the schema at absolute location loc,
+// in detail mode. Each failure costs a step there, and the message is only formatted for a unit that is
+// kept.
+func (v *validator) failf(loc, kw, format string, args ...any) {
 	if !v.detail {
 		return
 	}
-	v.instPath = append(v.instPath, instTok{key: key, idx: -1})
-	v.fail(loc, kw, msg)
+	v.work += stepWork
+	if len(v.units) >= maxUnits || v.unitBytes >= maxUnitBytes {
+		return
+	}
+	u := v.unit(loc, kw, fmt.Sprintf(format, args...))
+	v.unitBytes += len(u.KeywordLocation) + len(u.AbsoluteKeywordLocation) + len(u.InstanceLocation) + len(u.Message)
+	v.units = append(v.units, u)
+}
+
+// failAtf records a unit whose instance location is the member or item t of the current instance.
+func (v *validator) failAtf(loc, kw string, t instTok, format string, args ...any) {
+	if !v.detail {
+		return
+	}
+	v.instPath = append(v.instPath, t)
+	v.failf(loc, kw, format, args...)
 	v.instPath = v.instPath[:len(v.instPath)-1]
+}
+
+// match runs a pattern on s, counting the bytes it reads.
+func (v *validator) match(re *matcher, s string) bool {
+	v.work += 1 + len(s)
+	return re.MatchString(s)
 }
 
 func (v *validator) unit(loc, kw, msg string) Unit {
@@ -361,20 +391,18 @@ func (v *validator) setFatal(loc, kw, msg string) {
 	}
 }
 
-// falseMessage words the failure of a false schema from where it applies: most false schemas forbid a
-// property or an item.
-func falseMessage(v *validator) string {
-	if !v.detail {
-		return ""
+// failFalse records the failure of a false schema, worded from where it applies: most false schemas forbid
+// a property or an item.
+func (v *validator) failFalse(loc string) {
+	switch {
+	case !v.detail:
+	case len(v.instPath) == 0:
+		v.failf(loc, "", "no value is allowed here (schema is false)")
+	case v.instPath[len(v.instPath)-1].idx >= 0:
+		v.failf(loc, "", "item %d is not allowed", v.instPath[len(v.instPath)-1].idx)
+	default:
+		v.failf(loc, "", "property %q is not allowed", v.instPath[len(v.instPath)-1].key)
 	}
-	if len(v.instPath) == 0 {
-		return "no value is allowed here (schema is false)"
-	}
-	t := v.instPath[len(v.instPath)-1]
-	if t.idx >= 0 {
-		return fmt.Sprintf("item %d is not allowed", t.idx)
-	}
-	return fmt.Sprintf("property %q is not allowed", t.key)
 }
 
 // forEachKey calls f for every member of obj, stopping when f returns false. In detail mode the order is
@@ -382,18 +410,21 @@ func falseMessage(v *validator) string {
 func (v *validator) forEachKey(obj map[string]any, f func(k string, val any) bool) {
 	if !v.detail {
 		for k, val := range obj {
+			v.work++
 			if !f(k, val) {
 				return
 			}
 		}
 		return
 	}
+	v.work += stepWork * len(obj) * bits.Len(uint(len(obj))) // a comparison of the sort costs about a step
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		v.work++
 		if !f(k, obj[k]) {
 			return
 		}
