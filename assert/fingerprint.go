@@ -7,8 +7,6 @@ import (
 	"hash/maphash"
 	"math"
 	"reflect"
-
-	"attest-engine/jsonschema"
 )
 
 // seed is per process, so no input can be crafted to collide in advance.
@@ -86,32 +84,7 @@ func traceKey(tr map[string]any, text []byte) uint64 {
 // sameJSON reports whether a and b are the same document: same types, same
 // member names, same string and number texts. Cache hits are confirmed with
 // it, so a hash collision can cost a compile, never a wrong answer.
-func sameJSON(a, b any) bool { return equalJSON(a, b, sameNumberText) }
-
-// sameValue is JSON equality with numbers compared by value (1 == 1.0,
-// exactly), as cross-agent data flow needs.
-func sameValue(a, b any) bool { return equalJSON(a, b, sameNumberValue) }
-
-func sameNumberText(x, y any) bool {
-	switch n := x.(type) {
-	case json.Number:
-		m, ok := y.(json.Number)
-		return ok && n == m
-	case float64:
-		m, ok := y.(float64)
-		return ok && n == m
-	}
-	return false
-}
-
-func sameNumberValue(x, y any) bool {
-	c, ok := jsonschema.CompareNumbers(x, y)
-	return ok && c == 0
-}
-
-// equalJSON is structural equality of two documents, with numbers compared
-// by sameNumber (called only when a is a number).
-func equalJSON(a, b any, sameNumber func(x, y any) bool) bool {
+func sameJSON(a, b any) bool {
 	switch x := a.(type) {
 	case nil:
 		return b == nil
@@ -121,8 +94,12 @@ func equalJSON(a, b any, sameNumber func(x, y any) bool) bool {
 	case string:
 		y, ok := b.(string)
 		return ok && x == y
-	case json.Number, float64:
-		return sameNumber(a, b)
+	case json.Number:
+		y, ok := b.(json.Number)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
@@ -132,7 +109,7 @@ func equalJSON(a, b any, sameNumber func(x, y any) bool) bool {
 			return true // the same array: a memoized spec (rpc/memo.go) meets its compiled entry
 		}
 		for i := range x {
-			if !equalJSON(x[i], y[i], sameNumber) {
+			if !sameJSON(x[i], y[i]) {
 				return false
 			}
 		}
@@ -147,7 +124,7 @@ func equalJSON(a, b any, sameNumber func(x, y any) bool) bool {
 		}
 		for k, xe := range x {
 			ye, ok := y[k]
-			if !ok || !equalJSON(xe, ye, sameNumber) {
+			if !ok || !sameJSON(xe, ye) {
 				return false
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"attest-engine/jsonschema"
 )
 
 // maxTreeLevels bounds the walk. Validated traces nest at most 5 levels
@@ -222,7 +224,7 @@ func reaches(v, doc any) bool {
 	if doc == nil {
 		return false
 	}
-	if sameValue(v, doc) {
+	if jsonschema.Equal(v, doc) {
 		return true
 	}
 	switch d := doc.(type) {

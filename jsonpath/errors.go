@@ -12,10 +12,6 @@ const (
 	// maxSegments caps the segments of an expression, counting those of
 	// the queries inside filters.
 	maxSegments = 128
-	// maxEqualDepth caps the nesting that deep equality follows. It is
-	// above the depth encoding/json accepts, so it only stops cyclic
-	// documents built by hand.
-	maxEqualDepth = 10001
 )
 
 // SyntaxError reports an expression that is not in the subset, with the

@@ -2,7 +2,11 @@
 
 package jsonpath
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"attest-engine/jsonschema"
+)
 
 // test reports whether the filter f holds for cur, the element under test.
 func (s *selector) test(f *filter, cur any) bool {
@@ -31,7 +35,7 @@ func (s *selector) eval(f *filter, cur any) bool {
 	b, okB := s.value(&f.right, cur)
 	// An absent value equals only another absent value (RFC 9535
 	// §2.3.5.2.2: two empty nodelists compare equal).
-	eq := okA == okB && (!okA || equal(a, b, 0))
+	eq := okA == okB && (!okA || jsonschema.Equal(a, b))
 	if f.op == opNe {
 		return !eq
 	}

@@ -51,8 +51,9 @@
 //   - metadata.timestamp must match the RFC 3339 date-time grammar exactly
 //     (four-digit year, two-digit fields, '.' before a fraction, "Z" or a
 //     "+hh:mm"/"-hh:mm" offset; "T" and "Z" may be lower case, RFC 3339 §5.6)
-//     and name a real instant (time.Parse with time.RFC3339Nano). Go alone
-//     would also accept a one-digit hour and a ',' before the fraction.
+//     and name a real instant: the JSON Schema date-time format's check
+//     (jsonschema.IsDateTime, ranges and leap years included), minus leap
+//     seconds, which the time package cannot represent.
 //
 // # Deviations from the specification
 //
