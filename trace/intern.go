@@ -21,13 +21,8 @@ const (
 
 type interner struct {
 	keys [internSlots]string
-	strs [internSlots]boxed
-	nums [internSlots]boxed
-}
-
-type boxed struct {
-	text string
-	val  any
+	strs [internSlots]any // each a string
+	nums [internSlots]any // each a json.Number
 }
 
 func internSlot(b []byte) int {
@@ -52,29 +47,29 @@ func (in *interner) key(b []byte) string {
 	return s
 }
 
-// value returns b as a boxed string or json.Number, shared with earlier equal ones.
+// value returns b as a boxed string or json.Number, shared with earlier equal
+// ones. A slot's box is its own record of the text it holds.
 func (in *interner) value(b []byte, number bool) any {
-	if len(b) > maxInternLen {
-		if number {
+	if number {
+		if len(b) > maxInternLen {
 			return json.Number(b)
 		}
+		e := &in.nums[internSlot(b)]
+		if n, ok := (*e).(json.Number); ok && string(n) == string(b) {
+			return *e
+		}
+		*e = json.Number(b)
+		return *e
+	}
+	if len(b) > maxInternLen {
 		return string(b)
 	}
-	table := &in.strs
-	if number {
-		table = &in.nums
+	e := &in.strs[internSlot(b)]
+	if s, ok := (*e).(string); ok && s == string(b) {
+		return *e
 	}
-	e := &table[internSlot(b)]
-	if e.val != nil && e.text == string(b) {
-		return e.val
-	}
-	e.text = string(b)
-	if number {
-		e.val = json.Number(e.text)
-	} else {
-		e.val = e.text
-	}
-	return e.val
+	*e = string(b)
+	return *e
 }
 
 // decoders reuses decoders, and with them their interners and scratch space.
@@ -87,12 +82,27 @@ func getDecoder(data []byte) *decoder {
 }
 
 func putDecoder(d *decoder) {
+	d.reset()
+	decoders.Put(d)
+}
+
+// reset readies d for the pool. A decode that failed part-way leaves the
+// values it had gathered on the stacks: dropped here, so that a pooled
+// decoder keeps nothing of an earlier document alive and its stacks do not
+// grow with every malformed input.
+func (d *decoder) reset() {
 	d.data, d.dup, d.reuse = nil, nil, nil
+	clear(d.members)
+	d.members = d.members[:0]
+	clear(d.elems)
+	d.elems = d.elems[:0]
 	if cap(d.buf) > 64<<10 {
 		d.buf = nil // do not keep a large string's scratch alive
 	}
 	if cap(d.members) > 4096 {
 		d.members = nil
 	}
-	decoders.Put(d)
+	if cap(d.elems) > 4096 {
+		d.elems = nil
+	}
 }

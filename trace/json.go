@@ -107,6 +107,7 @@ type decoder struct {
 	buf    []byte // scratch for strings with escapes
 
 	members []member // members of the objects being decoded, innermost last
+	elems   []any    // elements of the arrays being decoded, innermost last
 	reuse   *Reuse
 }
 
@@ -300,19 +301,21 @@ func (d *decoder) array() (any, error) {
 		return nil, err
 	}
 	d.pos++ // '['
-	a := make([]any, 0, 4)
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
 		d.depth--
-		return a, nil
+		return []any{}, nil
 	}
+	// Elements are gathered on a stack shared by all arrays being decoded,
+	// like the members of objects, then copied to a slice of the final size.
+	base := len(d.elems)
 	for {
 		v, err := d.value()
 		if err != nil {
 			return nil, err
 		}
-		a = append(a, v)
+		d.elems = append(d.elems, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.errorf("unexpected end of input in array")
@@ -321,14 +324,21 @@ func (d *decoder) array() (any, error) {
 		case ',':
 			d.pos++
 			d.skipSpace()
+			continue
 		case ']':
 			d.pos++
 			d.depth--
-			return a, nil
 		default:
 			return nil, d.errorf("expected ',' or ']' in array")
 		}
+		break
 	}
+	es := d.elems[base:]
+	a := make([]any, len(es))
+	copy(a, es)
+	clear(es) // the stack is reused: drop its references
+	d.elems = d.elems[:base]
+	return a, nil
 }
 
 // str scans a string at d.pos (which holds '"') and returns its decoded
@@ -337,9 +347,22 @@ func (d *decoder) array() (any, error) {
 func (d *decoder) str() ([]byte, error) {
 	d.pos++ // opening quote
 	start := d.pos
-	// Fast path: no escapes and plain ASCII.
-	for d.pos < len(d.data) && !strSpecial[d.data[d.pos]] {
-		d.pos++
+	// Fast path: no escapes, so the string is a slice of the input; runes
+	// of more than one byte are checked where they are.
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		if !strSpecial[c] {
+			d.pos++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			break // the closing quote, an escape or a control character
+		}
+		r, size := utf8.DecodeRune(d.data[d.pos:])
+		if r == utf8.RuneError && size <= 1 {
+			return nil, d.errorf("invalid UTF-8 in string")
+		}
+		d.pos += size
 	}
 	if d.pos < len(d.data) && d.data[d.pos] == '"' {
 		d.pos++

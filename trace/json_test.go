@@ -207,6 +207,34 @@ func TestDecodeDuplicateKey(t *testing.T) {
 	}
 }
 
+// TestFailedDecodeKeepsNothing: a decode that fails part-way leaves the
+// members and elements it gathered on the decoder's stacks. A pooled decoder
+// must drop them, or every malformed input would keep its values alive and
+// grow the stacks of the next decodes.
+func TestFailedDecodeKeepsNothing(t *testing.T) {
+	for _, in := range []string{`{"a":"x","b":`, `[1,[2,{"c":[3,4,`, `{"a":[{"b":1}],"c":{"d":"` + strings.Repeat("x", 100) + `"}, x}`} {
+		d := getDecoder([]byte(in))
+		if _, err := d.value(); err == nil {
+			t.Fatalf("%q decoded", in)
+		}
+		d.reset()
+		if len(d.members) != 0 || len(d.elems) != 0 {
+			t.Errorf("%q: %d members and %d elements left on the stacks", in, len(d.members), len(d.elems))
+		}
+		for _, m := range d.members[:cap(d.members)] {
+			if m.val != nil || m.key != "" {
+				t.Errorf("%q: the members stack still holds %q: %v", in, m.key, m.val)
+			}
+		}
+		for _, e := range d.elems[:cap(d.elems)] {
+			if e != nil {
+				t.Errorf("%q: the elements stack still holds %v", in, e)
+			}
+		}
+		putDecoder(d)
+	}
+}
+
 func TestSyntaxErrorMessage(t *testing.T) {
 	_, err := Decode([]byte(`[1,2,x]`))
 	if got, want := err.Error(), "invalid character 'x' looking for beginning of value at offset 5"; got != want {

@@ -98,17 +98,20 @@ func requiredFields(t map[string]any) *Error {
 	return nil
 }
 
-// limits is rule 4, spec §7 "Size and Count Limits". The size is checked on
-// the root only (a sub-trace is part of its root, so it is never larger),
-// and only when the source text does not already prove it small enough.
-func limits(t map[string]any, measure bool) *Error {
-	if measure {
-		if n := EncodedSize(t, MaxTraceBytes); n > MaxTraceBytes {
+// limits is rule 4, spec §7 "Size and Count Limits". The size is measured
+// only when v.bound does not already prove it small enough, which is to say
+// on the root at most: once the root is measured, v.bound is its size, and a
+// sub-trace, part of its root, is never larger.
+func (v *validator) limits(t map[string]any) *Error {
+	if v.bound > MaxTraceBytes {
+		n := EncodedSize(t, MaxTraceBytes)
+		if n > MaxTraceBytes {
 			return &Error{
 				Message: "trace exceeds max size: " + strconv.Itoa(exactSize(t)) + " > 10485760 bytes",
 				Detail:  "Reduce trace size by filtering steps or truncating tool results. Max allowed: 10485760 bytes (10 MB).",
 			}
 		}
+		v.bound = n
 	}
 	if steps, ok := t["steps"].([]any); ok && len(steps) > MaxSteps {
 		return &Error{
@@ -225,7 +228,7 @@ func (v *validator) steps(t map[string]any) *Error {
 		if err != nil {
 			return err
 		}
-		if r, ok := step["result"]; ok && !v.opts.fits(MaxStepResultBytes) {
+		if r, ok := step["result"]; ok && v.bound > MaxStepResultBytes {
 			if n := EncodedSize(r, MaxStepResultBytes); n > MaxStepResultBytes {
 				return &Error{ // to the letter of spec §7 "Actionable Error Messages"
 					Message: "trace step '" + name + "' result exceeds 1048576 bytes (actual: " + strconv.Itoa(exactSize(r)) + " bytes)",

@@ -33,9 +33,6 @@ type Options struct {
 	SourceBytes int
 }
 
-// fits reports whether every value in the source is certainly within limit.
-func (o Options) fits(limit int) bool { return o.SourceBytes > 0 && 2*o.SourceBytes <= limit }
-
 // Error is an INVALID_TRACE (1001) failure: Message and Detail go to the wire
 // verbatim, as the error's message and data.detail.
 type Error struct {
@@ -67,8 +64,11 @@ func Validate(t any, opts Options) (warnings []string, err *Error) {
 			Detail:  "Send the trace as a JSON object with schema_version, trace_id, output and optional steps (spec §3.1).",
 		}
 	}
-	v := validator{opts: opts}
-	if err := v.trace(root, true); err != nil {
+	v := validator{opts: opts, bound: math.MaxInt}
+	if n := opts.SourceBytes; n > 0 && n <= math.MaxInt/2 {
+		v.bound = 2 * n
+	}
+	if err := v.trace(root); err != nil {
 		return v.warnings, err
 	}
 	if d := subTraceDepth(root); d > MaxSubTraceDepth {
@@ -89,17 +89,22 @@ type validator struct {
 	opts     Options
 	warnings []string
 	prefix   string
+	// bound is an upper bound on the encoded size of the root trace, and so
+	// of every value in it: twice Options.SourceBytes, or math.MaxInt when
+	// that is unknown, until rule 4 measures the root. A size limit that
+	// bound is within needs no measuring.
+	bound int
 }
 
 // trace applies rules 2 to 6 to one trace, root or sub-trace.
-func (v *validator) trace(t map[string]any, root bool) *Error {
+func (v *validator) trace(t map[string]any) *Error {
 	if err := v.schemaVersion(t); err != nil {
 		return err
 	}
 	if err := requiredFields(t); err != nil {
 		return err
 	}
-	if err := limits(t, root && !v.opts.fits(MaxTraceBytes)); err != nil {
+	if err := v.limits(t); err != nil {
 		return err
 	}
 	if err := fieldFormats(t); err != nil {
@@ -124,7 +129,7 @@ func (v *validator) subTraces(t map[string]any) *Error {
 		}
 		where := "sub_trace of step '" + step["name"].(string) + "' (steps[" + strconv.Itoa(i) + "]): "
 		v.prefix = outer + where
-		err := v.trace(sub, false)
+		err := v.trace(sub)
 		if err == nil {
 			err = v.subTraces(sub)
 		}

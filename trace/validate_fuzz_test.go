@@ -10,7 +10,8 @@ import (
 
 // FuzzValidate decodes any input and validates it in both modes: Validate
 // never panics, every error carries a message and a detail, the outcome does
-// not depend on map order, and EncodedSize agrees with encoding/json.
+// not depend on map order nor on Options.SourceBytes, and EncodedSize agrees
+// with encoding/json.
 func FuzzValidate(f *testing.F) {
 	addGoldenInputs(f)
 	f.Add([]byte(`{"schema_version":1,"trace_id":"t","output":{"a":1},"steps":[{"type":"agent_call","name":"a","sub_trace":{}}]}`))
@@ -27,6 +28,10 @@ func FuzzValidate(f *testing.F) {
 			}
 			if !reflect.DeepEqual(w1, w2) || !reflect.DeepEqual(e1, e2) {
 				t.Fatalf("Validate is not deterministic: %v %v, then %v %v", w1, e1, w2, e2)
+			}
+			w3, e3 := Validate(v, Options{Strict: strict, SourceBytes: len(data)})
+			if !reflect.DeepEqual(w1, w3) || !reflect.DeepEqual(e1, e3) {
+				t.Fatalf("Validate with SourceBytes %d: %v %v; without: %v %v", len(data), w3, e3, w1, e1)
 			}
 		}
 		if got, want := EncodedSize(v, math.MaxInt), jsonSize(t, v); got != want {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -156,7 +157,12 @@ type goldenError struct {
 func TestValidateGolden(t *testing.T) {
 	for _, c := range validateCases {
 		t.Run(c.name, func(t *testing.T) {
-			warnings, err := Validate(c.input(t), Options{Strict: c.strict})
+			v, n := c.input(t)
+			warnings, err := Validate(v, Options{Strict: c.strict})
+			// Knowing the source's length may spare measuring, never change the outcome.
+			if w2, e2 := Validate(v, Options{Strict: c.strict, SourceBytes: n}); !cmp.Equal(warnings, w2) || !cmp.Equal(err, e2) {
+				t.Errorf("with SourceBytes %d: %v, %v; without: %v, %v", n, w2, e2, warnings, err)
+			}
 			got := golden{Warnings: warnings}
 			if got.Warnings == nil {
 				got.Warnings = []string{}
@@ -196,9 +202,12 @@ func TestValidateGolden(t *testing.T) {
 	}
 }
 
-func (c validateCase) input(t testing.TB) any {
+// input returns the case's trace and the length of a source text for it:
+// the file's, or the compact encoding's for a generated trace.
+func (c validateCase) input(t testing.TB) (any, int) {
 	if c.gen != nil {
-		return c.gen()
+		v := c.gen()
+		return v, EncodedSize(v, math.MaxInt)
 	}
 	data, err := os.ReadFile(filepath.Join(goldenDir, c.name+".json"))
 	if err != nil {
@@ -208,7 +217,7 @@ func (c validateCase) input(t testing.TB) any {
 	if err != nil {
 		t.Fatalf("%s.json: %v", c.name, err)
 	}
-	return v
+	return v, len(data)
 }
 
 // TestValidateGoldenFiles keeps the directory and the table in step: every
