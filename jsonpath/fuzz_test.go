@@ -13,12 +13,36 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// seedExpressions returns the golden expressions and, when the suite is
-// present, the CTS selectors.
+// boundExpressions are pairs at each limit of an expression: the first
+// within it, the second one past it (TestBoundExpressions checks which is
+// which).
+func boundExpressions() [][2]string {
+	return [][2]string{
+		// maxExprLen bytes, then one more.
+		{"['" + strings.Repeat("x", maxExprLen-4) + "']", "['" + strings.Repeat("x", maxExprLen-3) + "']"},
+		// maxSegments segments, then one more.
+		{"a" + strings.Repeat(".a", maxSegments-1), "a" + strings.Repeat(".a", maxSegments)},
+		// The same, counting the query of a filter.
+		{"a[?b" + strings.Repeat("[0]", maxSegments-3) + "]", "a[?b" + strings.Repeat("[0]", maxSegments-2) + "]"},
+		// One filter, then a filter in a filter.
+		{"a[?b[0]]", "a[?b[?c]]"},
+		{"$[?@.b[0]]", "$[?@.b[?@.c]]"},
+	}
+}
+
+// seedExpressions returns the golden expressions, the syntax error cases,
+// the expressions at each limit and, when the suite is present, the CTS
+// selectors.
 func seedExpressions() []string {
 	var seeds []string
 	for _, tc := range selectCases {
 		seeds = append(seeds, tc.expr)
+	}
+	for _, tc := range syntaxErrorCases {
+		seeds = append(seeds, tc.expr)
+	}
+	for _, pair := range boundExpressions() {
+		seeds = append(seeds, pair[0], pair[1])
 	}
 	b, err := os.ReadFile(filepath.Join(ctsDir, "cts.json"))
 	if err != nil {
@@ -74,7 +98,8 @@ func FuzzParse(f *testing.F) {
 // FuzzSelect checks that Select never panics, that a singular path selects
 // at most one value, and that every Location selects its match again.
 func FuzzSelect(f *testing.F) {
-	docs := []string{`{"a":[1,{"b":"x","length":2}],"c":"héllo"}`, `[0,[1],{"k":null}]`, `"s"`}
+	docs := []string{`{"a":[1,{"b":"x","length":2}],"c":"héllo"}`, `[0,[1],{"k":null}]`, `"s"`,
+		strings.Repeat(`[{"a":`, 256) + "1" + strings.Repeat("}]", 256)} // as deep as the engine's decoder allows (trace.MaxDepth)
 	for _, name := range []string{refund, multi} {
 		b, err := os.ReadFile(filepath.Join(testdataDir, name))
 		if err == nil {

@@ -46,6 +46,19 @@ func TestHostileInputsStayCheap(t *testing.T) {
 	}
 }
 
+// TestBoundExpressions: the fuzz seeds reach every limit of an expression:
+// each pair's first expression is accepted, its second refused.
+func TestBoundExpressions(t *testing.T) {
+	for _, pair := range boundExpressions() {
+		if _, err := Parse(pair[0]); err != nil {
+			t.Errorf("%.40q… (%d bytes): %v, want it accepted at the limit", pair[0], len(pair[0]), err)
+		}
+		if _, err := Parse(pair[1]); err == nil {
+			t.Errorf("%.40q… (%d bytes) accepted, want a syntax error past the limit", pair[1], len(pair[1]))
+		}
+	}
+}
+
 func TestCyclicDocumentDoesNotHang(t *testing.T) {
 	m := map[string]any{}
 	m["self"] = m

@@ -10,67 +10,70 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// syntaxErrorCases are expressions outside the subset, with where and why
+// Parse refuses each; they seed the fuzz targets too.
+var syntaxErrorCases = []struct {
+	why    string
+	expr   string
+	offset int
+	msg    string // a fragment of SyntaxError.Msg
+}{
+	{"nothing to select", "", 0, "empty expression"},
+	{"leading whitespace", " output", 0, "unexpected whitespace"},
+	{"trailing whitespace", "output ", 6, "unexpected whitespace"},
+	{"a path starts with $ or a name", "@.output", 0, "unexpected '@'"},
+	{"a path does not start with a dot", ".output", 0, "expected '$' or a member name"},
+	{"dot without a name", "output.", 7, "expected a member name"},
+	{"blank after a dot", "$. a", 2, "expected a member name"},
+	{"name shorthand cannot start with a digit", "$.1", 2, "expected a member name"},
+	{"name shorthand has no hyphen", "tool-calls", 4, "unexpected '-'"},
+	{"descendant segment", "output..message", 6, "descendant segments"},
+	{"slice", "steps[0:2]", 7, "array slices"},
+	{"union of indexes", "steps[0,1]", 7, "unions"},
+	{"union of names", "$['a','b']", 5, "unions"},
+	{"empty brackets", "steps[]", 6, "empty brackets"},
+	{"unclosed bracket", "steps[0", 7, "unexpected end"},
+	{"index with leading zero", "steps[01]", 6, "leading zeros"},
+	{"minus zero index", "steps[-0]", 6, "-0 is not a valid index"},
+	{"index beyond 2^53-1", "steps[9007199254740992]", 6, "out of range"},
+	{"index with a plus", "steps[+1]", 6, "expected a string"},
+	{"minus then space", "steps[- 1]", 7, "expected a digit"},
+	{"unterminated string", "steps['abc", 6, "unterminated string"},
+	{"unknown escape", `steps['\q']`, 7, "invalid escape"},
+	{"escaped double quote in single quotes", `$['\"']`, 3, "invalid escape"},
+	{"lone high surrogate", `$['\uD800']`, 3, "high surrogate"},
+	{"lone low surrogate", `$['\uDC00']`, 3, "low surrogate"},
+	{"short unicode escape", `$['\u12']`, 5, "four hex digits"},
+	{"raw control character", "$['a\tb']", 4, "control character U+0009"},
+	{"ordering comparison", "steps[?metadata.duration_ms<100]", 27, "only == and !="},
+	{"logical and", "steps[?type=='a' && name=='b']", 17, "logical operators"},
+	{"logical or", "steps[?type=='a'||name=='b']", 16, "logical operators"},
+	{"logical not", "steps[?!sub_trace]", 7, "logical operators"},
+	{"parentheses", "steps[?(type=='a')]", 7, "parentheses"},
+	{"function length()", "steps[?length(name)==3]", 7, "function extensions such as length()"},
+	{"function match()", "$[?match(@.a, 'x')]", 3, "function extensions such as match()"},
+	{"bare name in the RFC form", "$.steps[?name=='x']", 9, "starts with '@' or '$'"},
+	{"literal alone", "steps[?'x']", 7, "must be compared"},
+	{"true alone", "steps[?true]", 7, "must be compared"},
+	{"capitalized True in the RFC form", "$[?@.a==True]", 8, "starts with '@' or '$'"},
+	{"wildcard in a comparison", "steps[?@[*]==1]", 7, "must be singular"},
+	{"wildcard on the right", "steps[?1==args.*]", 10, "must be singular"},
+	{"nested filter", "steps[?a[?b]]", 9, "nested filters"},
+	{"count inside a filter", "steps[?a.*.length]", 10, "counting wildcard matches"},
+	{"number with plus", "$[?@.a==+1]", 8, "expected a query or a literal"},
+	{"number with leading zero", "$[?@.a==01]", 8, "leading zeros"},
+	{"number without fraction digits", "$[?@.a==1.]", 10, "after '.'"},
+	{"number without exponent digits", "$[?@.a==1e]", 10, "in the exponent"},
+	{"unclosed filter", "steps[?type=='x'", 16, "unexpected end"},
+	{"closing parenthesis", "output.message)", 14, "parentheses"},
+	{"invalid UTF-8", "output\xff", 6, "invalid UTF-8"},
+	{"expression too long", strings.Repeat("a", maxExprLen+1), maxExprLen, "longer than 4096 bytes"},
+	{"too many segments", "a" + strings.Repeat(".a", maxSegments), 1 + 2*(maxSegments-1), "more than 128 segments"},
+	{"too many segments in filters", "a[?b" + strings.Repeat("[0]", maxSegments) + "]", 4 + 3*(maxSegments-3), "more than 128 segments"},
+}
+
 func TestSyntaxErrors(t *testing.T) {
-	tests := []struct {
-		why    string
-		expr   string
-		offset int
-		msg    string // a fragment of SyntaxError.Msg
-	}{
-		{"nothing to select", "", 0, "empty expression"},
-		{"leading whitespace", " output", 0, "unexpected whitespace"},
-		{"trailing whitespace", "output ", 6, "unexpected whitespace"},
-		{"a path starts with $ or a name", "@.output", 0, "unexpected '@'"},
-		{"a path does not start with a dot", ".output", 0, "expected '$' or a member name"},
-		{"dot without a name", "output.", 7, "expected a member name"},
-		{"blank after a dot", "$. a", 2, "expected a member name"},
-		{"name shorthand cannot start with a digit", "$.1", 2, "expected a member name"},
-		{"name shorthand has no hyphen", "tool-calls", 4, "unexpected '-'"},
-		{"descendant segment", "output..message", 6, "descendant segments"},
-		{"slice", "steps[0:2]", 7, "array slices"},
-		{"union of indexes", "steps[0,1]", 7, "unions"},
-		{"union of names", "$['a','b']", 5, "unions"},
-		{"empty brackets", "steps[]", 6, "empty brackets"},
-		{"unclosed bracket", "steps[0", 7, "unexpected end"},
-		{"index with leading zero", "steps[01]", 6, "leading zeros"},
-		{"minus zero index", "steps[-0]", 6, "-0 is not a valid index"},
-		{"index beyond 2^53-1", "steps[9007199254740992]", 6, "out of range"},
-		{"index with a plus", "steps[+1]", 6, "expected a string"},
-		{"minus then space", "steps[- 1]", 7, "expected a digit"},
-		{"unterminated string", "steps['abc", 6, "unterminated string"},
-		{"unknown escape", `steps['\q']`, 7, "invalid escape"},
-		{"escaped double quote in single quotes", `$['\"']`, 3, "invalid escape"},
-		{"lone high surrogate", `$['\uD800']`, 3, "high surrogate"},
-		{"lone low surrogate", `$['\uDC00']`, 3, "low surrogate"},
-		{"short unicode escape", `$['\u12']`, 5, "four hex digits"},
-		{"raw control character", "$['a\tb']", 4, "control character U+0009"},
-		{"ordering comparison", "steps[?metadata.duration_ms<100]", 27, "only == and !="},
-		{"logical and", "steps[?type=='a' && name=='b']", 17, "logical operators"},
-		{"logical or", "steps[?type=='a'||name=='b']", 16, "logical operators"},
-		{"logical not", "steps[?!sub_trace]", 7, "logical operators"},
-		{"parentheses", "steps[?(type=='a')]", 7, "parentheses"},
-		{"function length()", "steps[?length(name)==3]", 7, "function extensions such as length()"},
-		{"function match()", "$[?match(@.a, 'x')]", 3, "function extensions such as match()"},
-		{"bare name in the RFC form", "$.steps[?name=='x']", 9, "starts with '@' or '$'"},
-		{"literal alone", "steps[?'x']", 7, "must be compared"},
-		{"true alone", "steps[?true]", 7, "must be compared"},
-		{"capitalized True in the RFC form", "$[?@.a==True]", 8, "starts with '@' or '$'"},
-		{"wildcard in a comparison", "steps[?@[*]==1]", 7, "must be singular"},
-		{"wildcard on the right", "steps[?1==args.*]", 10, "must be singular"},
-		{"nested filter", "steps[?a[?b]]", 9, "nested filters"},
-		{"count inside a filter", "steps[?a.*.length]", 10, "counting wildcard matches"},
-		{"number with plus", "$[?@.a==+1]", 8, "expected a query or a literal"},
-		{"number with leading zero", "$[?@.a==01]", 8, "leading zeros"},
-		{"number without fraction digits", "$[?@.a==1.]", 10, "after '.'"},
-		{"number without exponent digits", "$[?@.a==1e]", 10, "in the exponent"},
-		{"unclosed filter", "steps[?type=='x'", 16, "unexpected end"},
-		{"closing parenthesis", "output.message)", 14, "parentheses"},
-		{"invalid UTF-8", "output\xff", 6, "invalid UTF-8"},
-		{"expression too long", strings.Repeat("a", maxExprLen+1), maxExprLen, "longer than 4096 bytes"},
-		{"too many segments", "a" + strings.Repeat(".a", maxSegments), 1 + 2*(maxSegments-1), "more than 128 segments"},
-		{"too many segments in filters", "a[?b" + strings.Repeat("[0]", maxSegments) + "]", 4 + 3*(maxSegments-3), "more than 128 segments"},
-	}
-	for _, tc := range tests {
+	for _, tc := range syntaxErrorCases {
 		t.Run(tc.why, func(t *testing.T) {
 			p, err := Parse(tc.expr)
 			if err == nil {
