@@ -94,6 +94,9 @@ type input struct {
 
 	callsOnce sync.Once
 	calls     []toolCall // the tool calls among steps, built on first use (tracecheck.go)
+
+	treeOnce sync.Once
+	nodes    []*treeNode // the trace tree, built on first use (tree.go)
 }
 
 func newInput(tr map[string]any) *input {

@@ -111,7 +111,7 @@ func (e *Engine) Capabilities() []string {
 
 // prepared is one assertion of a batch, ready to run.
 type prepared struct {
-	idx   int
+	idx   int // its place in the request, and in the results
 	a     Assertion
 	layer int
 	soft  bool
@@ -143,8 +143,7 @@ func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byt
 	// its spec is the very document that compiled when it was recorded.
 	var traceHash uint64
 	hashed := false
-	todo := make([]Assertion, 0, len(as))
-	idx := make([]int, 0, len(as))
+	var pending []prepared // made at the first miss: a batch answered whole allocates none
 	for i, a := range as {
 		if a.RequestID != "" {
 			if !hashed {
@@ -155,18 +154,16 @@ func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byt
 				continue
 			}
 		}
-		todo = append(todo, a)
-		idx = append(idx, i)
+		if pending == nil {
+			pending = make([]prepared, 0, len(as)-i)
+		}
+		pending = append(pending, prepared{idx: i, a: a})
 	}
-	if len(todo) == 0 {
+	if len(pending) == 0 {
 		return results, nil
 	}
-	pending, err := e.prepare(todo)
-	if err != nil {
+	if err := e.prepare(pending); err != nil {
 		return nil, err
-	}
-	for i := range pending {
-		pending[i].idx = idx[i]
 	}
 	in := newInput(tr)
 
@@ -217,7 +214,10 @@ func (e *Engine) runCostly(ctx context.Context, in *input, costly []prepared, ha
 		}
 		return nil
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	// A context of its own name: were the parameter reassigned, the
+	// goroutines' capture would move it to the heap on every batch, costly
+	// assertions or not.
+	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sem := make(chan struct{}, costlyConcurrency)
 	var wg sync.WaitGroup
@@ -226,15 +226,15 @@ func (e *Engine) runCostly(ctx context.Context, in *input, costly []prepared, ha
 	for _, p := range costly {
 		select {
 		case sem <- struct{}{}:
-		case <-ctx.Done():
+		case <-cctx.Done():
 		}
-		if ctx.Err() != nil {
+		if cctx.Err() != nil {
 			break
 		}
 		wg.Add(1)
 		go func(p prepared) {
 			defer func() { <-sem; wg.Done() }()
-			r, err := e.run(ctx, in, p)
+			r, err := e.run(cctx, in, p)
 			if err != nil {
 				once.Do(func() { firstErr = err; cancel() })
 				return
@@ -246,7 +246,7 @@ func (e *Engine) runCostly(ctx context.Context, in *input, costly []prepared, ha
 	if firstErr != nil {
 		return firstErr
 	}
-	return ctx.Err()
+	return cctx.Err()
 }
 
 // run evaluates one assertion and times it.
@@ -285,7 +285,6 @@ func (e *Engine) run(ctx context.Context, in *input, p prepared) (Result, error)
 	return r, nil
 }
 
-// prepare checks every assertion and compiles it (or takes it from the cache).
 // checkBatch refuses a batch whose assertion ids repeat or whose types are
 // unknown, before anything is evaluated or answered from the record.
 func checkBatch(as []Assertion) error {
@@ -304,15 +303,16 @@ func checkBatch(as []Assertion) error {
 	return nil
 }
 
-// prepare compiles each assertion (checkBatch has passed), or finds it compiled.
-func (e *Engine) prepare(as []Assertion) ([]prepared, error) {
-	out := make([]prepared, len(as))
-	for i, a := range as {
+// prepare compiles the assertion of each entry (checkBatch has passed), or
+// finds it compiled, and fills in the rest of the entry.
+func (e *Engine) prepare(pending []prepared) error {
+	for i := range pending {
+		a := pending[i].a
 		c := compilers[a.Type]
 		sp := spec(a.Spec)
 		soft, err := sp.boolean("soft", false)
 		if err != nil {
-			return nil, wrapSpecErr(a.ID, err)
+			return wrapSpecErr(a.ID, err)
 		}
 		// Compile once (issue: compile schemas, paths and regexes once):
 		// equal specs share one compiled check, confirmed by sameJSON.
@@ -321,14 +321,14 @@ func (e *Engine) prepare(as []Assertion) ([]prepared, error) {
 		if !ok || !sameJSON(ent.spec, a.Spec) {
 			chk, err := c.compile(e, sp)
 			if err != nil {
-				return nil, wrapSpecErr(a.ID, err)
+				return wrapSpecErr(a.ID, err)
 			}
 			ent = compiledEntry{spec: a.Spec, chk: chk}
 			e.compiled.put(key, ent)
 		}
-		out[i] = prepared{idx: i, a: a, layer: c.layer, soft: soft, chk: ent.chk}
+		pending[i].layer, pending[i].soft, pending[i].chk = c.layer, soft, ent.chk
 	}
-	return out, nil
+	return nil
 }
 
 func wrapSpecErr(id string, err error) error {

@@ -166,6 +166,13 @@ func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryA
 	return nil, 0, &ProviderError{Message: text, Detail: detail}
 }
 
+// invalidReply is the error for a 2xx reply that does not decode as the
+// endpoint's response; detail names the endpoint it should have come from.
+// What err quotes of the reply (a refusal) is key-scrubbed, as error bodies are.
+func invalidReply(what, secret string, err error, detail string) *ProviderError {
+	return &ProviderError{Message: scrub(fmt.Sprintf("%s provider returned an invalid response: %v", what, err), secret), Detail: detail}
+}
+
 // providerMessage is the provider's own error message, key-scrubbed and
 // bounded, or a plain description of the status when the body has none.
 func providerMessage(r provRequest, status int, body []byte) string {

@@ -178,3 +178,31 @@ func TestBackoffGrowsWithJitter(t *testing.T) {
 		t.Errorf("backoff with Retry-After 2s = %v: Retry-After wins when longer", d)
 	}
 }
+
+// FuzzProviderErrorReply: whatever error body and Retry-After a provider
+// sends, the quoted message is bounded and never holds the API key, and the
+// wait it asks for stays within maxRetryAfter.
+func FuzzProviderErrorReply(f *testing.F) {
+	const secret = "sk-fuzz-0123456789abcdef"
+	for _, s := range []struct{ body, retryAfter string }{
+		{`{"error":{"message":"Incorrect API key provided: sk-fuzz-0123456789abcdef","type":"invalid_request_error","code":"invalid_api_key"}}`, "3"},
+		{`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "Wed, 18 Feb 2026 10:00:07 GMT"},
+		{`{"error":"model not found"}`, "-1"},
+		{"key sk-fuzz-0123456789abcdef\tleaked", "99999999999999999999"},
+		{"<html>502</html>", ""},
+	} {
+		f.Add([]byte(s.body), s.retryAfter, 429)
+	}
+	now := time.Date(2026, 2, 18, 10, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, body []byte, retryAfter string, status int) {
+		if d := parseRetryAfter(retryAfter, now); d < 0 || d > maxRetryAfter {
+			t.Fatalf("Retry-After %q: wait %v outside 0..%v", retryAfter, d, maxRetryAfter)
+		}
+		for _, errText := range []func([]byte) string{openAIErrText, anthropicErrText} {
+			msg := providerMessage(provRequest{errText: errText, secret: secret}, status, body)
+			if msg == "" || len(msg) > maxErrorText+len("…") || strings.Contains(msg, secret) {
+				t.Fatalf("body %q: message %q is empty, too long or holds the key", body, msg)
+			}
+		}
+	})
+}

@@ -140,7 +140,7 @@ func (c *judgeCheck) eval(ctx context.Context, in *input) (outcome, error) {
 		why = perr.Error()
 	}
 	return outcome{}, &ProviderError{
-		Message: "judge provider returned an unusable reply twice: " + why,
+		Message: "judge provider returned an unusable reply twice: " + scrub(why, c.p.judge.key),
 		Detail: fmt.Sprintf("The judge model '%s' must answer with a JSON object {\"score\": <0..1>, \"reason\": \"...\"}. "+
 			"Use a model that follows JSON instructions, or make a custom prompt ask for exactly that object.", c.model),
 	}
@@ -238,6 +238,9 @@ func verdictScore(raw any) (float64, error) {
 	}
 	if math.IsNaN(f) || f < 0 || f > 1 {
 		return 0, fmt.Errorf("score %s is outside 0..1", fmtNum(f))
+	}
+	if f == 0 {
+		f = 0 // "-0" is within 0..1, but a result's score is never a negative zero
 	}
 	return f, nil
 }

@@ -4,7 +4,9 @@ package assert
 
 import (
 	"context"
+	"errors"
 	"maps"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -153,6 +155,36 @@ func TestJudgeRequestHeaders(t *testing.T) {
 	}
 }
 
+// TestJudgeReplyKeyScrubbed: what an error quotes of a 2xx reply (an
+// unusable verdict, a refusal) is key-scrubbed, as error bodies are.
+func TestJudgeReplyKeyScrubbed(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		reply        string    // the judge's reply text, every call
+		script       *scripted // or one raw response
+	}{
+		{"unusable", "a reply that is not a verdict is quoted in the error", "Your key is " + testKey + ", and it looks fine.", nil},
+		{"refusal", "a refusal is quoted in the error", "", &scripted{status: 200,
+			body: `{"choices":[{"message":{"content":null,"refusal":"I will not repeat ` + testKey + `."}}]}`}},
+	}
+	for _, tc := range tests {
+		f := newFake(t)
+		f.reply = func(string) string { return tc.reply }
+		if tc.script != nil {
+			f.push(*tc.script)
+		}
+		e := fakeEngine(t, f, nil)
+		_, err := e.Evaluate(context.Background(), refund56(t), []Assertion{{ID: "j", Type: "llm_judge", Spec: map[string]any{"rubric": "tone"}}})
+		var pe *ProviderError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%s: error %v, want a provider error", tc.name, err)
+		}
+		if strings.Contains(pe.Message+pe.Detail, testKey) || !strings.Contains(pe.Message, "[redacted]") {
+			t.Errorf("%s (%s): %q quotes the key", tc.name, tc.reason, pe.Message)
+		}
+	}
+}
+
 func TestJudgeCache(t *testing.T) {
 	f := newFake(t)
 	e := fakeEngine(t, f, nil)
@@ -195,6 +227,8 @@ func TestParseVerdict(t *testing.T) {
 		{`{"note": {"x": 1}} then {"score": 0, "reason": "bad"}`, 0, "bad", true, "first object with a score"},
 		{`{"score": "0.25", "reason": "a\n  b"}`, 0.25, "a b", true, "numeric string; whitespace collapsed"},
 		{`{"score": 0.5}`, 0.5, "", true, "reason optional"},
+		{`{"score": -0, "reason": "none"}`, 0, "none", true, "negative zero scores 0, not -0"},
+		{`{"score": "-0.0"}`, 0, "", true, "negative zero as a string too"},
 		{`{"score": 1.01, "reason": "x"}`, 0, "", false, "above 1"},
 		{`{"score": -0.1, "reason": "x"}`, 0, "", false, "below 0"},
 		{`{"score": null}`, 0, "", false, "null score"},
@@ -205,19 +239,19 @@ func TestParseVerdict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		s, r, err := parseVerdict(tc.in)
-		if (err == nil) != tc.ok || (tc.ok && (s != tc.score || r != tc.reason)) {
+		if (err == nil) != tc.ok || (tc.ok && (s != tc.score || math.Signbit(s) != math.Signbit(tc.score) || r != tc.reason)) {
 			t.Errorf("parseVerdict(%.40q) = %v, %q, %v; want %v, %q, ok=%v (%s)", tc.in, s, r, err, tc.score, tc.reason, tc.ok, tc.why)
 		}
 	}
 }
 
 func FuzzParseVerdict(f *testing.F) {
-	for _, s := range []string{`{"score": 0.5, "reason": "ok"}`, `x {"score": "1"} y`, `{"score": 2}`, `{{{"score":0}`, "", "{\"reason\": \"\u2028\"}"} {
+	for _, s := range []string{`{"score": 0.5, "reason": "ok"}`, `x {"score": "1"} y`, `{"score": 2}`, `{{{"score":0}`, "", "{\"reason\": \"\u2028\"}", `{"score": "-0"}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		score, _, err := parseVerdict(s)
-		if err == nil && !(score >= 0 && score <= 1) {
+		if err == nil && (!(score >= 0 && score <= 1) || math.Signbit(score)) {
 			t.Fatalf("accepted score %v outside 0..1", score)
 		}
 	})

@@ -71,10 +71,7 @@ func (c *anthropicClient) complete(ctx context.Context, model, system, user stri
 	}
 	text, u, err := decodeAnthropic(resp)
 	if err != nil {
-		return "", usage{}, &ProviderError{
-			Message: fmt.Sprintf("%s provider returned an invalid response: %v", c.what, err),
-			Detail:  "Check that the base URL points at an Anthropic-compatible /v1/messages endpoint.",
-		}
+		return "", usage{}, invalidReply(c.what, c.ep.key, err, "Check that the base URL points at an Anthropic-compatible /v1/messages endpoint.")
 	}
 	return text, u, nil
 }

@@ -62,10 +62,7 @@ func (c *openAIClient) embed(ctx context.Context, model string, texts []string) 
 	}
 	vecs, u, err := decodeOpenAIEmbeddings(resp, len(texts))
 	if err != nil {
-		return nil, usage{}, &ProviderError{
-			Message: fmt.Sprintf("%s provider returned an invalid response: %v", c.what, err),
-			Detail:  "Check that the base URL points at an OpenAI-compatible /v1/embeddings endpoint and that '" + model + "' is an embedding model.",
-		}
+		return nil, usage{}, invalidReply(c.what, c.ep.key, err, "Check that the base URL points at an OpenAI-compatible /v1/embeddings endpoint and that '"+model+"' is an embedding model.")
 	}
 	return vecs, u, nil
 }
@@ -163,10 +160,7 @@ func (c *openAIClient) complete(ctx context.Context, model, system, user string,
 	}
 	text, u, err := decodeOpenAIChat(resp)
 	if err != nil {
-		return "", usage{}, &ProviderError{
-			Message: fmt.Sprintf("%s provider returned an invalid response: %v", c.what, err),
-			Detail:  "Check that the base URL points at an OpenAI-compatible /v1/chat/completions endpoint.",
-		}
+		return "", usage{}, invalidReply(c.what, c.ep.key, err, "Check that the base URL points at an OpenAI-compatible /v1/chat/completions endpoint.")
 	}
 	return text, u, nil
 }

@@ -78,3 +78,21 @@ func TestVectorEncoding(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeVector: a cache file holds anything (another program, a torn
+// disk); what decodes is finite and is exactly what encodeVector writes.
+func FuzzDecodeVector(f *testing.F) {
+	for _, s := range []string{"", "AEV1", "AEV1abc", "XXXX0000", "AEV1\x00\x00\x80\x3f", "AEV1\x00\x00\xc0\x7f", `{"score":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Add(encodeVector([]float32{0.25, -1, 3.5e-8}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, ok := decodeVector(b)
+		if !ok {
+			return
+		}
+		if len(v) == 0 || string(encodeVector(v)) != string(b) {
+			t.Fatalf("%q decodes to %v, which does not encode back", b, v)
+		}
+	})
+}

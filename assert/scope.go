@@ -20,7 +20,7 @@ import (
 // target such as steps[?name=='x'].sub_trace.output.message still reaches
 // a particular one.
 func scope(root *input, agentID string) (in *input, failed string) {
-	nodes := buildTree(root.trace)
+	nodes := root.tree()
 	found := byAgent(nodes, agentID)
 	switch len(found) {
 	case 1:

@@ -13,22 +13,22 @@ import (
 // are those of ../shared/sdk-compat.md, "Multi-agent assertions: type
 // trace_tree"; every check takes soft (read by the batch).
 type treeCheck struct {
-	check         string
-	agent         string // agent_called, agent_output_contains, agent_wall_time_under
-	agentA        string // agent_ordered_before, agents_overlap
-	agentB        string
-	from, to      string // cross_agent_data_flow
-	field         target
-	value         string // agent_output_contains
-	caseSensitive bool
-	maxDepth      int
-	op            string // aggregate_*
-	limit         *big.Rat
-	metaField     string // aggregate_*: the metadata member summed
-	maxMS         float64
-	transitions   [][2]string
-	groups        [][]string
-	tools         []string
+	check       string
+	agent       string // agent_called, agent_output_contains, agent_wall_time_under
+	agentA      string // agent_ordered_before, agents_overlap
+	agentB      string
+	from, to    string // cross_agent_data_flow
+	field       target
+	value       string // agent_output_contains
+	needle      needle // value, matched as content's contains matches it
+	maxDepth    int
+	op          string // aggregate_*
+	limit       *big.Rat
+	metaField   string // aggregate_*: the metadata member summed
+	maxMS       float64
+	transitions [][2]string
+	groups      [][]string
+	tools       []string
 }
 
 var treeChecks = "agent_called, delegation_depth, agent_output_contains, cross_agent_data_flow, aggregate_cost, aggregate_tokens, aggregate_latency, follows_transitions, agent_ordered_before, agents_overlap, agent_wall_time_under, ordered_agents, all_tools_called"
@@ -62,7 +62,9 @@ func compileTraceTree(_ *Engine, s spec) (check, error) {
 		str(&c.agent, "agent_id")
 		str(&c.value, "value")
 		if err == nil {
-			c.caseSensitive, err = s.boolean("case_sensitive", false)
+			var cs bool
+			cs, err = s.boolean("case_sensitive", false)
+			c.needle = newNeedle(c.value, cs)
 		}
 	case "cross_agent_data_flow":
 		str(&c.from, "from_agent")
@@ -178,7 +180,7 @@ func elem(list []any, i int) (string, bool) {
 }
 
 func (c *treeCheck) eval(_ context.Context, in *input) (outcome, error) {
-	nodes := buildTree(in.trace)
+	nodes := in.tree()
 	switch c.check {
 	case "agent_called":
 		if found := byAgent(nodes, c.agent); len(found) > 0 {
@@ -240,7 +242,7 @@ func (c *treeCheck) outputContains(nodes []*treeNode) outcome {
 		return unknownAgent(nodes, c.agent)
 	}
 	for _, n := range found {
-		if containsText(n.trace["output"], c.value, c.caseSensitive) {
+		if containsText(n.trace["output"], c.needle) {
 			return passf("Output of agent '%s' (trace '%s') contains '%s'.", c.agent, n.traceID, c.value)
 		}
 	}

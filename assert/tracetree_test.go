@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,6 +167,72 @@ func TestScopedIdempotency(t *testing.T) {
 	}
 }
 
+// TestScopedCostlyShareTree: costly assertions run concurrently, and each
+// scoped one reads the batch's one trace tree (run under -race).
+func TestScopedCostlyShareTree(t *testing.T) {
+	eng, err := New(Config{ProviderSettings: ProviderSettings{
+		Embedding: ProviderConfig{Provider: "lexical"},
+		Getenv:    func(string) string { return "" },
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := loadTree(t, "tree")
+	var as []Assertion
+	for i, agent := range []string{"orchestrator", "researcher", "web-search-agent", "db-agent", "researcher", "db-agent"} {
+		as = append(as, Assertion{ID: fmt.Sprintf("e%d", i), Type: "embedding", AgentID: agent,
+			Spec: map[string]any{"target": "output", "reference": "done", "threshold": json.Number("0")}})
+	}
+	rs, err := eng.Evaluate(context.Background(), tr, as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rs {
+		if r.Status != Pass {
+			t.Errorf("%s scoped to %s: %s (%s), want pass: every agent of the tree has an output", r.AssertionID, as[i].AgentID, r.Status, r.Explanation)
+		}
+	}
+}
+
+// TestAgentOutputContainsFoldsAsContent: agent_output_contains matches its
+// value as content's contains does, so the two never disagree on one text.
+func TestAgentOutputContainsFoldsAsContent(t *testing.T) {
+	tests := []struct {
+		value, output string
+		caseSensitive bool
+		want          bool
+		reason        string
+	}{
+		{"STOP", "ſtop now", false, true, "the long s folds to s (Unicode simple folding, not lower-casing)"},
+		{"k", "5 \u212a", false, true, "the Kelvin sign folds to k"},
+		{"Refund", "your refund is processed", false, true, "ASCII, ignoring case"},
+		{"Refund", "your refund is processed", true, false, "ASCII, case sensitive"},
+		{"refund", "nothing here", false, false, "absent"},
+	}
+	for _, tc := range tests {
+		tr := map[string]any{"trace_id": "t", "agent_id": "a", "output": map[string]any{"message": tc.output}}
+		tree, err := compileTraceTree(nil, spec{"check": "agent_output_contains", "agent_id": "a", "value": tc.value, "case_sensitive": tc.caseSensitive})
+		if err != nil {
+			t.Fatal(err)
+		}
+		content, err := compileContent(nil, spec{"target": "output.message", "check": "contains", "value": tc.value, "case_sensitive": tc.caseSensitive})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tree.eval(context.Background(), newInput(tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		agrees, err := content.eval(context.Background(), newInput(tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.pass != tc.want || agrees.pass != tc.want {
+			t.Errorf("%q in %q: agent_output_contains %v, content contains %v, want %v (%s)", tc.value, tc.output, got.pass, agrees.pass, tc.want, tc.reason)
+		}
+	}
+}
+
 // FuzzTraceTree: any decoded document, as a tree, summarizes and evaluates
 // every check without panicking; a check never errors at evaluation.
 func FuzzTraceTree(f *testing.F) {
@@ -246,5 +313,18 @@ func BenchmarkTraceTreeBatch(b *testing.B) {
 		if _, err := eng.Evaluate(context.Background(), tr, as); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestStampedIntervalLowerCase: a timestamp trace validation accepts with a
+// lower-case "t" and "z" (RFC 3339 §5.6) gives the same interval as upper case.
+func TestStampedIntervalLowerCase(t *testing.T) {
+	at := func(ts string) (float64, float64, string) {
+		return stampedInterval(map[string]any{"metadata": map[string]any{"timestamp": ts, "latency_ms": 1500.0}})
+	}
+	s1, e1, m1 := at("2026-02-18T10:30:00.5Z")
+	s2, e2, m2 := at("2026-02-18t10:30:00.5z")
+	if m1 != "" || m2 != "" || s1 != s2 || e1 != e2 || e1-s1 != 1500 {
+		t.Errorf("upper case: %v..%v %q; lower case: %v..%v %q; want the same interval of 1500 ms", s1, e1, m1, s2, e2, m2)
 	}
 }

@@ -71,6 +71,13 @@ func buildTree(root map[string]any) []*treeNode {
 	return nodes
 }
 
+// tree returns the trace tree of the input, built once per batch and
+// shared, read-only, by its trace_tree checks and agent scopes.
+func (in *input) tree() []*treeNode {
+	in.treeOnce.Do(func() { in.nodes = buildTree(in.trace) })
+	return in.nodes
+}
+
 // treeDepth is the number of sub-trace levels below the root, counted as
 // spec §7 counts them: a trace without sub-traces has depth 0.
 func treeDepth(nodes []*treeNode) int {
@@ -195,22 +202,22 @@ func SummarizeTree(root map[string]any) TreeSummary {
 	}
 }
 
-func containsText(v any, want string, caseSensitive bool) bool {
+// containsText reports whether some string in v contains n, matched as the
+// content layer matches (content.go: case folding included).
+func containsText(v any, n needle) bool {
 	switch x := v.(type) {
 	case string:
-		if caseSensitive {
-			return strings.Contains(x, want)
-		}
-		return strings.Contains(strings.ToLower(x), strings.ToLower(want))
+		_, ok := n.find(x)
+		return ok
 	case []any:
 		for _, e := range x {
-			if containsText(e, want, caseSensitive) {
+			if containsText(e, n) {
 				return true
 			}
 		}
 	case map[string]any:
 		for _, e := range x {
-			if containsText(e, want, caseSensitive) {
+			if containsText(e, n) {
 				return true
 			}
 		}

@@ -5,6 +5,7 @@ package assert
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -118,7 +119,9 @@ func stampedInterval(tr map[string]any) (start, end float64, missing string) {
 	lat, hasLat := toFloat(md["latency_ms"])
 	switch {
 	case hasTS && hasLat:
-		at, err := time.Parse(time.RFC3339Nano, ts)
+		// Trace validation accepts a lower-case "t" and "z" (RFC 3339 §5.6);
+		// the time package wants them upper case, and they are the only letters.
+		at, err := time.Parse(time.RFC3339Nano, strings.ToUpper(ts))
 		if err != nil {
 			return 0, 0, "valid metadata.timestamp"
 		}
