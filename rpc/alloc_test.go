@@ -7,10 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"attest-engine/assert"
 )
 
 // allocBudgetFactor: a regression is allocations beyond this multiple of the
@@ -25,17 +22,8 @@ func TestBatchAllocations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation measurement skipped in -short mode")
 	}
-	data, err := os.ReadFile("../testdata/session.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := []byte(strings.Split(string(data), "\n")[1])
-	eng, err := assert.New(assert.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(Options{Engine: eng})
-	s.state = stateReady
+	line := []byte(specBatchLine(t))
+	s := newReadyServer(t)
 	ctx := context.Background()
 	run := func(parse func([]byte) (*request, *Error)) func() {
 		return func() {

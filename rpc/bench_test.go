@@ -8,11 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"strings"
 	"testing"
-
-	"attest-engine/assert"
 )
 
 // BenchmarkBatchLine: the spec's refund batch, one whole line at a time:
@@ -28,11 +24,7 @@ func BenchmarkBatchLine(b *testing.B) {
 // newTraces, 64 lines cycle whose traces differ (their trace_id), so no
 // request_id is answered from the idempotency record.
 func benchBatchLine(b *testing.B, memo, newTraces bool) {
-	data, err := os.ReadFile("../testdata/session.jsonl")
-	if err != nil {
-		b.Fatal(err)
-	}
-	line := []byte(strings.Split(string(data), "\n")[1])
+	line := []byte(specBatchLine(b))
 	lines := [][]byte{line}
 	if newTraces {
 		lines = lines[:0]
@@ -40,12 +32,7 @@ func benchBatchLine(b *testing.B, memo, newTraces bool) {
 			lines = append(lines, bytes.Replace(line, []byte(`"trace_id":"trc_abc123"`), fmt.Appendf(nil, `"trace_id":"trc_%03d"`, i), 1))
 		}
 	}
-	eng, err := assert.New(assert.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(Options{Engine: eng})
-	s.state = stateReady
+	s := newReadyServer(b)
 	ctx := context.Background()
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()

@@ -98,9 +98,6 @@ func newLedger(cfg BudgetConfig) *ledger {
 	return &ledger{cfg: cfg, counts: map[string]*suiteCounts{}, plugins: map[pluginKey]bool{}}
 }
 
-// ledger returns the session's suite state.
-func (s *Server) ledger() *ledger { return s.budgets }
-
 func (l *ledger) budget(suite string) (Budget, bool) {
 	if b, ok := l.cfg.Suites[suite]; ok {
 		return b, true

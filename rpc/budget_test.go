@@ -40,19 +40,7 @@ func TestBudgetTranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := normalize(t, []byte(sequential(t, cfg, strings.SplitAfter(string(in), "\n"))))
-			golden := filepath.Join(transcriptDir, tc.name+".golden.jsonl")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./rpc -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("%s: %s\nanswers differ (-want +got):\n%s", tc.name, tc.reason, diff)
-			}
+			checkGolden(t, filepath.Join(transcriptDir, tc.name+".golden.jsonl"), got, tc.reason)
 		})
 	}
 }

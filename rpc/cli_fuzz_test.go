@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -90,6 +91,48 @@ func FuzzEvalInput(f *testing.F) {
 		}
 		if lines := bytes.Count(traces, []byte("\n")) + 1; doc.Totals.Traces > lines {
 			t.Errorf("%d traces reported from %d lines", doc.Totals.Traces, lines)
+		}
+	})
+}
+
+// FuzzDocReader reads any input with any small limit: documents, then
+// io.EOF or an *inputError; never a panic, and never more documents than
+// lines. A document past the limit (a line, or a whole multi-line
+// document) is reported by its size, which exceeds the limit, undecoded.
+func FuzzDocReader(f *testing.F) {
+	for _, name := range []string{"refund.json", "traces.ndjson", "broken_pretty.json", "bad_line.ndjson", "per_trace.ndjson"} {
+		b, err := os.ReadFile(filepath.Join(cliDir, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint16(0))   // no limit met
+		f.Add(b, uint16(300)) // lines and documents past the limit
+	}
+	f.Fuzz(func(t *testing.T, in []byte, limit uint16) {
+		max := MaxLineBytes
+		if limit > 0 {
+			max = int(limit)
+		}
+		dr := newDocReader(bytes.NewReader(in), "in", max)
+		lines := bytes.Count(in, []byte("\n")) + 1
+		for n := 0; ; n++ {
+			d, err := dr.next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				var ie *inputError
+				if !errors.As(err, &ie) {
+					t.Fatalf("error %T %v, want an *inputError", err, err)
+				}
+				return
+			}
+			if n >= lines || d.line < 1 || d.line > lines {
+				t.Fatalf("document %d on line %d of %d", n+1, d.line, lines)
+			}
+			if d.tooLong && (d.size <= max || d.value != nil) {
+				t.Fatalf("too long at %d bytes (limit %d), value %v", d.size, max, d.value)
+			}
 		}
 	})
 }

@@ -5,22 +5,14 @@ package rpc
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"attest-engine/assert"
 	"attest-engine/trace"
 )
 
-func (s *Server) evaluateBatch(req *request) {
-	if err := s.sessionGate(req.method); err != nil {
-		s.replyError(req, err)
-		return
-	}
-	s.spawn(req, func(ctx context.Context) ([]byte, error) {
-		return s.evaluate(ctx, req)
-	})
-}
-
+// evaluate is evaluate_batch's work (run by spawn): it returns the answer line.
 func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	start := time.Now()
 	tv, ok := req.params["trace"]
@@ -57,11 +49,13 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.ledger().apply(suite, results)
+	s.budgets.apply(suite, results)
 	s.assertions.Add(int64(len(results)))
 	s.record.add(traceID, suite, "", results...)
 	elapsed := time.Since(start)
-	s.log.Info("evaluation complete", "trace_id", traceID, "duration_ms", elapsed.Milliseconds(), "assertions", len(results))
+	// Attrs, not key-value pairs: no value is boxed (an allocation each).
+	s.log.LogAttrs(ctx, slog.LevelInfo, "evaluation complete", slog.String("trace_id", traceID),
+		slog.Int64("duration_ms", elapsed.Milliseconds()), slog.Int("assertions", len(results)))
 	return encodeResults(make([]byte, 0, 256+200*len(results)), req.id, results, elapsed.Milliseconds()), nil
 }
 

@@ -160,6 +160,12 @@ type lineWriter struct {
 	err     error
 }
 
+// maxSpare bounds the pending buffer kept for reuse. Pending holds at most
+// one answer per slot (MaxInFlight) plus the read loop's, since every caller
+// waits for its line to be written; a burst of large answers needs a large
+// buffer once, which is then not kept for the rest of the session.
+const maxSpare = 1 << 20
+
 func (lw *lineWriter) write(line []byte) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
@@ -195,7 +201,9 @@ func (lw *lineWriter) write(line []byte) error {
 		}
 		if own {
 			lw.written++
-			lw.spare = buf[:0] // free again
+			if cap(buf) <= maxSpare {
+				lw.spare = buf[:0] // free again
+			}
 		}
 		lw.done.Broadcast()
 		if len(lw.pending) == 0 || lw.err != nil {

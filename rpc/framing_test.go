@@ -58,6 +58,43 @@ func TestLineWriterBackPressure(t *testing.T) {
 	}
 }
 
+// TestLineWriterSpareBounded: the queued-lines buffer is kept for reuse
+// only while it is small: a burst of large answers does not leave its
+// buffer behind for the rest of the session.
+func TestLineWriterSpareBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size int
+		kept bool
+	}{
+		{"small", 100, true},
+		{"large", maxSpare + 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &gatedWriter{gate: make(chan struct{})}
+			lw := &lineWriter{w: g}
+			first := make(chan error)
+			go func() { first <- lw.write([]byte("a\n")) }()
+			waitFor(t, lw, func() bool { return lw.writing })
+			queued := make(chan error)
+			line := append(bytes.Repeat([]byte("b"), tc.size-1), '\n')
+			go func() { queued <- lw.write(line) }()
+			waitFor(t, lw, func() bool { return len(lw.pending) == len(line) })
+			close(g.gate)
+			for _, c := range []chan error{first, queued} {
+				if err := <-c; err != nil {
+					t.Fatal(err)
+				}
+			}
+			lw.mu.Lock()
+			defer lw.mu.Unlock()
+			if kept := lw.spare != nil; kept != tc.kept {
+				t.Errorf("a %d-byte queued batch: buffer kept %v, want %v", len(line), kept, tc.kept)
+			}
+		})
+	}
+}
+
 func waitFor(t *testing.T, lw *lineWriter, cond func() bool) {
 	t.Helper()
 	for {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"attest-engine/assert"
@@ -15,22 +16,38 @@ import (
 
 // FuzzServe feeds arbitrary bytes to an initialized server: it must never
 // crash or hang, and everything it writes is one compact JSON object per line
-// carrying jsonrpc "2.0" and either a result or an error.
+// carrying jsonrpc "2.0" and either a result or an error. limit, when not 0,
+// lowers the line limit to that many bytes past the initialize line, so that
+// too-long lines (toolong.go) are reached without 16 MiB inputs.
+//
+// Minimizing each new multi-kilobyte input stalls fuzzing for up to a
+// minute at a time: run with -fuzzminimizetime 5x (FuzzAssertionMemo too).
 func FuzzServe(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join(transcriptDir, "*.jsonl"))
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil && len(data) < 1<<16 {
-			f.Add(data)
+			f.Add(data, uint16(0))
 		}
 	}
-	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"evaluate_batch\",\"params\":{\"trace\":{\"a\":[[[[\n"))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"evaluate_batch\",\"params\":{\"trace\":{\"a\":[[[[\n"), uint16(0))
+	// The assertions memo (memo.go): the same assertions again, then with
+	// a decoy "assertions" member elsewhere in the line.
+	spec := specBatchLine(f)
+	decoy := strings.Replace(spec, `"params":{`, `"extra":{"assertions":[{"decoy":1}]},"params":{`, 1)
+	f.Add([]byte(spec+"\n"+strings.Replace(spec, `"id":2,`, `"id":3,`, 1)+"\n"+decoy+"\n"), uint16(0))
+	// Too long: the batch line, its id recovered from its start; a request
+	// after it is still answered.
+	f.Add([]byte(spec+"\n"+`{"jsonrpc":"2.0","id":4,"method":"shutdown"}`+"\n"), uint16(200))
 	eng, err := assert.New(assert.Config{})
 	if err != nil {
 		f.Fatal(err)
 	}
 	const init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"f","sdk_version":"0","protocol_version":1,"required_capabilities":[],"preferred_encoding":"json"}}` + "\n"
-	f.Fuzz(func(t *testing.T, input []byte) {
+	f.Fuzz(func(t *testing.T, input []byte, limit uint16) {
 		s := New(Options{Engine: eng})
+		if limit > 0 {
+			s.maxLine = len(init) + int(limit)
+		}
 		var out bytes.Buffer
 		if err := s.Serve(context.Background(), bytes.NewReader(append([]byte(init), input...)), &out); err != nil {
 			t.Fatal(err)

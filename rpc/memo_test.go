@@ -5,11 +5,8 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
-
-	"attest-engine/assert"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -19,11 +16,7 @@ import (
 // sequence repeats assertions over different traces, changes them, and hides
 // a decoy "assertions" member at the same depth in another object.
 func TestAssertionMemo(t *testing.T) {
-	data, err := os.ReadFile("../testdata/session.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := strings.Split(string(data), "\n")[1]
+	spec := specBatchLine(t)
 	batch := func(trace, assertions, extra string) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"evaluate_batch","params":{"trace":` + trace + `,"assertions":` + assertions + `}` + extra + `}`
 	}
@@ -61,14 +54,17 @@ func TestAssertionMemo(t *testing.T) {
 			t.Fatalf("line %d: %v", i, perr)
 		}
 		_, reused := s.memo.list(req.params["assertions"])
-		got := answer(t, s, req)
+		got := wireAnswer(s, req, nil)
+		if !json.Valid([]byte(got)) {
+			t.Fatalf("line %d: answer is not JSON: %s", i, got)
+		}
 
 		fresh := newReadyServer(t)
 		freq, perr := parse([]byte(tc.line))
 		if perr != nil {
 			t.Fatal(perr)
 		}
-		if d := cmp.Diff(answer(t, fresh, freq), got); d != "" {
+		if d := cmp.Diff(wireAnswer(fresh, freq, nil), got); d != "" {
 			t.Errorf("line %d: answer through the memo differs (-fresh +memo):\n%s", i, d)
 		}
 		if reused != tc.reused || len(s.memo.entries) != tc.memoized {
@@ -77,42 +73,60 @@ func TestAssertionMemo(t *testing.T) {
 	}
 }
 
-func newReadyServer(t *testing.T) *Server {
-	eng, err := assert.New(assert.Config{})
-	if err != nil {
-		t.Fatal(err)
+// FuzzAssertionMemo: lines parsed as the read loop parses evaluate_batch,
+// through the assertions memo, answer byte for byte as the same lines
+// decoded plainly by a server that saw the same lines. The fuzzer can give
+// the later lines assertions that are the earlier ones' text, a prefix or an
+// extension of it, or a decoy of it at the same depth in another object.
+func FuzzAssertionMemo(f *testing.F) {
+	spec := specBatchLine(f)
+	var p struct {
+		Params struct{ Assertions json.RawMessage }
 	}
-	s := New(Options{Engine: eng})
-	s.state = stateReady
-	return s
+	if err := json.Unmarshal([]byte(spec), &p); err != nil {
+		f.Fatal(err)
+	}
+	list := string(p.Params.Assertions)
+	again := strings.Replace(spec, `"id":2,`, `"id":3,`, 1)
+	decoy := strings.Replace(spec, `"params":{`, `"extra":{"assertions":`+list+`},"params":{`, 1)
+	longer := strings.Replace(spec, list, list[:len(list)-1]+`,{"assertion_id":"x","type":"content","spec":{"target":"output.message","check":"contains","value":"y"}}]`, 1)
+	f.Add(spec, again, spec)
+	f.Add(spec, decoy, again)
+	f.Add(longer, spec, longer)
+	f.Add(decoy, strings.Replace(spec, list, `[{"decoy":1}]`, 1), spec)
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		memo, plain := newReadyServer(t), newReadyServer(t)
+		for i, line := range []string{a, b, c} {
+			req, perr := memo.parseBatch([]byte(line))
+			preq, pperr := parse([]byte(line))
+			got, want := wireAnswer(memo, req, perr), wireAnswer(plain, preq, pperr)
+			if got != want || !json.Valid([]byte(got)) {
+				t.Fatalf("line %d: through the memo %s\nplainly %s", i, got, want)
+			}
+		}
+	})
 }
 
-// answer is the decoded answer to req, durations dropped.
-func answer(t *testing.T, s *Server, req *request) any {
+// wireAnswer is the answer line to a parsed request, durations zeroed.
+func wireAnswer(s *Server, req *request, perr *Error) string {
+	var id any
+	if req != nil {
+		id = req.id
+	}
+	if perr != nil {
+		return string(encodeError(id, perr))
+	}
 	b, err := s.evaluate(context.Background(), req)
 	if err != nil {
-		return s.toWire(err).Message
+		b = encodeError(id, s.toWire(err))
 	}
-	var v map[string]any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
-	res := v["result"].(map[string]any)
-	delete(res, "total_duration_ms")
-	for _, r := range res["results"].([]any) {
-		delete(r.(map[string]any), "duration_ms")
-	}
-	return v
+	return durations.ReplaceAllString(string(b), `"${1}duration_ms":0`)
 }
 
 // TestLargeRequestsCollected: requests of collectAfterBytes or more are
 // counted while in flight and answered normally; the count returns to zero.
 func TestLargeRequestsCollected(t *testing.T) {
-	data, err := os.ReadFile("../testdata/session.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(data), "\n")
+	lines := sessionLines(t)
 	padding := strings.Repeat("x", collectAfterBytes)
 	big := strings.Replace(lines[1], `"user_message":"`, `"padding":"`+padding+`","user_message":"`, 1)
 	if len(big) < collectAfterBytes {

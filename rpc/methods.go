@@ -4,12 +4,10 @@ package rpc
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,13 +32,12 @@ type request struct {
 
 // handleLine decodes one line and answers or dispatches it.
 func (s *Server) handleLine(line []byte, size int, tooLong bool) {
+	var req *request // once decoded
 	defer func() {
 		// The read loop must survive anything: a fault here is answered
 		// like one in a worker (3001) and the engine keeps serving.
 		if p := recover(); p != nil {
-			s.log.Error("recovered panic in the read loop", "panic", panicText(p), "stack", string(debug.Stack()))
-			s.replyError(nil, &Error{Code: codeEngineError, Message: "internal engine error: " + panicText(p),
-				Detail: "This is a bug in the engine; the engine keeps serving. Please report it with the engine log (stderr)."})
+			s.answerPanic(req, "recovered panic in the read loop", p)
 		}
 	}()
 	if tooLong {
@@ -55,31 +52,15 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 	// gate is still taken here, in arrival order; the worker answers every
 	// problem it finds in the line exactly as the path below would.
 	if method, ok := sniffMethod(line); ok && method == "evaluate_batch" && s.getState() == stateReady {
-		work := func(line []byte) func(ctx context.Context) (*request, []byte, error) {
-			return func(ctx context.Context) (*request, []byte, error) {
-				req, perr := s.parseBatch(line)
-				line = nil // decoded: the line can go (see collectAfterBytes)
-				if perr != nil {
-					return req, nil, perr
-				}
-				if req.method != method { // cannot happen: a second "method" member is a duplicate key
-					return req, nil, fmt.Errorf("method %q read as %q", method, req.method)
-				}
-				b, err := s.evaluate(ctx, req)
-				return req, b, err
-			}
-		}
+		c := &call{line: line, fn: (*Server).evaluate}
 		if s.inline(line) {
-			s.sem <- struct{}{}
-			s.inflight.Add(1)
-			s.run(nil, false, work(line)) // inline lines are small
+			s.spawn(c, true)
 			return
 		}
 		// The reader reuses its buffer: a small line is copied, a large one
 		// is handed over whole.
-		own := line
 		if len(line) <= inlineMaxBytes || s.lines == nil {
-			own = append([]byte(nil), line...)
+			c.line = append([]byte(nil), line...)
 		} else {
 			// A line gathered in chunks (framing.go) left as much garbage
 			// as itself: collected now, while little else is live, the
@@ -90,11 +71,11 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 			}
 			s.lines.detach()
 		}
-		s.spawnLine(nil, len(own), work(own))
+		s.spawn(c, false)
 		return
 	}
-	req, perr := parse(line)
-	if perr != nil {
+	var perr *Error
+	if req, perr = parse(line); perr != nil {
 		s.replyError(req, perr)
 		return
 	}
@@ -229,11 +210,17 @@ func (s *Server) dispatch(req *request) {
 	case "shutdown":
 		s.shutdown(req)
 	case "evaluate_batch":
-		s.evaluateBatch(req)
+		if s.gate(req) {
+			s.spawn(&call{req: req, fn: (*Server).evaluate}, false)
+		}
 	case "submit_plugin_result":
-		s.submitPluginResult(req)
+		if s.gate(req) {
+			s.submitPluginResult(req)
+		}
 	case "validate_trace_tree":
-		s.validateTraceTree(req)
+		if s.gate(req) {
+			s.spawn(&call{req: req, fn: (*Server).validateTraceTree}, false)
+		}
 	default:
 		s.replyError(req, newError(codeMethodNotFound, "Check the method name; see the engine's capabilities in the initialize response (spec §6).", "method not found: %s", req.method))
 	}
@@ -340,27 +327,33 @@ func (s *Server) shutdown(req *request) {
 		b = append(b, `,"assertions_evaluated":`...)
 		b = strconv.AppendInt(b, s.assertions.Load(), 10)
 		b = append(b, `,"soft_failures":`...) // additive: per-suite counts (budget.go)
-		b = s.ledger().appendCounts(b)
+		b = s.budgets.appendCounts(b)
 		b = append(b, "}}\n"...)
 		s.reply(req, b)
 		close(s.stopped)
 	}()
 }
 
-// sessionGate answers whether evaluation may run now (spec §5, SESSION_ERROR).
-func (s *Server) sessionGate(method string) *Error {
+// gate reports whether an evaluation method may run now; when it may not,
+// it answers SESSION_ERROR (spec §5). The fast path in handleLine takes the
+// same gate as state == stateReady.
+func (s *Server) gate(req *request) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	var e *Error
 	switch s.state {
 	case stateNew:
 		// Spec §5 example, to the letter for evaluate_batch.
-		return sessionError(method+" called before initialize",
-			"Call initialize first to establish a session before sending "+method+" requests.")
+		e = sessionError(req.method+" called before initialize",
+			"Call initialize first to establish a session before sending "+req.method+" requests.")
 	case stateIncompatible:
-		return sessionError(method+" called on an incompatible session: missing capabilities "+strings.Join(s.missing, ", "),
+		e = sessionError(req.method+" called on an incompatible session: missing capabilities "+strings.Join(s.missing, ", "),
 			"initialize answered compatible: false. Upgrade the engine or drop the missing capabilities from required_capabilities.")
 	}
-	return nil
+	s.mu.Unlock()
+	if e != nil {
+		s.replyError(req, e)
+	}
+	return e == nil
 }
 
 func panicText(p any) string {

@@ -20,14 +20,13 @@ type Recorded struct {
 
 // recorder keeps results only when a report was asked for (--report).
 type recorder struct {
-	mu      sync.Mutex
-	enabled bool
-	path    string // where the report goes when serving ends
-	list    []Recorded
+	mu   sync.Mutex
+	path string // where the report goes when serving ends; "": no report
+	list []Recorded
 }
 
 func (r *recorder) add(traceID, suite, plugin string, results ...assert.Result) {
-	if r == nil || !r.enabled {
+	if r.path == "" {
 		return
 	}
 	r.mu.Lock()

@@ -70,8 +70,9 @@ type Server struct {
 	// handled every byte it had received.
 	readerIdle chan struct{}
 	sem        chan struct{} // counting semaphore: one slot per in-flight request
-	jobs       chan func()   // to idle workers
+	jobs       chan *call    // to idle workers
 	lines      *lineReader   // the read loop's; see handleLine
+	maxLine    int           // MaxLineBytes; less in tests, to reach too-long lines
 	quit       chan struct{} // closed when Serve returns: idle workers exit
 	inflight   sync.WaitGroup
 
@@ -99,11 +100,12 @@ func New(opts Options) *Server {
 		log:         opts.Logger,
 		version:     opts.Version,
 		sem:         make(chan struct{}, MaxInFlight),
-		jobs:        make(chan func()),
+		jobs:        make(chan *call),
 		budgets:     newLedger(opts.Config.SoftFailureBudget),
 		quit:        make(chan struct{}),
+		maxLine:     MaxLineBytes,
 	}
-	s.record.enabled, s.record.path = opts.ReportPath != "", opts.ReportPath
+	s.record.path = opts.ReportPath
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout
 	}
@@ -153,7 +155,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 // readLoop handles lines until the end of input. After a shutdown request it
 // goes on reading, answering SESSION_ERROR, until the shutdown is answered.
 func (s *Server) readLoop(in io.Reader) {
-	lr := newLineReader(in, MaxLineBytes)
+	lr := newLineReader(in, s.maxLine)
 	s.lines = lr
 	for {
 		line, size, tooLong, err := lr.next()
@@ -226,43 +228,49 @@ func (s *Server) replyError(req *request, e *Error) {
 	s.reply(req, encodeError(id, e))
 }
 
-// spawn runs fn for req on its own goroutine once a slot is free. While all
-// slots are taken it blocks, and so the read loop stops reading (spec §1.5).
-func (s *Server) spawn(req *request, fn func(ctx context.Context) ([]byte, error)) {
-	s.spawnLine(req, req.size, func(ctx context.Context) (*request, []byte, error) {
-		line, err := fn(ctx)
-		return req, line, err
-	})
+// call is one request's work, from the read loop to whoever answers it.
+type call struct {
+	// req is the decoded request; nil for an evaluate_batch line that the
+	// read loop handed over undecoded (handleLine): run decodes line first.
+	req   *request
+	line  []byte
+	fn    func(s *Server, ctx context.Context, req *request) ([]byte, error)
+	large bool // counted in largeInFlight (see collectAfterBytes)
 }
 
-// spawnLine is spawn for work that may decode its request itself: fn returns
-// the request it worked for (nil when it could not decode one), so that every
-// answer, a recovered panic's included, carries the right id. size is the
-// request line's length.
-func (s *Server) spawnLine(known *request, size int, fn func(ctx context.Context) (*request, []byte, error)) {
+// spawn has c done once a slot is free, on a worker, or by the read loop
+// itself when inline. While all slots are taken it blocks, and so the read
+// loop stops reading (spec §1.5).
+func (s *Server) spawn(c *call, inline bool) {
 	s.sem <- struct{}{}
 	s.inflight.Add(1)
-	large := size >= collectAfterBytes
-	if large {
+	size := len(c.line)
+	if c.req != nil {
+		size = c.req.size
+	}
+	if c.large = size >= collectAfterBytes; c.large {
 		s.largeInFlight.Add(1)
 	}
-	job := func() { s.run(known, large, fn) }
-	// Hand the job to an idle worker, or start one. Workers stay: a new
+	if inline {
+		s.run(c)
+		return
+	}
+	// Hand the call to an idle worker, or start one. Workers stay: a new
 	// goroutine per request would grow a fresh stack for every decode.
 	// There are never more than MaxInFlight, since each holds a slot.
 	select {
-	case s.jobs <- job:
+	case s.jobs <- c:
 	default:
-		go s.worker(job)
+		go s.worker(c)
 	}
 }
 
-// worker runs jobs until Serve has returned.
-func (s *Server) worker(job func()) {
+// worker runs calls until Serve has returned.
+func (s *Server) worker(c *call) {
 	for {
-		job()
+		s.run(c)
 		select {
-		case job = <-s.jobs:
+		case c = <-s.jobs:
 		case <-s.quit:
 			return
 		}
@@ -270,40 +278,66 @@ func (s *Server) worker(job func()) {
 }
 
 // run does one request's work and answers it; it frees the request's slot.
-// large: the request counts in largeInFlight (see collectAfterBytes).
-func (s *Server) run(known *request, large bool, fn func(ctx context.Context) (*request, []byte, error)) {
-	req := known
+// Every answer, a recovered panic's included, carries the request's id once
+// it is decoded, and a notification gets none.
+func (s *Server) run(c *call) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("recovered panic", "panic", panicText(p), "stack", string(debug.Stack()))
-			s.replyError(req, &Error{Code: codeEngineError, Message: "internal engine error: " + panicText(p),
-				Detail: "This is a bug in the engine; the engine keeps serving. Please report it with the engine log (stderr)."})
+			s.settle(c)
+			s.answerPanic(c.req, "recovered panic", p)
 		}
 		<-s.sem
 		s.inflight.Done()
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), s.evalTimeout)
 	defer cancel()
-	r, line, err := fn(ctx)
-	fn = nil
-	if r != nil {
-		req = r
-	}
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err()
-	}
-	if large {
-		if req != nil {
-			req.params, req.traceText = nil, nil // with fn gone, the trace and its line are garbage now
-		}
-		if s.largeInFlight.Add(-1) == 0 {
-			runtime.GC()
+	var (
+		line []byte
+		err  error
+	)
+	if c.req == nil {
+		var perr *Error
+		c.req, perr = s.parseBatch(c.line)
+		c.line = nil // decoded: the line can go (see collectAfterBytes)
+		if perr != nil {
+			err = perr
 		}
 	}
+	if err == nil {
+		line, err = c.fn(s, ctx, c.req)
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
+	}
+	s.settle(c)
 	if err != nil {
-		s.replyError(req, s.toWire(err))
+		s.replyError(c.req, s.toWire(err))
 	} else {
-		s.reply(req, line)
+		s.reply(c.req, line)
+	}
+}
+
+// answerPanic logs a recovered panic and answers req with ENGINE_ERROR: the
+// engine keeps serving.
+func (s *Server) answerPanic(req *request, msg string, p any) {
+	s.log.Error(msg, "panic", panicText(p), "stack", string(debug.Stack()))
+	s.replyError(req, &Error{Code: codeEngineError, Message: "internal engine error: " + panicText(p),
+		Detail: "This is a bug in the engine; the engine keeps serving. Please report it with the engine log (stderr)."})
+}
+
+// settle is the end of a large request's work, before its answer: it drops
+// the trace and, as the last large request in flight, collects (see
+// collectAfterBytes). It does nothing for other requests, or a second time.
+func (s *Server) settle(c *call) {
+	if !c.large {
+		return
+	}
+	c.large = false
+	if c.req != nil {
+		c.req.params, c.req.traceText = nil, nil // the trace and its line are garbage now
+	}
+	if s.largeInFlight.Add(-1) == 0 {
+		runtime.GC()
 	}
 }
 

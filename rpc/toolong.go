@@ -16,7 +16,7 @@ import (
 func (s *Server) answerTooLong(prefix []byte, size int) {
 	id, method, found := recoverID(prefix)
 	req := &request{id: id, method: method}
-	msg := fmt.Sprintf("request line exceeds max size: %d > %d bytes", size, MaxLineBytes)
+	msg := fmt.Sprintf("request line exceeds max size: %d > %d bytes", size, s.maxLine)
 	detail := fmt.Sprintf("Reduce trace size by filtering steps or truncating tool results. Max allowed: %d bytes (10 MB) per trace.", trace.MaxTraceBytes)
 	code := codeInvalidRequest
 	if method == "evaluate_batch" {

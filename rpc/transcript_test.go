@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"attest-engine/assert"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -55,19 +53,7 @@ func TestTranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := normalize(t, runServer(t, in, tc.timeout))
-			golden := filepath.Join(transcriptDir, tc.name+".golden.jsonl")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./rpc -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("%s: %s\nanswers differ (-want +got):\n%s", tc.name, tc.reason, diff)
-			}
+			checkGolden(t, filepath.Join(transcriptDir, tc.name+".golden.jsonl"), got, tc.reason)
 		})
 	}
 }
@@ -85,6 +71,36 @@ func runServer(t *testing.T, input []byte, timeout time.Duration) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// newReadyServer is a server with the default engine whose session is
+// initialized, for calling its methods directly.
+func newReadyServer(tb testing.TB) *Server {
+	tb.Helper()
+	eng, err := assert.New(assert.Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := New(Options{Engine: eng})
+	s.state = stateReady
+	return s
+}
+
+// sessionLines are the lines of testdata/session.jsonl: initialize, the
+// spec's refund batch (id 2), shutdown.
+func sessionLines(tb testing.TB) []string {
+	tb.Helper()
+	data, err := os.ReadFile("../testdata/session.jsonl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Split(string(data), "\n")
+}
+
+// specBatchLine is the spec's refund batch: one evaluate_batch line.
+func specBatchLine(tb testing.TB) string {
+	tb.Helper()
+	return sessionLines(tb)[1]
 }
 
 var durations = regexp.MustCompile(`"(total_)?duration_ms":\d+`)

@@ -10,9 +10,10 @@ import (
 	"attest-engine/trace"
 )
 
-// validateTraceTree answers {valid, errors, depth, agent_count, agent_ids,
-// aggregate_tokens, aggregate_cost_usd, aggregate_latency_ms}
-// (../shared/sdk-compat.md, "Other methods the earlier engine offered").
+// validateTraceTree (run by spawn) answers {valid, errors, depth,
+// agent_count, agent_ids, aggregate_tokens, aggregate_cost_usd,
+// aggregate_latency_ms} (../shared/sdk-compat.md, "Other methods the earlier
+// engine offered").
 //
 // An invalid trace is an answer, not an INVALID_TRACE error: the method
 // exists to say what is wrong. errors holds the spec §7 message of the
@@ -27,48 +28,42 @@ import (
 // the tree, root included; agent_ids lists the distinct agent_id values,
 // depth first; the aggregates sum metadata.total_tokens, metadata.cost_usd
 // and metadata.latency_ms over every trace of the tree, exactly in decimal.
-func (s *Server) validateTraceTree(req *request) {
-	if err := s.sessionGate(req.method); err != nil {
-		s.replyError(req, err)
-		return
+func (s *Server) validateTraceTree(_ context.Context, req *request) ([]byte, error) {
+	tv, ok := req.params["trace"]
+	if !ok {
+		return nil, newError(codeInvalidParams, "validate_trace_tree takes {trace}.", "invalid params: missing required field 'trace'")
 	}
-	s.spawn(req, func(ctx context.Context) ([]byte, error) {
-		tv, ok := req.params["trace"]
-		if !ok {
-			return nil, newError(codeInvalidParams, "validate_trace_tree takes {trace}.", "invalid params: missing required field 'trace'")
-		}
-		errs := []string{}
-		_, terr := trace.Validate(tv, trace.Options{Strict: s.cfg.StrictStepTypes})
-		if terr != nil {
-			errs = append(errs, terr.Message)
-		}
-		var sum assert.TreeSummary
-		if root, ok := tv.(map[string]any); ok {
-			sum = assert.SummarizeTree(root)
-			errs = append(errs, sum.LinkErrors...)
-		}
-		if sum.AgentIDs == nil {
-			sum.AgentIDs = []string{}
-		}
-		b := appendHead(make([]byte, 0, 256), req.id)
-		b = append(b, `,"result":{"valid":`...)
-		b = strconv.AppendBool(b, len(errs) == 0)
-		b = append(b, `,"errors":`...)
-		b = appendStrings(b, errs)
-		b = append(b, `,"depth":`...)
-		b = strconv.AppendInt(b, int64(sum.Depth), 10)
-		b = append(b, `,"agent_count":`...)
-		b = strconv.AppendInt(b, int64(sum.AgentCount), 10)
-		b = append(b, `,"agent_ids":`...)
-		b = appendStrings(b, sum.AgentIDs)
-		b = append(b, `,"aggregate_tokens":`...)
-		b = appendCount(b, sum.Tokens)
-		b = append(b, `,"aggregate_cost_usd":`...)
-		b = appendFloat(b, sum.CostUSD)
-		b = append(b, `,"aggregate_latency_ms":`...)
-		b = appendCount(b, sum.LatencyMS)
-		return append(b, "}}\n"...), nil
-	})
+	errs := []string{}
+	_, terr := trace.Validate(tv, trace.Options{Strict: s.cfg.StrictStepTypes, SourceBytes: req.size})
+	if terr != nil {
+		errs = append(errs, terr.Message)
+	}
+	var sum assert.TreeSummary
+	if root, ok := tv.(map[string]any); ok {
+		sum = assert.SummarizeTree(root)
+		errs = append(errs, sum.LinkErrors...)
+	}
+	if sum.AgentIDs == nil {
+		sum.AgentIDs = []string{}
+	}
+	b := appendHead(make([]byte, 0, 256), req.id)
+	b = append(b, `,"result":{"valid":`...)
+	b = strconv.AppendBool(b, len(errs) == 0)
+	b = append(b, `,"errors":`...)
+	b = appendStrings(b, errs)
+	b = append(b, `,"depth":`...)
+	b = strconv.AppendInt(b, int64(sum.Depth), 10)
+	b = append(b, `,"agent_count":`...)
+	b = strconv.AppendInt(b, int64(sum.AgentCount), 10)
+	b = append(b, `,"agent_ids":`...)
+	b = appendStrings(b, sum.AgentIDs)
+	b = append(b, `,"aggregate_tokens":`...)
+	b = appendCount(b, sum.Tokens)
+	b = append(b, `,"aggregate_cost_usd":`...)
+	b = appendFloat(b, sum.CostUSD)
+	b = append(b, `,"aggregate_latency_ms":`...)
+	b = appendCount(b, sum.LatencyMS)
+	return append(b, "}}\n"...), nil
 }
 
 // appendCount writes a whole count as an integer (1350), anything else as

@@ -1,0 +1,64 @@
+// server_test.go: a fault while a request is worked on is answered to that request, and leaves no count behind.
+
+package rpc
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestPanicAnswered: a panic in a worker is answered 3001 with the id of the
+// request it hit, whichever path the request took, and a notification is
+// not answered at all. A server without an engine panics in every
+// evaluation. Before the fix the fast path (decoded on the worker) answered
+// with id null, even a notification, and a large request's panic left it
+// counted in largeInFlight for good.
+func TestPanicAnswered(t *testing.T) {
+	spec := specBatchLine(t)
+	const init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":[],"preferred_encoding":"json"}}`
+	withID := func(id string) string { return strings.Replace(spec, `"id":2,`, `"id":`+id+`,`, 1) }
+	large := strings.Replace(withID(`"large"`), `"user_message":"`, `"padding":"`+strings.Repeat("x", collectAfterBytes)+`","user_message":"`, 1)
+	tests := []struct {
+		name, line, reason string
+		want               []string // ids answered, in order
+	}{
+		{"inline", withID(`"inline"`), "the read loop decodes and evaluates a lone small batch itself", []string{`"inline"`}},
+		{"worker", withID(`"worker"`) + "\n" + withID(`"next"`), "a pipelined batch is decoded on a worker", []string{`"next"`, `"worker"`}},
+		{"notification", strings.Replace(spec, `"id":2,`, ``, 1), "a notification gets no answer, not even a fault's", nil},
+		{"escaped method", strings.Replace(withID(`"escaped"`), `"evaluate_batch"`, `"evaluate\u005fbatch"`, 1), "the read loop decodes a line it cannot sniff", []string{`"escaped"`}},
+		{"large", large, "a large request is handed over whole", []string{`"large"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.line == spec {
+				t.Fatal("testdata/session.jsonl: the batch has no id 2 to change")
+			}
+			s := New(Options{})
+			var out strings.Builder
+			if err := s.Serve(context.Background(), strings.NewReader(init+"\n"+tc.line+"\n"), &out); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range strings.Split(normalize(t, []byte(out.String())), "\n") {
+				if l == "" || strings.Contains(l, `"result"`) { // initialize's answer
+					continue
+				}
+				if !strings.Contains(l, `"code":3001`) {
+					t.Errorf("answer %.200s: want a 3001", l)
+				}
+				_, rest, _ := strings.Cut(l, `"id":`)
+				id, _, _ := strings.Cut(rest, `,"error"`)
+				got = append(got, id)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("%s: ids answered (-want +got):\n%s", tc.reason, d)
+			}
+			if n := s.largeInFlight.Load(); n != 0 {
+				t.Errorf("%d large requests still counted after serving", n)
+			}
+		})
+	}
+}
