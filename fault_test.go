@@ -23,11 +23,7 @@ func TestBinaryHangingProvider(t *testing.T) {
 		<-r.Context().Done()        // never answers; gives up only when the engine does
 	}))
 	defer hang.Close()
-	providerEnv(t, hang)
-	bin := buildEngine(t)
-	e := start(t, bin, "--log-level=error", "--eval-timeout=400ms")
-	e.send(t, init56)
-	e.answer(t)
+	e, _ := startWithProvider(t, hang, "--log-level=error", "--eval-timeout=400ms")
 	c := collect(t, e.stdout)
 	const judges, fast = 8, 200
 	for i := range fast {

@@ -19,7 +19,7 @@ import (
 
 // specBatch returns the spec §2.2 evaluate_batch line of testdata/session.jsonl
 // with its id replaced, so that every request is distinct.
-func specBatch(t *testing.T) func(id string) string {
+func specBatch(t testing.TB) func(id string) string {
 	t.Helper()
 	data, err := os.ReadFile("testdata/session.jsonl")
 	if err != nil {

@@ -19,39 +19,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-var benchBin struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// benchEngine builds the binary once for all benchmarks of a run.
-func benchEngine(b *testing.B) string {
-	benchBin.once.Do(func() {
-		dir, err := osMkdirTemp()
-		if err != nil {
-			benchBin.err = err
-			return
-		}
-		benchBin.path = dir + "/attest-engine"
-		if out, err := goBuild(benchBin.path).CombinedOutput(); err != nil {
-			benchBin.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if benchBin.err != nil {
-		b.Fatal(benchBin.err)
-	}
-	return benchBin.path
-}
-
 // startBench starts an engine and initializes a session.
 func startBench(b *testing.B) (io.WriteCloser, *bufio.Reader, *exec.Cmd) {
-	cmd := exec.Command(benchEngine(b), "--log-level=error")
+	cmd := exec.Command(buildEngine(b), "--log-level=error")
 	if e := os.Getenv("BENCH_ENGINE_ENV"); e != "" {
 		cmd.Env = append(os.Environ(), strings.Fields(e)...)
 	}
@@ -69,15 +43,6 @@ func startBench(b *testing.B) (io.WriteCloser, *bufio.Reader, *exec.Cmd) {
 	return stdin, r, cmd
 }
 
-func refundBatch(b *testing.B) func(id string) string {
-	var t testing.T
-	f := specBatch(&t)
-	if t.Failed() {
-		b.Fatal("testdata/session.jsonl unreadable")
-	}
-	return f
-}
-
 // BenchmarkPipelined: the spec's refund batch, 64 requests in flight.
 //
 // spec-batch sends that line as the spec has it, ids apart: its assertions
@@ -87,7 +52,7 @@ func refundBatch(b *testing.B) func(id string) string {
 // trace_id differs), so nothing is answered from the record: every batch is
 // evaluated, as for an SDK streaming production traces through one suite.
 func BenchmarkPipelined(b *testing.B) {
-	batch := refundBatch(b)
+	batch := specBatch(b)
 	for _, tc := range []struct {
 		name string
 		line func(i int) string
@@ -164,7 +129,7 @@ func reportEngineCPU(b *testing.B, stdin io.Closer, cmd *exec.Cmd) {
 
 // BenchmarkRoundTrip: the spec's refund batch, one request at a time.
 func BenchmarkRoundTrip(b *testing.B) {
-	line := refundBatch(b)("rt") + "\n"
+	line := specBatch(b)("rt") + "\n"
 	stdin, r, cmd := startBench(b)
 	took := make([]time.Duration, b.N)
 	b.ResetTimer()
@@ -189,7 +154,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 // with net/http and TLS as the provider clients need (hellohttp), built from
 // testdata/bench/ the same way.
 func BenchmarkStartup(b *testing.B) {
-	bins := map[string]string{"engine": benchEngine(b)}
+	bins := map[string]string{"engine": buildEngine(b)}
 	for _, name := range []string{"hello", "hellohttp"} {
 		bin := filepath.Join(b.TempDir(), name)
 		cmd := goBuild(bin)
@@ -290,5 +255,3 @@ func BenchmarkUnmarshalBaseline(b *testing.B) {
 		})
 	}
 }
-
-func osMkdirTemp() (string, error) { return os.MkdirTemp("", "attest-bench") }

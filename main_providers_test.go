@@ -81,6 +81,16 @@ func providerEnv(t *testing.T, srv *httptest.Server) {
 	t.Setenv("ANTHROPIC_BASE_URL", "")
 }
 
+// startWithProvider starts the engine with srv as its provider and opens a
+// session asking for layers 5–6; it returns the initialize result.
+func startWithProvider(t *testing.T, srv *httptest.Server, args ...string) (*engine, map[string]any) {
+	t.Helper()
+	providerEnv(t, srv)
+	e := start(t, buildEngine(t), args...)
+	e.send(t, init56)
+	return e, e.answer(t)
+}
+
 const init56 = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"sdk_name":"attest-python","sdk_version":"0.1.0","protocol_version":1,"required_capabilities":["layers_1_4","layers_5_6"],"preferred_encoding":"json"}}`
 
 // batch56 is an evaluate_batch on the spec §2.2 trace with the given output message.
@@ -97,12 +107,8 @@ const refundMsg = "Your refund of $89.99 has been processed. Refund ID: RFD-001.
 
 func TestBinaryLayers56(t *testing.T) {
 	var limited atomic.Int32
-	srv := fakeOpenAI(t, &limited)
-	providerEnv(t, srv)
-	bin := buildEngine(t)
-	e := start(t, bin, "--log-level=debug")
-	e.send(t, init56)
-	res := e.answer(t)["result"].(map[string]any)
+	e, hello := startWithProvider(t, fakeOpenAI(t, &limited), "--log-level=debug")
+	res := hello["result"].(map[string]any)
 	if res["compatible"] != true || !strings.Contains(fmt.Sprint(res["capabilities"]), "layers_5_6") {
 		t.Fatalf("with OPENAI_BASE_URL and OPENAI_API_KEY, layers_5_6 is advertised: %v", res)
 	}
@@ -174,12 +180,7 @@ func TestBinaryLayers56(t *testing.T) {
 }
 
 func TestBinaryJudgeTimeout(t *testing.T) {
-	srv := fakeOpenAI(t, new(atomic.Int32))
-	providerEnv(t, srv)
-	bin := buildEngine(t)
-	e := start(t, bin, "--log-level=warn", "--eval-timeout=300ms")
-	e.send(t, init56)
-	e.answer(t)
+	e, _ := startWithProvider(t, fakeOpenAI(t, new(atomic.Int32)), "--log-level=warn", "--eval-timeout=300ms")
 	e.send(t, batch56("slow", slowMarker, `{"assertion_id":"slow","type":"llm_judge","spec":{"rubric":"helpfulness"}}`))
 	errObj, _ := e.answer(t)["error"].(map[string]any)
 	data, _ := errObj["data"].(map[string]any)

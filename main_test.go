@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,15 +20,40 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// buildEngine builds the binary once per test run.
-func buildEngine(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "attest-engine")
-	out, err := goBuild(bin).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+// built is the engine binary, built once per run of the test binary and
+// shared by every test and benchmark that starts the engine.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildEngine returns the engine binary, building it on first use.
+func buildEngine(tb testing.TB) string {
+	tb.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "attest-engine-test")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir, built.path = dir, filepath.Join(dir, "attest-engine")
+		if out, err := goBuild(built.path).CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		tb.Fatal(built.err)
 	}
-	return bin
+	return built.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // goBuild is the README's build command: a static binary (CGO_ENABLED=0).
