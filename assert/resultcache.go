@@ -20,9 +20,14 @@ import (
 // maxCacheValue bounds one cached value read back from the directory.
 const maxCacheValue = 1 << 20
 
+// maxMemBytes bounds the encoded answers held in memory: entries alone would
+// allow resultCacheSize vectors of maxEmbeddingDims, about 1 GiB, from a
+// provider that answers with the largest vectors it may.
+const maxMemBytes = 64 << 20
+
 // resultCache maps a key (cacheKey of everything that affects an answer) to
-// an encoded answer. Memory is bounded by entries; the directory, when set,
-// by bytes: one file per key, written atomically (temp file + rename), the
+// an encoded answer. Memory is bounded by entries and by maxMemBytes; the
+// directory, when set, by bytes: one file per key, written atomically (temp file + rename), the
 // least recently used files removed first. The cache is best-effort: a
 // directory that cannot be read or written behaves as a miss.
 type resultCache struct {
@@ -35,7 +40,8 @@ type resultCache struct {
 }
 
 func newResultCache(entries int, dir string, maxDir int64) (*resultCache, error) {
-	c := &resultCache{mem: newLRU[string, []byte](entries), dir: dir, maxDir: maxDir}
+	mem := newWeightedLRU[string, []byte](entries, maxMemBytes, func(v []byte) int64 { return int64(len(v)) })
+	c := &resultCache{mem: mem, dir: dir, maxDir: maxDir}
 	if dir == "" {
 		return c, nil
 	}
