@@ -113,7 +113,7 @@ func (o *objCompiler) typeEnumConst() error {
 		if !ok {
 			return o.errorf("enum", "enum must be an array")
 		}
-		k := &enumKw{at: at, values: values}
+		k := &enumKw{at: at, values: values, size: valueSize(values)}
 		if len(values) > 8 && !slices.ContainsFunc(values, func(e any) bool { _, s := e.(string); return !s }) {
 			k.strs = make(map[string]struct{}, len(values))
 			for _, e := range values {
@@ -123,7 +123,7 @@ func (o *objCompiler) typeEnumConst() error {
 		o.add(k)
 	}
 	if raw, ok := o.m["const"]; ok {
-		o.add(&constKw{at: at, value: raw})
+		o.add(&constKw{at: at, value: raw, size: valueSize(raw)})
 	}
 	return nil
 }

@@ -179,3 +179,28 @@ func hashInto(h *maphash.Hash, v any, depth int) {
 		h.Write(b[:])
 	}
 }
+
+// valueSize is what reading v whole costs in work units (validate.go): one per
+// value, plus the bytes of its strings, numbers and member names. It bounds
+// what Equal and the uniqueItems hash read of v.
+func valueSize(v any) int {
+	switch x := v.(type) {
+	case string:
+		return 1 + len(x)
+	case json.Number:
+		return 1 + len(x)
+	case []any:
+		n := 1
+		for _, e := range x {
+			n += valueSize(e)
+		}
+		return n
+	case map[string]any:
+		n := 1
+		for k, e := range x {
+			n += len(k) + valueSize(e)
+		}
+		return n
+	}
+	return 1
+}

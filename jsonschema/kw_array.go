@@ -179,12 +179,13 @@ func (k *uniqueItemsKw) eval(v *validator, inst any, _ *annot) bool {
 	if !isArr {
 		return true
 	}
+	// Finding a duplicate hashes or compares the items whole: it reads the
+	// array's size, not only its length.
+	v.work += valueSize(arr)
 	i, j, dup := findDuplicate(arr)
 	if !dup {
-		v.work += len(arr)
 		return true
 	}
-	v.work += j // the items read up to the later of the pair
 	v.failf(k.at, "uniqueItems", "items %d and %d are equal, want unique items", i, j)
 	return false
 }

@@ -40,6 +40,7 @@ type enumKw struct {
 	at     string
 	values []any
 	strs   map[string]struct{}
+	size   int // valueSize(values): what comparing against all of them reads at most
 }
 
 func (k *enumKw) eval(v *validator, inst any, _ *annot) bool {
@@ -49,8 +50,10 @@ func (k *enumKw) eval(v *validator, inst any, _ *annot) bool {
 			return true
 		}
 	} else {
+		// Equal reads at most the smaller value, so the enum's own size
+		// bounds the work of trying every member.
+		v.work += k.size
 		for _, e := range k.values {
-			v.work++
 			if Equal(inst, e) {
 				return true
 			}
@@ -66,9 +69,11 @@ func (k *enumKw) eval(v *validator, inst any, _ *annot) bool {
 type constKw struct {
 	at    string
 	value any
+	size  int // valueSize(value): what comparing against it reads at most
 }
 
 func (k *constKw) eval(v *validator, inst any, _ *annot) bool {
+	v.work += k.size
 	if Equal(inst, k.value) {
 		return true
 	}

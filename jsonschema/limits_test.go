@@ -77,6 +77,16 @@ func TestUniqueItemsLarge(t *testing.T) {
 // TestRepeatedLinearWorkIsBounded repeats keywords that read the whole instance, which the count of
 // schema evaluations alone does not bound: each case ran for minutes before keywords counted their reading.
 func TestRepeatedLinearWorkIsBounded(t *testing.T) {
+	var big strings.Builder // an array of 100,000 distinct strings
+	big.WriteByte('[')
+	for i := range 100000 {
+		if i > 0 {
+			big.WriteByte(',')
+		}
+		fmt.Fprintf(&big, `"item-%d"`, i)
+	}
+	big.WriteByte(']')
+	bigJSON := big.String()
 	branches := func(n int, branch string) string {
 		return `{"anyOf":[` + strings.TrimSuffix(strings.Repeat(branch+",", n), ",") + `]}`
 	}
@@ -93,6 +103,13 @@ func TestRepeatedLinearWorkIsBounded(t *testing.T) {
 		{"true subschemas over a wide object", branches(20000, `{"propertyNames":true,"type":"array"}`), wide},
 		{"names over a small object", `{"$defs":{"p":{"required":["` + strings.Repeat(`a","`, 100000) + `z"]}},` +
 			`"anyOf":[` + strings.TrimSuffix(strings.Repeat(`{"$ref":"#/$defs/p"},`, 20000), ",") + `]}`, map[string]any{}},
+		// Equality and uniqueness read whole values: a large const or enum met
+		// by an equal instance, or a large array checked for duplicates.
+		{"a large const matched again and again", `{"$defs":{"c":{"const":` + bigJSON + `,"type":"string"}},` +
+			`"anyOf":[` + strings.TrimSuffix(strings.Repeat(`{"$ref":"#/$defs/c"},`, 20000), ",") + `]}`, decodeJSON(t, []byte(bigJSON))},
+		{"a large enum member matched again and again", `{"$defs":{"e":{"enum":[1,` + bigJSON + `],"type":"string"}},` +
+			`"anyOf":[` + strings.TrimSuffix(strings.Repeat(`{"$ref":"#/$defs/e"},`, 20000), ",") + `]}`, decodeJSON(t, []byte(bigJSON))},
+		{"uniqueness of a large array again and again", branches(20000, `{"uniqueItems":true,"type":"string"}`), decodeJSON(t, []byte(bigJSON))},
 	}
 	for _, c := range cases {
 		s, err := Compile(decodeJSON(t, []byte(c.schema)), nil)
