@@ -5,7 +5,6 @@ package assert
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"attest-engine/jsonschema"
@@ -82,15 +81,9 @@ func nonNegativeInt(s spec, name string) (int64, error) {
 	if !ok || v == nil {
 		return 0, s.missing(name)
 	}
-	// An integer however it is written (2, 2.0, 2e0), exactly: the nearest
-	// int64 must compare equal to the number itself.
-	f, isNum := toFloat(v)
-	n := int64(f)
-	same, ok := 0, false
-	if isNum && math.Abs(f) < 1<<62 {
-		same, ok = jsonschema.CompareNumbers(v, n)
-	}
-	if !ok || same != 0 || n < 0 {
+	// An integer however it is written (2, 2.0, 2e0), read exactly.
+	n, ok := jsonschema.Integer(v)
+	if !ok || n < 0 {
 		return 0, specErrorf(fmt.Sprintf("Set '%s' to a non-negative integer.", name), "spec field '%s' must be a non-negative integer, got %s", name, jsonText(v))
 	}
 	return n, nil
