@@ -72,7 +72,7 @@ type Reuse struct {
 
 	// Note names another member at Depth whose text is only recorded: the
 	// last one's text (a slice of the input) and value go in NoteText and
-	// NoteValue.
+	// NoteValue. An empty Note, or a nil Lookup, watches nothing.
 	Note      string
 	NoteText  []byte
 	NoteValue any
@@ -211,9 +211,9 @@ func (d *decoder) object() (any, error) {
 		switch r := d.reuse; {
 		case r == nil || d.depth != r.Depth:
 			v, err = d.value()
-		case k == r.Key:
+		case k == r.Key && r.Lookup != nil:
 			v, err = d.reused()
-		case k == r.Note:
+		case k == r.Note && r.Note != "":
 			start := d.pos
 			if v, err = d.value(); err == nil {
 				r.NoteText, r.NoteValue = d.data[start:d.pos], v
