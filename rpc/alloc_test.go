@@ -3,10 +3,13 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,12 +25,23 @@ func TestBatchAllocations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation measurement skipped in -short mode")
 	}
-	line := []byte(specBatchLine(t))
+	spec := specBatchLine(t)
+	// 16 batches that differ in their trace only: more than the trace memo
+	// keeps, so taken in turn each is decoded afresh.
+	lines := make([][]byte, 16)
+	for i := range lines {
+		lines[i] = []byte(strings.Replace(spec, `"trace_id":"trc_abc123"`, fmt.Sprintf(`"trace_id":"trc_%03d"`, i), 1))
+	}
+	if bytes.Equal(lines[0], lines[1]) {
+		t.Fatal("testdata/session.jsonl: no trace_id to change")
+	}
 	s := newReadyServer(t)
 	ctx := context.Background()
-	run := func(parse func([]byte) (*request, *Error)) func() {
+	n := 0
+	run := func(parse func([]byte) (*request, *Error), lines ...[]byte) func() {
 		return func() {
-			req, perr := parse(line)
+			n++
+			req, perr := parse(lines[n%len(lines)])
 			if perr != nil {
 				t.Fatal(perr)
 			}
@@ -38,10 +52,13 @@ func TestBatchAllocations(t *testing.T) {
 	}
 	got := map[string]float64{
 		// Every part decoded (a batch whose assertions are new).
-		"spec_refund_batch": testing.AllocsPerRun(500, run(parse)),
-		// The same batch again, as the read loop parses it: its assertions
-		// come from the memo (memo.go), the trace is decoded afresh.
-		"spec_refund_batch_repeated": testing.AllocsPerRun(500, run(s.parseBatch)),
+		"spec_refund_batch": testing.AllocsPerRun(500, run(parse, []byte(spec))),
+		// Batches as the read loop parses them: the assertions come from
+		// the memo (memo.go), each trace is new and decoded afresh.
+		"spec_refund_batch_new_trace": testing.AllocsPerRun(500, run(s.parseBatch, lines...)),
+		// The same batch again: assertions and trace from the memos,
+		// answered from the idempotency record.
+		"spec_refund_batch_repeated": testing.AllocsPerRun(500, run(s.parseBatch, []byte(spec))),
 	}
 
 	golden := filepath.Join(transcriptDir, "allocs.golden.json")

@@ -3,6 +3,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -25,6 +26,9 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		return nil, terr
 	}
 	tr := tv.(map[string]any)
+	if req.traceText != nil && !req.traceKnown && len(req.traceText) <= memoMaxText {
+		s.memos.traces.add(bytes.Clone(req.traceText), tr, struct{}{})
+	}
 	traceID, _ := tr["trace_id"].(string)
 	for _, w := range warnings {
 		s.log.Warn(w, "trace_id", traceID)
@@ -35,14 +39,14 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	if !ok && req.params["suite"] != nil {
 		return nil, newError(codeInvalidParams, "suite is an optional test-suite name string.", "invalid params: field 'suite' must be a string")
 	}
-	list, known := s.memo.list(req.params["assertions"])
+	list, known := s.memos.assertions.extra(req.params["assertions"])
 	if !known {
 		var err error
 		if list, err = assertions(req.params); err != nil {
 			return nil, err
 		}
-		if req.memoText != nil {
-			s.memo.add(req.memoText, req.params["assertions"], list)
+		if req.assertionsText != nil {
+			s.memos.assertions.add(req.assertionsText, req.params["assertions"], list)
 		}
 	}
 	results, err := s.engine.EvaluateText(ctx, tr, req.traceText, list)

@@ -21,7 +21,7 @@ import (
 // too-long lines (toolong.go) are reached without 16 MiB inputs.
 //
 // Minimizing each new multi-kilobyte input stalls fuzzing for up to a
-// minute at a time: run with -fuzzminimizetime 5x (FuzzAssertionMemo too).
+// minute at a time: run with -fuzzminimizetime 5x (FuzzMemos too).
 func FuzzServe(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join(transcriptDir, "*.jsonl"))
 	for _, name := range files {

@@ -1,4 +1,4 @@
-// memo.go: the assertions of recent batches, kept by their exact text so that a suite's repeated assertions are decoded once.
+// memo.go: the assertions and traces of recent batches, kept by their exact text so that a repeated text is decoded once.
 
 package rpc
 
@@ -12,37 +12,41 @@ import (
 )
 
 // An SDK evaluating a suite sends the same assertions with every trace, byte
-// for byte. The memo keeps the assertions array of the last few batches by
-// its text: a batch whose params.assertions text is one of them skips
-// decoding that part of the line and reading the assertion objects, and its
-// specs are the very maps already compiled (assert confirms cache hits on
-// those by identity first). Traces are never memoized: each is decoded and
-// validated afresh.
+// for byte, and one retrying a batch (spec §2.2: provider errors are
+// retryable; request_id makes the retry idempotent) or splitting a trace's
+// assertions over several batches sends the same trace again. Two memos keep
+// the params.assertions array and the params.trace object of the last few
+// batches by their text: a batch whose member text is one of them skips
+// decoding that part of the line (trace.Reuse) and gets the very value
+// decoded before. Memoized assertions also keep what was read from them, so
+// their specs meet their compiled checks by identity (assert confirms cache
+// hits on those). A memoized trace is still validated for every batch; the
+// memo only saves building its value again.
 //
-// Bounds: memoEntries arrays of at most memoMaxText bytes each.
+// Values are shared between the requests that reuse them: nothing in the
+// engine modifies a decoded value.
+//
+// Bounds: memoEntries texts of at most memoMaxText bytes each, per memo.
 const (
 	memoEntries = 8
 	memoMaxText = 64 << 10
 )
 
-type memoEntry struct {
-	text  []byte // the array's exact text, as it was in a request
-	value []any  // its decoded value; shared read-only
-	list  []assert.Assertion
+type memoEntry[T any] struct {
+	text  []byte // the member's exact text, as it was in a request
+	value any    // its decoded value; shared read-only
+	extra T      // what the caller read from value
 }
 
-type assertionMemo struct {
+// memo keeps the texts of one member, most recently used first.
+type memo[T any] struct {
 	mu      sync.Mutex
-	entries []*memoEntry // most recently used first
+	entries []*memoEntry[T]
 }
 
-// reuse is the decoder hook for one request line: params is the top-level
-// object's member (depth 1), assertions a member of params (depth 2).
-func (m *assertionMemo) reuse() *trace.Reuse {
-	return &trace.Reuse{Depth: 2, Key: "assertions", Lookup: m.lookup}
-}
-
-func (m *assertionMemo) lookup(rest []byte) (int, any, bool) {
+// lookup is a trace.Watch's Lookup: the length and value of the known text
+// that rest starts with.
+func (m *memo[T]) lookup(rest []byte) (int, any, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i, e := range m.entries {
@@ -55,40 +59,27 @@ func (m *assertionMemo) lookup(rest []byte) (int, any, bool) {
 	return 0, nil, false
 }
 
-// list returns the assertions read from v when v is a memoized array.
-func (m *assertionMemo) list(v any) ([]assert.Assertion, bool) {
+// extra returns what was read from v when v is a memoized value itself.
+func (m *memo[T]) extra(v any) (T, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, e := range m.entries {
-		if sameArray(e.value, v) {
-			return e.list, true
+		if same(e.value, v) {
+			return e.extra, true
 		}
 	}
-	return nil, false
+	var zero T
+	return zero, false
 }
 
-// sameObject reports whether v is the map m itself (not an equal one).
-func sameObject(v any, m map[string]any) bool {
-	o, ok := v.(map[string]any)
-	return ok && reflect.ValueOf(o).UnsafePointer() == reflect.ValueOf(m).UnsafePointer()
-}
-
-// sameArray reports whether a and b are the same non-empty []any (the same
-// elements in memory, not equal ones).
-func sameArray(a, b any) bool {
-	x, ok1 := a.([]any)
-	y, ok2 := b.([]any)
-	return ok1 && ok2 && len(x) > 0 && len(x) == len(y) && &x[0] == &y[0]
-}
-
-// add remembers the text of an assertions array that decoded to value and
-// read as list without error. text must not change afterwards.
-func (m *assertionMemo) add(text []byte, value any, list []assert.Assertion) {
-	arr, ok := value.([]any)
-	if !ok || len(arr) == 0 || len(text) > memoMaxText {
+// add remembers text, which decoded to value (a non-empty array or an
+// object) from which extra was read without error. text must not change
+// afterwards.
+func (m *memo[T]) add(text []byte, value any, extra T) {
+	if len(text) > memoMaxText || !same(value, value) {
 		return
 	}
-	e := &memoEntry{text: text, value: arr, list: list}
+	e := &memoEntry[T]{text: text, value: value, extra: extra}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, old := range m.entries {
@@ -101,4 +92,52 @@ func (m *assertionMemo) add(text []byte, value any, list []assert.Assertion) {
 	}
 	copy(m.entries[1:], m.entries)
 	m.entries[0] = e
+}
+
+// same reports whether a and b are the same decoded object or non-empty
+// array: the same one in memory, not equal ones.
+func same(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) > 0 && len(x) == len(y) && &x[0] == &y[0]
+	}
+	return false
+}
+
+// memos are the server's two memos and the decoder hook that consults them.
+type memos struct {
+	assertions memo[[]assert.Assertion]
+	traces     memo[struct{}]
+	// The memos' lookups as funcs, made once (a method value made per
+	// request would be an allocation each).
+	lookupAssertions, lookupTrace func([]byte) (int, any, bool)
+}
+
+func newMemos() *memos {
+	ms := &memos{}
+	ms.lookupAssertions, ms.lookupTrace = ms.assertions.lookup, ms.traces.lookup
+	return ms
+}
+
+// batchReuse is the decoder hook for one request line, made in one piece:
+// params is the top-level object's member (depth 1), assertions and trace
+// are members of params (depth 2).
+type batchReuse struct {
+	trace.Reuse
+	assertions, trace trace.Watch
+	members           [2]*trace.Watch
+}
+
+func (ms *memos) reuse() *batchReuse {
+	r := &batchReuse{
+		assertions: trace.Watch{Key: "assertions", Lookup: ms.lookupAssertions},
+		trace:      trace.Watch{Key: "trace", Lookup: ms.lookupTrace},
+	}
+	r.members = [2]*trace.Watch{&r.assertions, &r.trace}
+	r.Reuse = trace.Reuse{Depth: 2, Members: r.members[:]}
+	return r
 }

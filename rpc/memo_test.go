@@ -1,21 +1,23 @@
-// memo_test.go: batches answered through the assertions memo answer exactly as without it.
+// memo_test.go: batches answered through the memos answer exactly as without them.
 
 package rpc
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestAssertionMemo sends a sequence of batches through one server (memo on)
-// and each through a fresh one (memo empty): every answer must match. The
-// sequence repeats assertions over different traces, changes them, and hides
-// a decoy "assertions" member at the same depth in another object.
-func TestAssertionMemo(t *testing.T) {
+// TestMemos sends a sequence of batches through one server (memos on) and
+// each through a fresh one (memos empty): every answer must match. The
+// sequence repeats assertions over different traces and traces under
+// different assertions, changes them, sends an invalid trace, and hides
+// decoy "assertions" and "trace" members at the same depth in another object.
+func TestMemos(t *testing.T) {
 	spec := specBatchLine(t)
 	batch := func(trace, assertions, extra string) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"evaluate_batch","params":{"trace":` + trace + `,"assertions":` + assertions + `}` + extra + `}`
@@ -33,19 +35,26 @@ func TestAssertionMemo(t *testing.T) {
 	}
 	other := `[{"assertion_id":"c1","type":"constraint","spec":{"field":"metadata.cost_usd","operator":"lte","value":0.1}}]`
 	third := `[{"assertion_id":"t1","type":"content","spec":{"target":"output.message","check":"contains","value":"refund"}}]`
+	cheap := strings.Replace(refund, `"cost_usd":0.0067`, `"cost_usd":0.001`, 1)
+	invalid := strings.Replace(refund, `"trace_id":`, `"trace_idx":`, 1)
 	lines := []struct {
 		line     string
 		reused   bool // the memo supplies params.assertions
-		memoized int  // memo entries afterwards
+		memoized int  // assertions memo entries afterwards
+		traceHit bool // the memo supplies params.trace
+		traces   int  // trace memo entries afterwards
 	}{
-		{spec, false, 1},
-		{spec, true, 1},
-		{batch(costly, list, ""), true, 1}, // same assertions, another trace: evaluated afresh
-		{batch(refund, other, ""), false, 2},
-		{batch(costly, other, ""), true, 2},
-		{batch(refund, list, `,"extra":{"assertions":[{"decoy":1}]}`), true, 2},   // the decoy is not params'
-		{batch(refund, third, `,"extra":{"assertions":[{"decoy":1}]}`), false, 2}, // the last one seen is the decoy: nothing kept
-		{batch(refund, `[{"decoy":1}]`, ""), false, 2},                            // never stored as third's text: an error, as fresh
+		{spec, false, 1, false, 1},
+		{spec, true, 1, true, 1},
+		{batch(costly, list, ""), true, 1, false, 2}, // same assertions, another trace: evaluated afresh
+		{batch(refund, other, ""), false, 2, true, 2},
+		{batch(costly, other, ""), true, 2, true, 2},
+		{batch(refund, list, `,"extra":{"assertions":[{"decoy":1}]}`), true, 2, true, 2},   // the decoy is not params'
+		{batch(refund, third, `,"extra":{"assertions":[{"decoy":1}]}`), false, 2, true, 2}, // the last one seen is the decoy: nothing kept
+		{batch(refund, `[{"decoy":1}]`, ""), false, 2, true, 2},                            // never stored as third's text: an error, as fresh
+		{batch(cheap, list, `,"extra":{"trace":`+refund+`}`), true, 2, false, 2},           // the last trace seen is the decoy: nothing kept
+		{batch(invalid, list, ""), true, 2, false, 2},                                      // invalid: answered as fresh, not kept
+		{batch(invalid, list, ""), true, 2, false, 2},
 	}
 	s := newReadyServer(t)
 	for i, tc := range lines {
@@ -53,7 +62,7 @@ func TestAssertionMemo(t *testing.T) {
 		if perr != nil {
 			t.Fatalf("line %d: %v", i, perr)
 		}
-		_, reused := s.memo.list(req.params["assertions"])
+		_, reused := s.memos.assertions.extra(req.params["assertions"])
 		got := wireAnswer(s, req, nil)
 		if !json.Valid([]byte(got)) {
 			t.Fatalf("line %d: answer is not JSON: %s", i, got)
@@ -67,26 +76,29 @@ func TestAssertionMemo(t *testing.T) {
 		if d := cmp.Diff(wireAnswer(fresh, freq, nil), got); d != "" {
 			t.Errorf("line %d: answer through the memo differs (-fresh +memo):\n%s", i, d)
 		}
-		if reused != tc.reused || len(s.memo.entries) != tc.memoized {
-			t.Errorf("line %d: reused %v, %d memo entries; want %v, %d", i, reused, len(s.memo.entries), tc.reused, tc.memoized)
+		if reused != tc.reused || len(s.memos.assertions.entries) != tc.memoized {
+			t.Errorf("line %d: assertions reused %v, %d memo entries; want %v, %d", i, reused, len(s.memos.assertions.entries), tc.reused, tc.memoized)
+		}
+		if req.traceKnown != tc.traceHit || len(s.memos.traces.entries) != tc.traces {
+			t.Errorf("line %d: trace reused %v, %d memo entries; want %v, %d", i, req.traceKnown, len(s.memos.traces.entries), tc.traceHit, tc.traces)
 		}
 	}
 }
 
-// FuzzAssertionMemo: lines parsed as the read loop parses evaluate_batch,
-// through the assertions memo, answer byte for byte as the same lines
-// decoded plainly by a server that saw the same lines. The fuzzer can give
-// the later lines assertions that are the earlier ones' text, a prefix or an
+// FuzzMemos: lines parsed as the read loop parses evaluate_batch, through
+// the memos, answer byte for byte as the same lines decoded plainly by a
+// server that saw the same lines. The fuzzer can give the later lines
+// assertions or a trace that are the earlier ones' text, a prefix or an
 // extension of it, or a decoy of it at the same depth in another object.
-func FuzzAssertionMemo(f *testing.F) {
+func FuzzMemos(f *testing.F) {
 	spec := specBatchLine(f)
 	var p struct {
-		Params struct{ Assertions json.RawMessage }
+		Params struct{ Trace, Assertions json.RawMessage }
 	}
 	if err := json.Unmarshal([]byte(spec), &p); err != nil {
 		f.Fatal(err)
 	}
-	list := string(p.Params.Assertions)
+	list, tr := string(p.Params.Assertions), string(p.Params.Trace)
 	again := strings.Replace(spec, `"id":2,`, `"id":3,`, 1)
 	decoy := strings.Replace(spec, `"params":{`, `"extra":{"assertions":`+list+`},"params":{`, 1)
 	longer := strings.Replace(spec, list, list[:len(list)-1]+`,{"assertion_id":"x","type":"content","spec":{"target":"output.message","check":"contains","value":"y"}}]`, 1)
@@ -94,6 +106,12 @@ func FuzzAssertionMemo(f *testing.F) {
 	f.Add(spec, decoy, again)
 	f.Add(longer, spec, longer)
 	f.Add(decoy, strings.Replace(spec, list, `[{"decoy":1}]`, 1), spec)
+	trDecoy := strings.Replace(spec, `"params":{`, `"extra":{"trace":`+tr+`},"params":{`, 1)
+	trLonger := strings.Replace(spec, tr, tr[:len(tr)-1]+`,"x":1}`, 1)
+	trInvalid := strings.Replace(spec, `"trace_id":`, `"trace_idx":`, 1)
+	f.Add(spec, trDecoy, trLonger)
+	f.Add(trLonger, spec, trDecoy)
+	f.Add(trInvalid, trInvalid, spec)
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		memo, plain := newReadyServer(t), newReadyServer(t)
 		for i, line := range []string{a, b, c} {
@@ -142,5 +160,53 @@ func TestLargeRequestsCollected(t *testing.T) {
 	answers := strings.Count(out.String(), `"results":[`)
 	if answers != 2 || s.largeInFlight.Load() != 0 {
 		t.Errorf("%d batch answers, %d large requests still counted; want 2, 0\n%.300s", answers, s.largeInFlight.Load(), out.String())
+	}
+}
+
+// TestMemosShared pipelines batches that share memoized traces and
+// assertions through Serve, so that workers use the same decoded values at
+// once (run with -race, as .ci/run does): every answer must be the one a
+// fresh server gives the same line alone.
+func TestMemosShared(t *testing.T) {
+	lines := sessionLines(t)
+	spec := lines[1]
+	variants := []string{
+		spec,
+		strings.Replace(spec, `"cost_usd":0.0067`, `"cost_usd":0.5`, 1),
+		strings.Replace(spec, `"request_id":`, `"request_idx":`, -1), // evaluated every time
+	}
+	var in strings.Builder
+	in.WriteString(lines[0] + "\n")
+	want := map[string]string{}
+	for i := range 150 {
+		line := strings.Replace(variants[i%len(variants)], `"id":2,`, fmt.Sprintf(`"id":%d,`, 100+i), 1)
+		in.WriteString(line + "\n")
+		req, perr := parse([]byte(line))
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		want[fmt.Sprint(100+i)] = strings.TrimSuffix(wireAnswer(newReadyServer(t), req, nil), "\n")
+	}
+	s := newReadyServer(t)
+	s.state = stateNew
+	var out strings.Builder
+	if err := s.Serve(context.Background(), strings.NewReader(in.String()), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var a struct{ ID json.Number }
+		if err := json.Unmarshal([]byte(l), &a); err != nil {
+			t.Fatal(err)
+		}
+		if w, ok := want[a.ID.String()]; ok {
+			got++
+			if d := cmp.Diff(w, durations.ReplaceAllString(l, `"${1}duration_ms":0`)); d != "" {
+				t.Errorf("id %s (-alone +pipelined):\n%s", a.ID, d)
+			}
+		}
+	}
+	if got != len(want) || len(s.memos.traces.entries) != 2 {
+		t.Errorf("%d of %d batches answered, %d traces memoized (want 2)", got, len(want), len(s.memos.traces.entries))
 	}
 }

@@ -22,12 +22,16 @@ type request struct {
 	method       string
 	params       map[string]any
 	size         int // bytes of the request line
-	// memoText is a copy of params.assertions' text when the memo may keep
-	// it (memo.go): set for evaluate_batch lines whose assertions it did not know.
-	memoText []byte
+	// assertionsText is a copy of params.assertions' text when the memo may
+	// keep it (memo.go): set for evaluate_batch lines whose assertions it
+	// did not know.
+	assertionsText []byte
 	// traceText is params.trace's exact text (a slice of the line) when
-	// the read loop's parse saw it: the idempotency record keys on it.
-	traceText []byte
+	// the read loop's parse saw it: the idempotency record keys on it, and
+	// the trace memo keeps a copy once the trace is valid, unless traceKnown
+	// (the memo supplied it).
+	traceText  []byte
+	traceKnown bool
 }
 
 // handleLine decodes one line and answers or dispatches it.
@@ -104,22 +108,22 @@ func (s *Server) inline(line []byte) bool {
 		!bytes.Contains(line, []byte(`\u`))
 }
 
-// parseBatch is parse for an evaluate_batch line, with the assertions memo
-// consulted and, for assertions it did not know, their text kept for it.
+// parseBatch is parse for an evaluate_batch line, with the memos consulted
+// and, for assertions they did not know, their text kept for them.
 func (s *Server) parseBatch(line []byte) (*request, *Error) {
-	r := s.memo.reuse()
-	r.Note = "trace"
-	req, perr := parseReusing(line, r)
+	r := s.memos.reuse()
+	aw, tw := &r.assertions, &r.trace
+	req, perr := parseReusing(line, &r.Reuse)
 	if perr != nil {
 		return req, perr
 	}
-	// The members seen may be another object's at the same depth: keep a
-	// text only when it is params' own member.
-	if !r.Reused && len(r.Text) <= memoMaxText && sameArray(r.Value, req.params["assertions"]) {
-		req.memoText = bytes.Clone(r.Text)
+	// The members seen may be another object's at the same depth: a text
+	// counts only when it is params' own member.
+	if !aw.Reused && len(aw.Text) <= memoMaxText && same(aw.Value, req.params["assertions"]) {
+		req.assertionsText = bytes.Clone(aw.Text)
 	}
-	if tr, ok := req.params["trace"].(map[string]any); ok && sameObject(r.NoteValue, tr) {
-		req.traceText = r.NoteText
+	if same(tw.Value, req.params["trace"]) {
+		req.traceText, req.traceKnown = tw.Text, tw.Reused
 	}
 	return req, nil
 }

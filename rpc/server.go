@@ -87,7 +87,7 @@ type Server struct {
 	assertions    atomic.Int64
 	record        recorder
 	budgets       *ledger // soft-failure budgets and plugin results, per suite
-	memo          assertionMemo
+	memos         *memos
 	largeInFlight atomic.Int32 // requests of collectAfterBytes or more, not yet answered
 }
 
@@ -102,6 +102,7 @@ func New(opts Options) *Server {
 		sem:         make(chan struct{}, MaxInFlight),
 		jobs:        make(chan *call),
 		budgets:     newLedger(opts.Config.SoftFailureBudget),
+		memos:       newMemos(),
 		quit:        make(chan struct{}),
 		maxLine:     MaxLineBytes,
 	}

@@ -50,32 +50,32 @@ func Decode(data []byte) (any, error) {
 	return DecodeReusing(data, nil)
 }
 
-// Reuse lets a decode take a value decoded before instead of decoding the
+// Reuse lets a decode take values decoded before instead of decoding the
 // same text again: SDKs send the same assertions with every trace of a
-// suite. At each member named Key of an object at depth Depth (the top-level
-// object is depth 1), Lookup is offered the rest of the input. It returns
-// the length n of a JSON object or array text, decoded before (whole, with
-// no duplicate keys) to v, that the rest starts with. Such a text ends at
-// its closing bracket, so it is that member's whole value, and v is what
-// decoding it again would give. Values handed out this way are shared: no
-// one may modify them.
+// suite, and re-send a whole batch to retry it. It watches the members of
+// objects at depth Depth (the top-level object is depth 1) named by its
+// Watch entries.
 type Reuse struct {
-	Depth  int
+	Depth   int
+	Members []*Watch
+}
+
+// Watch is one member name a Reuse watches. At each such member, Lookup (if
+// not nil) is offered the rest of the input. It returns the length n of a
+// JSON object or array text, decoded before (whole, with no duplicate keys)
+// to v, that the rest starts with. Such a text ends at its closing bracket,
+// so it is that member's whole value, and v is what decoding it again would
+// give. Values handed out this way are shared: no one may modify them. A
+// Watch with an empty Key watches nothing.
+type Watch struct {
 	Key    string
 	Lookup func(rest []byte) (n int, v any, ok bool)
 
-	// Set by DecodeReusing: the text and value of the last such member, and
-	// whether Lookup supplied it. Text is a slice of the input.
+	// Set by DecodeReusing: the text (a slice of the input) and value of the
+	// last such member, and whether Lookup supplied it.
 	Text   []byte
 	Value  any
 	Reused bool
-
-	// Note names another member at Depth whose text is only recorded: the
-	// last one's text (a slice of the input) and value go in NoteText and
-	// NoteValue. An empty Note, or a nil Lookup, watches nothing.
-	Note      string
-	NoteText  []byte
-	NoteValue any
 }
 
 // DecodeReusing is Decode with r (which may be nil) consulted on the way.
@@ -208,17 +208,9 @@ func (d *decoder) object() (any, error) {
 		d.pos++
 		d.skipSpace()
 		var v any
-		switch r := d.reuse; {
-		case r == nil || d.depth != r.Depth:
-			v, err = d.value()
-		case k == r.Key && r.Lookup != nil:
-			v, err = d.reused()
-		case k == r.Note && r.Note != "":
-			start := d.pos
-			if v, err = d.value(); err == nil {
-				r.NoteText, r.NoteValue = d.data[start:d.pos], v
-			}
-		default:
+		if w := d.watching(k); w != nil {
+			v, err = d.watched(w)
+		} else {
 			v, err = d.value()
 		}
 		if err != nil {
@@ -255,23 +247,40 @@ func (d *decoder) object() (any, error) {
 	return m, nil
 }
 
-// reused is value for a member that d.reuse watches: an earlier value when
-// Lookup knows the text, else a fresh decode. Lookup's answer is checked as
-// far as it can be without decoding: an object or array text within the input.
-func (d *decoder) reused() (any, error) {
-	r, start := d.reuse, d.pos
+// watching returns the Watch for a member named k of the object being
+// decoded, or nil.
+func (d *decoder) watching(k string) *Watch {
+	if d.reuse == nil || d.depth != d.reuse.Depth || k == "" {
+		return nil
+	}
+	for _, w := range d.reuse.Members {
+		if w.Key == k {
+			return w
+		}
+	}
+	return nil
+}
+
+// watched is value for a member that w watches: an earlier value when
+// w.Lookup knows the text, else a fresh decode. Lookup's answer is checked
+// as far as it can be without decoding: an object or array text within the
+// input.
+func (d *decoder) watched(w *Watch) (any, error) {
+	start := d.pos
 	rest := d.data[start:]
-	if n, v, ok := r.Lookup(rest); ok && n >= 2 && n <= len(rest) &&
-		(rest[0] == '{' && rest[n-1] == '}' || rest[0] == '[' && rest[n-1] == ']') {
-		d.pos += n
-		r.Text, r.Value, r.Reused = rest[:n], v, true
-		return v, nil
+	if w.Lookup != nil {
+		if n, v, ok := w.Lookup(rest); ok && n >= 2 && n <= len(rest) &&
+			(rest[0] == '{' && rest[n-1] == '}' || rest[0] == '[' && rest[n-1] == ']') {
+			d.pos += n
+			w.Text, w.Value, w.Reused = rest[:n], v, true
+			return v, nil
+		}
 	}
 	v, err := d.value()
 	if err != nil {
 		return nil, err
 	}
-	r.Text, r.Value, r.Reused = d.data[start:d.pos], v, false
+	w.Text, w.Value, w.Reused = d.data[start:d.pos], v, false
 	return v, nil
 }
 

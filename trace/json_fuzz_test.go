@@ -153,12 +153,12 @@ func FuzzDecodeReusing(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, werr := Decode(data)
-		r := &Reuse{Depth: 2, Key: "a", Note: "n", Lookup: func(rest []byte) (int, any, bool) {
+		r := &Reuse{Depth: 2, Members: []*Watch{{Key: "a", Lookup: func(rest []byte) (int, any, bool) {
 			if bytes.HasPrefix(rest, []byte(known)) {
 				return len(known), earlier, true
 			}
 			return 0, nil, false
-		}}
+		}}, {Key: "n"}}}
 		got, gerr := DecodeReusing(data, r)
 		if (werr == nil) != (gerr == nil) || reflect.TypeOf(werr) != reflect.TypeOf(gerr) {
 			t.Fatalf("%q: Decode error %v, DecodeReusing error %v", data, werr, gerr)

@@ -276,8 +276,8 @@ func TestDecodeReusing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Reuse{Depth: 2, Key: "list", Lookup: tc.lookup}
-			got, err := DecodeReusing([]byte(tc.in), r)
+			w := &Watch{Key: "list", Lookup: tc.lookup}
+			got, err := DecodeReusing([]byte(tc.in), &Reuse{Depth: 2, Members: []*Watch{w}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -288,8 +288,8 @@ func TestDecodeReusing(t *testing.T) {
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("value differs from Decode's (-Decode +DecodeReusing):\n%s", d)
 			}
-			if r.Reused != tc.reused || string(r.Text) != tc.text {
-				t.Errorf("Reused %v, Text %q; want %v, %q", r.Reused, r.Text, tc.reused, tc.text)
+			if w.Reused != tc.reused || string(w.Text) != tc.text {
+				t.Errorf("Reused %v, Text %q; want %v, %q", w.Reused, w.Text, tc.reused, tc.text)
 			}
 			if tc.reused {
 				list := got.(obj)["p"].(obj)["list"].(arr)
@@ -299,18 +299,23 @@ func TestDecodeReusing(t *testing.T) {
 			}
 		})
 	}
-	// Note records a member's text and value, and changes nothing else.
-	r := &Reuse{Depth: 2, Key: "list", Note: "t", Lookup: lookup}
-	doc := `{"p":{"t": {"x":[1, 2]} ,"list":[]},"t":{"y":1}}`
+	// A Watch without Lookup records a member's text and value, and changes
+	// nothing else; one with an empty Key watches nothing.
+	note, none := &Watch{Key: "t"}, &Watch{Lookup: lookup}
+	r := &Reuse{Depth: 2, Members: []*Watch{{Key: "list", Lookup: lookup}, note, none}}
+	doc := `{"p":{"t": {"x":[1, 2]} ,"list":[],"":` + known + `},"t":{"y":1}}`
 	got, err := DecodeReusing([]byte(doc), r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(r.NoteText) != `{"x":[1, 2]}` || !cmp.Equal(r.NoteValue, got.(obj)["p"].(obj)["t"]) {
-		t.Errorf("Note: text %q, value %v; want params' own member", r.NoteText, r.NoteValue)
+	if string(note.Text) != `{"x":[1, 2]}` || note.Reused || !cmp.Equal(note.Value, got.(obj)["p"].(obj)["t"]) {
+		t.Errorf("recorded: text %q, value %v, reused %v; want params' own member", note.Text, note.Value, note.Reused)
+	}
+	if none.Text != nil || none.Value != nil {
+		t.Errorf("a Watch with an empty Key recorded %q", none.Text)
 	}
 	// A known text still has to sit in a well-formed document.
-	r = &Reuse{Depth: 2, Key: "list", Lookup: lookup}
+	r = &Reuse{Depth: 2, Members: []*Watch{{Key: "list", Lookup: lookup}}}
 	if _, err := DecodeReusing([]byte(`{"p":{"list":`+known+` "y":2}}`), r); err == nil {
 		t.Error("missing ',' after a reused member: no error")
 	}
