@@ -6,8 +6,8 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"runtime"
 	"sync"
+	"time"
 )
 
 // lineReader reads LF-terminated lines, holding at most max bytes of any one
@@ -139,24 +139,32 @@ func (lr *lineReader) detach() {
 }
 
 // lineWriter writes whole lines: a line is never split across writes, and
-// lines never interleave (spec §1.2: one message per line). When several
-// answers are ready at once, the goroutine that is writing takes the ones
-// that queued up behind it into its next write, so a burst of answers costs
-// a few system calls instead of one each. A queued caller still waits until
-// its line is written: requests keep their slot until then, so an SDK that
-// stops reading stops the engine reading too (spec §1.5), and nothing piles
-// up in memory.
+// lines never interleave (spec §1.2: one message per line). Answers share
+// writes in two ways. While one goroutine is writing, lines that arrive
+// queue behind it and leave together in its next write. And a request's
+// answer (write with hold) that is ready while other requests are still
+// being worked on is held back for them, so that a pipelining SDK gets its
+// answers a batch at a time: a write is a system call and a wake-up of the
+// SDK, which cost more than evaluating a small batch. A hold ends when the
+// last request still worked on answers, when maxHeld answers wait, or after
+// maxHoldFor at the latest: an answer never waits on a slow request longer.
+// A queued or held caller still waits until its line is written: requests
+// keep their slot until then, so an SDK that stops reading stops the engine
+// reading too (spec §1.5), and nothing piles up in memory.
 type lineWriter struct {
-	w      io.Writer
-	others func() bool // other requests are in flight (nil: never wait)
+	w        io.Writer
+	inFlight func() int    // requests in flight, each until its answer is written (nil: never hold)
+	holdFor  time.Duration // the longest hold; 0 means maxHoldFor
 
 	mu      sync.Mutex
-	done    *sync.Cond // broadcast when a batch of queued lines is written, or on error
-	writing bool       // a goroutine is in w.Write
-	pending []byte     // whole lines queued while writing: the batch now filling
-	spare   []byte     // the previous pending buffer, reused
-	batch   uint64     // number of the batch filling in pending
-	written uint64     // batches written so far
+	done    *sync.Cond  // broadcast when a batch of queued lines is written, or on error
+	writing bool        // a goroutine is in w.Write
+	pending []byte      // whole lines queued or held: the batch now filling
+	queued  int         // lines in pending
+	spare   []byte      // the previous pending buffer, reused
+	batch   uint64      // number of the batch filling in pending
+	written uint64      // batches written so far
+	timer   *time.Timer // ends a hold (holdFor)
 	err     error
 }
 
@@ -166,7 +174,17 @@ type lineWriter struct {
 // buffer once, which is then not kept for the rest of the session.
 const maxSpare = 1 << 20
 
-func (lw *lineWriter) write(line []byte) error {
+// Bounds of a hold: answers held at once, their bytes, and how long the
+// first of them waits at most.
+const (
+	maxHeld      = 16
+	maxHeldBytes = 256 << 10
+	maxHoldFor   = 200 * time.Microsecond
+)
+
+// write writes line, or queues it behind the write in progress. With hold,
+// line is a request's answer that may be held for others (see lineWriter).
+func (lw *lineWriter) write(line []byte, hold bool) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if lw.done == nil {
@@ -175,23 +193,62 @@ func (lw *lineWriter) write(line []byte) error {
 	if lw.err != nil {
 		return lw.err
 	}
-	if !lw.writing && lw.others != nil && lw.others() {
-		// Other requests are in flight: yield once before writing, so that
-		// answers finishing now queue behind this one and share its write.
-		lw.mu.Unlock()
-		runtime.Gosched()
-		lw.mu.Lock()
-	}
-	if lw.writing {
-		lw.pending = append(lw.pending, line...)
-		mine := lw.batch
-		for lw.written <= mine && lw.err == nil {
-			lw.done.Wait()
+	if !lw.writing && hold && lw.holds(len(line)) {
+		if lw.queued == 0 {
+			lw.armTimer()
 		}
-		return lw.err
+	} else if !lw.writing {
+		return lw.flush(line)
 	}
+	lw.pending = append(lw.pending, line...)
+	lw.queued++
+	mine := lw.batch
+	for lw.written <= mine && lw.err == nil {
+		lw.done.Wait()
+	}
+	return lw.err
+}
+
+// holds reports whether an answer of n bytes is held: some other request in
+// flight is still being worked on (neither queued here nor this one), and
+// the hold is within its bounds.
+func (lw *lineWriter) holds(n int) bool {
+	return lw.inFlight != nil && lw.inFlight()-1-lw.queued > 0 &&
+		lw.queued < maxHeld && len(lw.pending)+n <= maxHeldBytes
+}
+
+// armTimer starts the time bound of the hold that begins now.
+func (lw *lineWriter) armTimer() {
+	d := lw.holdFor
+	if d <= 0 {
+		d = maxHoldFor
+	}
+	if lw.timer == nil {
+		lw.timer = time.AfterFunc(d, lw.endHold)
+		return
+	}
+	lw.timer.Reset(d)
+}
+
+// endHold writes the held lines, unless a write has taken them already.
+func (lw *lineWriter) endHold() {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if !lw.writing && lw.queued > 0 && lw.err == nil {
+		_ = lw.flush(nil)
+	}
+}
+
+// flush writes line (nil at the end of a hold) with the lines held before
+// it, then every batch that queues up meanwhile, as the writing goroutine.
+// lw.mu is held, and released while writing.
+func (lw *lineWriter) flush(line []byte) error {
 	lw.writing = true
 	buf, own := line, false // own: buf is a queued batch, not the caller's line
+	if lw.queued > 0 {
+		lw.pending = append(lw.pending, line...) // one write for all
+		buf, own = lw.take()
+	}
 	for {
 		lw.mu.Unlock()
 		_, err := lw.w.Write(buf)
@@ -210,10 +267,20 @@ func (lw *lineWriter) write(line []byte) error {
 			lw.writing = false
 			return lw.err
 		}
-		buf, lw.pending, own = lw.pending, lw.spare, true
-		lw.spare = nil
-		lw.batch++ // lines queued from now on go in the next batch
+		buf, own = lw.take()
 	}
+}
+
+// take hands the pending batch to the writer; lines queued from now on go
+// in the next batch. A hold in progress ends with it.
+func (lw *lineWriter) take() ([]byte, bool) {
+	buf := lw.pending
+	lw.pending, lw.spare, lw.queued = lw.spare, nil, 0
+	lw.batch++
+	if lw.timer != nil {
+		lw.timer.Stop()
+	}
+	return buf, true
 }
 
 // failed reports the first write error, if any.

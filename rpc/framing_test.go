@@ -4,10 +4,15 @@ package rpc
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // gatedWriter blocks every Write until released, and records what it got.
@@ -33,12 +38,12 @@ func TestLineWriterBackPressure(t *testing.T) {
 	g := &gatedWriter{gate: make(chan struct{})}
 	lw := &lineWriter{w: g}
 	first := make(chan error)
-	go func() { first <- lw.write([]byte("a\n")) }()
+	go func() { first <- lw.write([]byte("a\n"), false) }()
 	waitFor(t, lw, func() bool { return lw.writing })
 
 	queued := make(chan error, 2)
 	for _, l := range []string{"b\n", "c\n"} {
-		go func() { queued <- lw.write([]byte(l)) }()
+		go func() { queued <- lw.write([]byte(l), false) }()
 	}
 	waitFor(t, lw, func() bool { return len(lw.pending) == 4 })
 	select {
@@ -58,6 +63,78 @@ func TestLineWriterBackPressure(t *testing.T) {
 	}
 }
 
+// TestLineWriterHolds: an answer ready while other requests are being
+// worked on waits for theirs, and all leave in one write: when the last one
+// answers, when maxHeld wait, or when the hold's time is up. Answers of the
+// read loop (hold false) and of a request alone go out at once.
+func TestLineWriterHolds(t *testing.T) {
+	hour := time.Hour
+	tests := []struct {
+		name     string
+		inFlight int // requests in flight, the held ones included
+		holdFor  time.Duration
+		held     int  // answers that are held, in turn
+		last     bool // another answer with hold ends the hold
+		writes   []string
+	}{
+		{"alone", 1, hour, 0, true, []string{"x\n"}},
+		{"the last one worked on ends the hold", 4, hour, 3, true, []string{"0\n1\n2\nx\n"}},
+		{"maxHeld end the hold", 100, hour, maxHeld, true, []string{strings.Repeat("h\n", maxHeld) + "x\n"}},
+		{"the time bound ends the hold", 100, 50 * time.Millisecond, 2, false, []string{"0\n1\n"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &gatedWriter{gate: make(chan struct{})}
+			close(g.gate)
+			lw := &lineWriter{w: g, inFlight: func() int { return tc.inFlight }, holdFor: tc.holdFor}
+			done := make(chan error, tc.held+1)
+			for i := range tc.held {
+				line := fmt.Sprintf("%d\n", i)
+				if tc.held == maxHeld {
+					line = "h\n"
+				}
+				go func() { done <- lw.write([]byte(line), true) }()
+				waitFor(t, lw, func() bool { return lw.queued == i+1 })
+			}
+			lw.mu.Lock()
+			early := len(g.writes)
+			lw.mu.Unlock()
+			if early > 0 && tc.holdFor == hour {
+				t.Fatalf("%d writes while answers are held", early)
+			}
+			if tc.last {
+				if err := lw.write([]byte("x\n"), true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range tc.held {
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Fatal(err)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("a held answer was never written")
+				}
+			}
+			var got []string
+			for _, w := range g.writes {
+				got = append(got, string(w))
+			}
+			if d := cmp.Diff(tc.writes, got); d != "" {
+				t.Errorf("writes (-want +got):\n%s", d)
+			}
+		})
+	}
+	// The read loop's answers are not held.
+	g := &gatedWriter{gate: make(chan struct{})}
+	close(g.gate)
+	lw := &lineWriter{w: g, inFlight: func() int { return 10 }, holdFor: hour}
+	if err := lw.write([]byte("r\n"), false); err != nil || len(g.writes) != 1 {
+		t.Errorf("read loop's answer: %d writes, error %v; want written at once", len(g.writes), err)
+	}
+}
+
 // TestLineWriterSpareBounded: the queued-lines buffer is kept for reuse
 // only while it is small: a burst of large answers does not leave its
 // buffer behind for the rest of the session.
@@ -74,11 +151,11 @@ func TestLineWriterSpareBounded(t *testing.T) {
 			g := &gatedWriter{gate: make(chan struct{})}
 			lw := &lineWriter{w: g}
 			first := make(chan error)
-			go func() { first <- lw.write([]byte("a\n")) }()
+			go func() { first <- lw.write([]byte("a\n"), false) }()
 			waitFor(t, lw, func() bool { return lw.writing })
 			queued := make(chan error)
 			line := append(bytes.Repeat([]byte("b"), tc.size-1), '\n')
-			go func() { queued <- lw.write(line) }()
+			go func() { queued <- lw.write(line, false) }()
 			waitFor(t, lw, func() bool { return len(lw.pending) == len(line) })
 			close(g.gate)
 			for _, c := range []chan error{first, queued} {

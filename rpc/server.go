@@ -127,7 +127,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	// after the shutdown answer, at end of input, or at SIGTERM.
 	defer s.writeReport()
 	defer close(s.quit)
-	s.out = &lineWriter{w: out, others: func() bool { return len(s.sem) > 1 }}
+	s.out = &lineWriter{w: out, inFlight: func() int { return len(s.sem) }}
 	s.stopped = make(chan struct{})
 	s.readerIdle = make(chan struct{})
 	done := make(chan struct{}) // closed when the read loop has finished
@@ -212,21 +212,28 @@ func (s *Server) getState() sessionState {
 }
 
 // reply writes a response unless the request was a notification.
-func (s *Server) reply(req *request, line []byte) {
+func (s *Server) reply(req *request, line []byte) { s.send(req, line, false) }
+
+func (s *Server) replyError(req *request, e *Error) { s.send(req, s.errorLine(req, e), false) }
+
+// send is reply for the read loop (hold false: its answers go out at once)
+// and for a request's own work (hold true: its answer may wait to share a
+// write with others', see lineWriter).
+func (s *Server) send(req *request, line []byte, hold bool) {
 	if req != nil && req.notification {
 		return
 	}
-	if err := s.out.write(line); err != nil {
+	if err := s.out.write(line, hold); err != nil {
 		s.log.Error("writing stdout", "error", err.Error())
 	}
 }
 
-func (s *Server) replyError(req *request, e *Error) {
+func (s *Server) errorLine(req *request, e *Error) []byte {
 	var id any
 	if req != nil {
 		id = req.id
 	}
-	s.reply(req, encodeError(id, e))
+	return encodeError(id, e)
 }
 
 // call is one request's work, from the read loop to whoever answers it.
@@ -312,10 +319,9 @@ func (s *Server) run(c *call) {
 	}
 	s.settle(c)
 	if err != nil {
-		s.replyError(c.req, s.toWire(err))
-	} else {
-		s.reply(c.req, line)
+		line = s.errorLine(c.req, s.toWire(err))
 	}
+	s.send(c.req, line, true)
 }
 
 // answerPanic logs a recovered panic and answers req with ENGINE_ERROR: the
