@@ -7,8 +7,9 @@
 // (initialize, shutdown) in order, so a pipelined stream behaves as if sent
 // one request at a time. evaluate_batch runs on its own goroutine, at most
 // MaxInFlight at once: the 65th waits, and so does the reading (spec §1.5).
-// Each response is written whole with a single write, as soon as it is ready,
-// so answers may come out of order; nothing is ever written unasked.
+// Each response is written whole, when it is ready or shortly after, to
+// share a write with others (framing.go), so answers may come out of order;
+// nothing is ever written unasked.
 package rpc
 
 import (
