@@ -148,3 +148,44 @@ func TestOrdersInstanceSize(t *testing.T) {
 		t.Errorf("orders instance is %d bytes, want about 400 KB", n)
 	}
 }
+
+// TestValidDoesNotAllocate: a verdict only builds no message. Subschemas fail routinely inside contains,
+// anyOf, oneOf, not and if, so a keyword that formatted (or only boxed) its message's arguments before
+// knowing whether a message was wanted would allocate once per failing item here.
+func TestValidDoesNotAllocate(t *testing.T) {
+	for _, tc := range []struct {
+		schema string
+		item   any // fails the contains schema; one item that passes ends the array
+		pass   any
+	}{
+		{`{"type":"integer"}`, json.Number("1000.5"), json.Number("1")},
+		{`{"minimum":2000}`, json.Number("1000"), json.Number("2000")},
+		{`{"multipleOf":7}`, json.Number("1000"), json.Number("700")},
+		{`{"maxLength":3}`, "abcdefgh", "x"},
+		{`{"pattern":"^x"}`, "abcdefgh", "x"},
+		{`{"format":"date"}`, "abcdefgh", "2026-02-18"},
+		{`{"maxItems":0}`, []any{json.Number("1")}, []any{}},
+		{`{"maxProperties":0}`, map[string]any{"abcdefgh": true}, map[string]any{}},
+		{`{"additionalProperties":false}`, map[string]any{"abcdefgh": true}, map[string]any{}},
+	} {
+		raw, err := decode([]byte(`{"contains":` + tc.schema + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Compile(raw, &Options{AssertFormat: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst := make([]any, 0, 101)
+		for range 100 {
+			inst = append(inst, tc.item)
+		}
+		var boxed any = append(inst, tc.pass)
+		if !s.Valid(boxed) {
+			t.Fatalf("%s: the last item should match", tc.schema)
+		}
+		if n := testing.AllocsPerRun(10, func() { s.Valid(boxed) }); n != 0 {
+			t.Errorf("%s: Valid made %.0f allocations over 100 failing items, want 0", tc.schema, n)
+		}
+	}
+}

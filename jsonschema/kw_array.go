@@ -157,12 +157,16 @@ func (k *itemCountKw) eval(v *validator, inst any, _ *annot) bool {
 		return true
 	}
 	n := len(arr)
-	if k.min >= 0 && n < k.min {
-		v.failf(k.at, "minItems", "array has %d %s, want at least %d", n, plural(n, "item", "items"), k.min)
+	switch {
+	case k.min >= 0 && n < k.min:
+		if v.detail {
+			v.failf(k.at, "minItems", "array has %d %s, want at least %d", n, plural(n, "item", "items"), k.min)
+		}
 		return false
-	}
-	if k.max >= 0 && n > k.max {
-		v.failf(k.at, "maxItems", "array has %d %s, want at most %d", n, plural(n, "item", "items"), k.max)
+	case k.max >= 0 && n > k.max:
+		if v.detail {
+			v.failf(k.at, "maxItems", "array has %d %s, want at most %d", n, plural(n, "item", "items"), k.max)
+		}
 		return false
 	}
 	return true

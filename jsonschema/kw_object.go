@@ -125,7 +125,9 @@ func (k *additionalPropertiesKw) eval(v *validator, inst any, ann *annot) bool {
 		}
 		if k.sub.n.isBool && !k.sub.n.val {
 			ok = false
-			v.failAtf(k.at, "additionalProperties", instTok{key: key, idx: -1}, "additional property %q is not allowed", key)
+			if v.detail {
+				v.failAtf(k.at, "additionalProperties", instTok{key: key, idx: -1}, "additional property %q is not allowed", key)
+			}
 		} else if !v.evalKey(k.sub, val, key) {
 			ok = false
 		}
@@ -173,7 +175,9 @@ func (k *unevaluatedPropertiesKw) eval(v *validator, inst any, ann *annot) bool 
 		}
 		if k.sub.n.isBool && !k.sub.n.val {
 			ok = false
-			v.failAtf(k.at, "unevaluatedProperties", instTok{key: key, idx: -1}, "unevaluated property %q is not allowed", key)
+			if v.detail {
+				v.failAtf(k.at, "unevaluatedProperties", instTok{key: key, idx: -1}, "unevaluated property %q is not allowed", key)
+			}
 		} else if !v.evalKey(k.sub, val, key) {
 			ok = false
 		}
@@ -255,12 +259,16 @@ func (k *propCountKw) eval(v *validator, inst any, _ *annot) bool {
 		return true
 	}
 	n := len(obj)
-	if k.min >= 0 && n < k.min {
-		v.failf(k.at, "minProperties", "object has %d %s, want at least %d", n, plural(n, "property", "properties"), k.min)
+	switch {
+	case k.min >= 0 && n < k.min:
+		if v.detail {
+			v.failf(k.at, "minProperties", "object has %d %s, want at least %d", n, plural(n, "property", "properties"), k.min)
+		}
 		return false
-	}
-	if k.max >= 0 && n > k.max {
-		v.failf(k.at, "maxProperties", "object has %d %s, want at most %d", n, plural(n, "property", "properties"), k.max)
+	case k.max >= 0 && n > k.max:
+		if v.detail {
+			v.failf(k.at, "maxProperties", "object has %d %s, want at most %d", n, plural(n, "property", "properties"), k.max)
+		}
 		return false
 	}
 	return true

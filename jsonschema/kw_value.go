@@ -28,10 +28,14 @@ func (k *typeKw) eval(v *validator, inst any, _ *annot) bool {
 		if n.isInteger() {
 			return true
 		}
-		v.failf(k.at, "type", "got number %s, want %s", n, k.want)
+		if v.detail {
+			v.failf(k.at, "type", "got number %s, want %s", n, k.want)
+		}
 		return false
 	}
-	v.failf(k.at, "type", "got %s, want %s", kd, k.want)
+	if v.detail {
+		v.failf(k.at, "type", "got %s, want %s", kd, k.want)
+	}
 	return false
 }
 
@@ -100,25 +104,26 @@ func (k *numericKw) eval(v *validator, inst any, _ *annot) bool {
 	n, _ := numberOf(inst)
 	v.work += len(n.text)
 	ok := true
-	if k.minimum != nil && cmpNumber(n, *k.minimum) < 0 {
+	fail := func(kw, format string, bound *number) {
 		ok = false
-		v.failf(k.at, "minimum", "%s is less than minimum %s", n, k.minimum)
+		if v.detail {
+			v.failf(k.at, kw, format, n, bound)
+		}
+	}
+	if k.minimum != nil && cmpNumber(n, *k.minimum) < 0 {
+		fail("minimum", "%s is less than minimum %s", k.minimum)
 	}
 	if k.maximum != nil && cmpNumber(n, *k.maximum) > 0 {
-		ok = false
-		v.failf(k.at, "maximum", "%s exceeds maximum %s", n, k.maximum)
+		fail("maximum", "%s exceeds maximum %s", k.maximum)
 	}
 	if k.exclMin != nil && cmpNumber(n, *k.exclMin) <= 0 {
-		ok = false
-		v.failf(k.at, "exclusiveMinimum", "%s is not greater than exclusiveMinimum %s", n, k.exclMin)
+		fail("exclusiveMinimum", "%s is not greater than exclusiveMinimum %s", k.exclMin)
 	}
 	if k.exclMax != nil && cmpNumber(n, *k.exclMax) >= 0 {
-		ok = false
-		v.failf(k.at, "exclusiveMaximum", "%s is not less than exclusiveMaximum %s", n, k.exclMax)
+		fail("exclusiveMaximum", "%s is not less than exclusiveMaximum %s", k.exclMax)
 	}
 	if k.multipleOf != nil && !isMultiple(n.dec(), k.multipleDec) {
-		ok = false
-		v.failf(k.at, "multipleOf", "%s is not a multiple of %s", n, k.multipleOf)
+		fail("multipleOf", "%s is not a multiple of %s", k.multipleOf)
 	}
 	return ok
 }
@@ -141,12 +146,16 @@ func (k *lengthKw) eval(v *validator, inst any, _ *annot) bool {
 	}
 	v.work += len(s)
 	n := utf8.RuneCountInString(s)
-	if k.min >= 0 && n < k.min {
-		v.failf(k.at, "minLength", "%s has %d %s, want at least %d", quote(s), n, plural(n, "character", "characters"), k.min)
+	switch {
+	case k.min >= 0 && n < k.min:
+		if v.detail {
+			v.failf(k.at, "minLength", "%s has %d %s, want at least %d", quote(s), n, plural(n, "character", "characters"), k.min)
+		}
 		return false
-	}
-	if k.max >= 0 && n > k.max {
-		v.failf(k.at, "maxLength", "%s has %d %s, want at most %d", quote(s), n, plural(n, "character", "characters"), k.max)
+	case k.max >= 0 && n > k.max:
+		if v.detail {
+			v.failf(k.at, "maxLength", "%s has %d %s, want at most %d", quote(s), n, plural(n, "character", "characters"), k.max)
+		}
 		return false
 	}
 	return true
@@ -164,7 +173,9 @@ func (k *patternKw) eval(v *validator, inst any, _ *annot) bool {
 	if !isStr || v.match(k.re, s) {
 		return true
 	}
-	v.failf(k.at, "pattern", "%s does not match pattern %s", quote(s), quote(k.pattern))
+	if v.detail {
+		v.failf(k.at, "pattern", "%s does not match pattern %s", quote(s), quote(k.pattern))
+	}
 	return false
 }
 
@@ -184,7 +195,9 @@ func (k *formatKw) eval(v *validator, inst any, _ *annot) bool {
 	if k.check(s) {
 		return true
 	}
-	v.failf(k.at, "format", "%s is not a valid %s", quote(s), k.name)
+	if v.detail {
+		v.failf(k.at, "format", "%s is not a valid %s", quote(s), k.name)
+	}
 	return false
 }
 

@@ -326,7 +326,9 @@ func (v *validator) evalAt(c child, inst any, t instTok) bool {
 
 // failf records a unit for keyword kw ("" for the schema itself) of the schema at absolute location loc,
 // in detail mode. Each failure costs a step there, and the message is only formatted for a unit that is
-// kept.
+// kept. Its arguments are boxed before the call, though: a caller whose arguments are not constants checks
+// v.detail first, so that Valid does not allocate for the failures met inside anyOf, oneOf, not, if and
+// contains.
 func (v *validator) failf(loc, kw, format string, args ...any) {
 	if !v.detail {
 		return
