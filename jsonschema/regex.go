@@ -401,13 +401,6 @@ func unicodeTable(name string) *unicode.RangeTable {
 // isECMARegex implements format "regex" (validation spec §7.3.8): valid ECMA-262 syntax, including
 // constructs RE2 cannot run. A pattern beyond maxPatternSize is not read to the end and counts as valid.
 func isECMARegex(s string) bool {
-	t, err := translateECMA(s)
-	if errors.Is(err, errUnsupported) || errors.Is(err, errTooLarge) {
-		return true
-	}
-	if err != nil {
-		return false
-	}
-	_, err = regexp.Compile(t.out.String())
-	return err == nil
+	_, _, err := compileECMA(s)
+	return err == nil || errors.Is(err, errUnsupported) || errors.Is(err, errTooLarge)
 }
