@@ -22,9 +22,6 @@ func integer(v any) (int64, bool) {
 	return max(-bigInt, min(bigInt, n)), ok
 }
 
-// decimalInteger is integer for the text of a json.Number.
-func decimalInteger(s string) (int64, bool) { return integer(json.Number(s)) }
-
 func isJSONNumber(v any) bool { _, ok := v.(json.Number); return ok }
 
 // describe shows a value in a message: numbers and strings as themselves,

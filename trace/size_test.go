@@ -84,7 +84,7 @@ func TestEncodedSizeStopsEarly(t *testing.T) {
 	}
 }
 
-func TestDecimalInteger(t *testing.T) {
+func TestInteger(t *testing.T) {
 	tests := []struct {
 		in     string
 		want   int64
@@ -110,9 +110,9 @@ func TestDecimalInteger(t *testing.T) {
 		{"1e-99999999999999999999", 0, false, "saturated negative exponent"},
 	}
 	for _, tt := range tests {
-		got, ok := decimalInteger(tt.in)
+		got, ok := integer(json.Number(tt.in))
 		if got != tt.want || ok != tt.ok {
-			t.Errorf("decimalInteger(%q) = %d, %v; want %d, %v (%s)", tt.in, got, ok, tt.want, tt.ok, tt.reason)
+			t.Errorf("integer(json.Number(%q)) = %d, %v; want %d, %v (%s)", tt.in, got, ok, tt.want, tt.ok, tt.reason)
 		}
 	}
 }
