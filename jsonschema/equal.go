@@ -25,6 +25,10 @@ var kindNames = [...]string{"invalid value", "null", "boolean", "number", "strin
 
 func (k kind) String() string { return kindNames[k] }
 
+// TypeName names the JSON type of v for messages: null, boolean, number, string, array or object, and
+// "invalid value" for anything outside the value model (NaN and the infinities included).
+func TypeName(v any) string { return kindOf(v).String() }
+
 // kindOf classifies a Go value in the engine's value model; anything else (including NaN) is invalid.
 func kindOf(v any) kind {
 	switch x := v.(type) {

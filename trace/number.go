@@ -22,8 +22,6 @@ func integer(v any) (int64, bool) {
 	return max(-bigInt, min(bigInt, n)), ok
 }
 
-func isJSONNumber(v any) bool { _, ok := v.(json.Number); return ok }
-
 // describe shows a value in a message: numbers and strings as themselves,
 // clipped, other values by their JSON type.
 func describe(v any) string {

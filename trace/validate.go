@@ -5,6 +5,8 @@ package trace
 import (
 	"math"
 	"strconv"
+
+	"attest-engine/jsonschema"
 )
 
 // Limits from spec §7 "Size and Count Limits" and "Schema Version Policy".
@@ -161,33 +163,8 @@ func subTraceDepth(t map[string]any) int {
 }
 
 // Kind names the JSON type of v for messages: null, boolean, string,
-// number, array or object.
-func Kind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	if isNumber(v) {
-		return "number"
-	}
-	return "unsupported value"
-}
-
-func isNumber(v any) bool {
-	switch v.(type) {
-	case float64, float32, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		return true
-	}
-	return isJSONNumber(v)
-}
+// number, array or object, as jsonschema names it in its own messages.
+func Kind(v any) string { return jsonschema.TypeName(v) }
 
 // exactSize is EncodedSize without a limit, for messages that report the
 // actual size once a limit is known to be exceeded.

@@ -248,3 +248,20 @@ func TestValidateGoldenFiles(t *testing.T) {
 		t.Errorf("%s does not match the case table (-table +dir):\n%s", goldenDir, diff)
 	}
 }
+
+// TestKind: every value Decode returns is named by its JSON type, as the
+// messages of spec §7 and of jsonschema name it.
+func TestKind(t *testing.T) {
+	for in, want := range map[string]string{
+		`null`: "null", `true`: "boolean", `"s"`: "string", `-1.5e3`: "number",
+		`[]`: "array", `{}`: "object",
+	} {
+		v, err := Decode([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Kind(v); got != want {
+			t.Errorf("Kind(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
