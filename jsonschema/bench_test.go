@@ -164,6 +164,7 @@ func TestValidDoesNotAllocate(t *testing.T) {
 		{`{"maxLength":3}`, "abcdefgh", "x"},
 		{`{"pattern":"^x"}`, "abcdefgh", "x"},
 		{`{"format":"date"}`, "abcdefgh", "2026-02-18"},
+		{`{"format":"ipv4"}`, "1.2.3.4.5", "192.168.0.1"},
 		{`{"maxItems":0}`, []any{json.Number("1")}, []any{}},
 		{`{"maxProperties":0}`, map[string]any{"abcdefgh": true}, map[string]any{}},
 		{`{"additionalProperties":false}`, map[string]any{"abcdefgh": true}, map[string]any{}},

@@ -63,11 +63,12 @@ func isIPv4(s string) bool {
 	if len(s) > len("255.255.255.255") {
 		return false
 	}
-	parts := strings.Split(s, ".")
-	if len(parts) != 4 {
-		return false
-	}
-	for _, p := range parts {
+	for i := range 4 {
+		p, rest, dot := strings.Cut(s, ".")
+		if dot != (i < 3) {
+			return false
+		}
+		s = rest
 		if p == "" || len(p) > 3 || (len(p) > 1 && p[0] == '0') {
 			return false
 		}
