@@ -23,8 +23,9 @@ const defaultEmbeddingThreshold = 0.8
 // negative cosine (vectors pointing away from each other, possible with
 // provider models) scores 0 and always fails, and the explanation gives the
 // raw value. Similarity equal to the threshold passes ("minimum ... to
-// pass"). Text with nothing to embed (empty or blank) has the zero vector,
-// whose similarity is 1 with an identical text and 0 with any other.
+// pass"). A target identical to the reference scores 1 with no provider
+// call. Text with nothing to embed (empty or blank) has the zero vector,
+// whose similarity to any other text is 0.
 // Cost is the call's usage × the model's price; a cache hit costs 0.
 type embeddingCheck struct {
 	p         *providers
@@ -103,18 +104,23 @@ func (c *embeddingCheck) eval(ctx context.Context, in *input) (outcome, error) {
 	}
 	text := matchText(ms)
 	var (
-		vecs [][]float32
+		sim  float64
 		cost float64
-		err  error
 	)
-	if c.lexical {
-		vecs = [][]float32{lexicalVector(text), lexicalVector(c.reference)}
-	} else if vecs, cost, err = c.vectors(ctx, []string{text, c.reference}); err != nil {
-		return outcome{}, err
-	}
-	sim, err := cosine(vecs[0], vecs[1], text == c.reference)
-	if err != nil {
-		return outcome{}, err
+	switch {
+	case text == c.reference:
+		sim = 1 // whatever the vectors: no provider call to pay for
+	case c.lexical:
+		sim, _ = cosine(lexicalVector(text), lexicalVector(c.reference))
+	default:
+		vecs, cst, err := c.vectors(ctx, []string{text, c.reference})
+		if err != nil {
+			return outcome{}, err
+		}
+		if sim, err = cosine(vecs[0], vecs[1]); err != nil {
+			return outcome{}, err
+		}
+		cost = cst
 	}
 	label := "Cosine similarity"
 	if c.lexical {
@@ -215,12 +221,9 @@ func (c *embeddingCheck) vectors(ctx context.Context, texts []string) ([][]float
 	return out, cost, nil
 }
 
-// cosine is the cosine similarity of a and b. A zero vector is similar
-// only to an identical text.
-func cosine(a, b []float32, identical bool) (float64, error) {
-	if identical {
-		return 1, nil
-	}
+// cosine is the cosine similarity of a and b; a zero vector is similar to
+// nothing (eval scores an identical text 1 before asking).
+func cosine(a, b []float32) (float64, error) {
 	if len(a) == 0 || len(b) == 0 {
 		return 0, nil // blank text: the zero vector
 	}

@@ -60,7 +60,7 @@ func TestEmbeddingGolden(t *testing.T) {
 		{"hard_negative_cosine", "a negative cosine scores 0 and says so",
 			map[string]any{"target": "output.message", "reference": ref, "threshold": 0},
 			map[string][]float64{refundMessage: {1, 0}, ref: {-0.5, math.Sqrt(0.75)}}, false, false},
-		{"pass_identical_text", "identical target and reference: one input, similarity 1",
+		{"pass_identical_text", "identical target and reference: similarity 1, and no provider call to pay for",
 			map[string]any{"target": "output.message", "reference": refundMessage, "threshold": 1}, nil, false, false},
 		{"pass_model_named", "an explicit model is sent as is",
 			map[string]any{"target": "output.message", "reference": ref, "model": "text-embedding-3-large"},
@@ -228,7 +228,7 @@ func TestEmbeddingCacheAndDedupe(t *testing.T) {
 
 func TestLexicalVector(t *testing.T) {
 	sim := func(a, b string) float64 {
-		s, _ := cosine(lexicalVector(a), lexicalVector(b), a == b)
+		s, _ := cosine(lexicalVector(a), lexicalVector(b))
 		return s
 	}
 	tests := []struct {
