@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +33,8 @@ type embeddingCheck struct {
 	threshold float64
 	model     string
 	lexical   bool
+	refVec    []float32   // the lexical model's vector of reference, computed once
+	refKey    string      // a provider's: the cache key of reference ("" if blank), computed once
 	client    embedClient // nil for the lexical model
 }
 
@@ -65,7 +66,7 @@ func compileEmbedding(e *Engine, s spec) (check, error) {
 	}
 	c.model = model
 	if model == lexicalModel {
-		c.lexical = true
+		c.lexical, c.refVec = true, lexicalVector(ref)
 		return c, nil
 	}
 	if !p.embedder.usable() {
@@ -73,6 +74,7 @@ func compileEmbedding(e *Engine, s spec) (check, error) {
 			"embedding model '%s' needs an OpenAI-compatible provider, and none is configured", model)
 	}
 	c.client = &openAIClient{ep: p.embedder, what: "embedding"}
+	c.refKey = c.key(ref)
 	return c, nil
 }
 
@@ -111,9 +113,9 @@ func (c *embeddingCheck) eval(ctx context.Context, in *input) (outcome, error) {
 	case text == c.reference:
 		sim = 1 // whatever the vectors: no provider call to pay for
 	case c.lexical:
-		sim, _ = cosine(lexicalVector(text), lexicalVector(c.reference))
+		sim, _ = cosine(lexicalVector(text), c.refVec)
 	default:
-		vecs, cst, err := c.vectors(ctx, []string{text, c.reference})
+		vecs, cst, err := c.vectors(ctx, text)
 		if err != nil {
 			return outcome{}, err
 		}
@@ -133,62 +135,53 @@ func (c *embeddingCheck) eval(ctx context.Context, in *input) (outcome, error) {
 	return outcome{pass: sim >= c.threshold, score: min(max(sim, 0), 1), explanation: expl, cost: cost}, nil
 }
 
-// vectors embeds texts through the cache: identical texts once, cached
-// ones not at all, texts another assertion is embedding right now by
-// waiting for it, the rest in one request. Cost counts only this call's
-// own request.
-func (c *embeddingCheck) vectors(ctx context.Context, texts []string) ([][]float32, float64, error) {
-	ep := c.p.embedder
-	out := make([][]float32, len(texts))
-	keys := make([]string, len(texts))
-	for i, t := range texts {
-		if strings.TrimSpace(t) != "" { // blank: the zero vector, shown as nil
-			keys[i] = cacheKey("embedding", ep.kind, ep.base, c.model, t)
-		}
-	}
+// vectors embeds the target's text and the reference, which differ,
+// through the cache: cached ones not at all, one that another assertion is
+// embedding right now by waiting for it, the rest in one request. A blank
+// text has the zero vector, nil. Cost counts only this call's own request.
+func (c *embeddingCheck) vectors(ctx context.Context, text string) ([2][]float32, float64, error) {
+	texts := [2]string{text, c.reference}
+	keys := [2]string{c.key(text), c.refKey}
+	var out [2][]float32
 	cost := 0.0
 	// Pass 1 claims what nobody is computing; pass 2 (after waiting) computes
 	// whatever the other callers failed to cache.
 	for pass := 1; pass <= 2; pass++ {
-		var owned []string
-		var releases []func()
-		var waits []<-chan struct{}
-		claimed := map[string]bool{}
-		for i, t := range texts {
-			if keys[i] == "" || out[i] != nil || claimed[t] {
+		var (
+			owned    []string
+			ownedAt  []int
+			releases []func()
+			waits    []<-chan struct{}
+		)
+		for i, k := range keys {
+			if k == "" || out[i] != nil {
 				continue
 			}
-			if b, ok := c.p.cache.get(keys[i]); ok {
-				if v, ok := decodeVector(b); ok {
-					out[i] = v
-					continue
-				}
+			if out[i] = c.cached(k); out[i] != nil {
+				continue
 			}
-			claimed[t] = true
 			if pass == 1 {
-				release, wait := c.p.inflight.claim(keys[i])
+				release, wait := c.p.inflight.claim(k)
 				if wait != nil {
 					waits = append(waits, wait)
 					continue
 				}
 				// Another caller may have cached it and released its claim
 				// between the look above and this claim: look again.
-				if b, ok := c.p.cache.get(keys[i]); ok {
-					if v, ok := decodeVector(b); ok {
-						release()
-						out[i] = v
-						continue
-					}
+				if out[i] = c.cached(k); out[i] != nil {
+					release()
+					continue
 				}
 				releases = append(releases, release)
 			}
-			owned = append(owned, t)
+			owned, ownedAt = append(owned, texts[i]), append(ownedAt, i)
 		}
 		if len(owned) > 0 {
 			vecs, u, err := c.client.embed(ctx, c.model, owned)
 			if err == nil {
-				for j, t := range owned {
-					c.p.cache.put(keys[slices.Index(texts, t)], encodeVector(vecs[j]))
+				for j, i := range ownedAt {
+					c.p.cache.put(keys[i], encodeVector(vecs[j]))
+					out[i] = vecs[j]
 				}
 				cost += c.p.cost(c.model, u)
 			}
@@ -197,14 +190,7 @@ func (c *embeddingCheck) vectors(ctx context.Context, texts []string) ([][]float
 				r()
 			}
 			if err != nil {
-				return nil, 0, err
-			}
-			for j, t := range owned {
-				for i := range texts {
-					if texts[i] == t {
-						out[i] = vecs[j]
-					}
-				}
+				return out, 0, err
 			}
 		}
 		if len(waits) == 0 {
@@ -214,11 +200,31 @@ func (c *embeddingCheck) vectors(ctx context.Context, texts []string) ([][]float
 			select {
 			case <-w:
 			case <-ctx.Done():
-				return nil, 0, ctx.Err()
+				return out, 0, ctx.Err()
 			}
 		}
 	}
 	return out, cost, nil
+}
+
+// key is the cache key of text's vector; "" for a blank text, which has
+// the zero vector and is never sent.
+func (c *embeddingCheck) key(text string) string {
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	ep := c.p.embedder
+	return cacheKey("embedding", ep.kind, ep.base, c.model, text)
+}
+
+// cached is text's vector from the cache under key, or nil.
+func (c *embeddingCheck) cached(key string) []float32 {
+	b, ok := c.p.cache.get(key)
+	if !ok {
+		return nil
+	}
+	v, _ := decodeVector(b)
+	return v
 }
 
 // cosine is the cosine similarity of a and b; a zero vector is similar to
