@@ -57,15 +57,21 @@ func newResultCache(entries int, dir string, maxDir int64) (*resultCache, error)
 // cacheKey hashes the parts, each length-prefixed so that no two lists of
 // parts share a key.
 func cacheKey(parts ...string) string {
-	h := sha256.New()
-	h.Write([]byte("attest-result-cache-v1"))
-	var n [8]byte
+	const domain = "attest-result-cache-v1"
+	n := len(domain)
 	for _, p := range parts {
-		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
-		h.Write(n[:])
-		h.Write([]byte(p))
+		n += 8 + len(p)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	b := make([]byte, 0, n) // one buffer: hash.Hash's Write would copy each part to the heap
+	b = append(b, domain...)
+	for _, p := range parts {
+		b = binary.BigEndian.AppendUint64(b, uint64(len(p)))
+		b = append(b, p...)
+	}
+	sum := sha256.Sum256(b)
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:])
 }
 
 func (c *resultCache) get(key string) ([]byte, bool) {

@@ -38,6 +38,10 @@ func TestResultCacheDir(t *testing.T) {
 	if cacheKey("ab", "c") == cacheKey("a", "bc") {
 		t.Error("keys must not collide across part boundaries")
 	}
+	// The key names files that outlive the engine: it must not change.
+	if k := cacheKey("embedding", "openai", "https://api.openai.com", "text-embedding-3-small", "Refund processed."); k != "11acd0118886081ee2f640fda12ae718744f6206051d6506d2e7d275cd36383c" {
+		t.Errorf("cacheKey changed to %s: every cache_dir of earlier runs would be missed", k)
+	}
 }
 
 func TestResultCacheCorruptAndBounded(t *testing.T) {
