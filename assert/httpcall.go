@@ -63,34 +63,25 @@ type provRequest struct {
 // of a 2xx response. Errors are *ProviderError, or the context's error
 // (context.DeadlineExceeded when the batch deadline expired: 3002 TIMEOUT).
 func (h *httpDoer) do(ctx context.Context, r provRequest) ([]byte, error) {
-	var last *ProviderError
-	for attempt := 1; attempt <= maxAttempts; attempt++ {
+	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		body, retryAfter, perr := h.once(ctx, r)
-		if perr == nil {
+		body, retryAfter, pe := h.once(ctx, r)
+		if pe == nil {
 			return body, nil
 		}
+		// A call cut short by the context failed because of it.
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var pe *ProviderError
-		if !errors.As(perr, &pe) {
-			return nil, perr
-		}
-		if !pe.Retryable {
+		if !pe.Retryable || attempt == maxAttempts {
 			return nil, pe
-		}
-		last = pe
-		if attempt == maxAttempts {
-			break
 		}
 		if err := sleepCtx(ctx, h.backoff(attempt, retryAfter)); err != nil {
 			return nil, err
 		}
 	}
-	return nil, last
 }
 
 // backoff is the delay before retry number attempt (1-based): exponential
@@ -119,9 +110,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// once sends r one time. A retryable failure is a *ProviderError with
-// Retryable set; its message is already the one to surface.
-func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, err error) {
+// once sends r one time. A retryable failure has Retryable set; the
+// message is already the one to surface. A failure while ctx is done is
+// reported by do as the context's error.
+func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *ProviderError) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(r.body))
 	if err != nil {
 		return nil, 0, &ProviderError{Message: fmt.Sprintf("%s provider request could not be built: %s", r.what, scrub(err.Error(), r.secret)),
@@ -130,18 +122,12 @@ func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryA
 	req.Header = r.header.Clone()
 	resp, err := h.client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
-		}
 		return nil, 0, &ProviderError{Retryable: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider unreachable: %s", r.what, scrub(netErrText(err), r.secret))}
 	}
 	defer resp.Body.Close()
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if readErr != nil {
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
-		}
 		return nil, 0, &ProviderError{Retryable: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider response could not be read: %s", r.what, scrub(netErrText(readErr), r.secret))}
 	}
