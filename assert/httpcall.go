@@ -47,16 +47,33 @@ type httpDoer struct {
 
 // provRequest is one provider call, described independently of the provider.
 type provRequest struct {
-	what   string // "embedding" or "judge": spec §5 "embedding provider returned HTTP 429: ..."
-	url    string
+	ep     *endpoint // base URL, key (scrubbed from anything quoted back) and the doer
+	what   string    // "embedding" or "judge": spec §5 "embedding provider returned HTTP 429: ..."
+	path   string    // "/v1/embeddings", ...
 	header http.Header
 	body   []byte
 	// errText extracts the provider's error message from an error body.
 	errText func(body []byte) string
-	// secret is the API key, scrubbed from anything quoted back.
-	secret string
-	// fix4xx says what to change for a non-retryable 4xx, by status.
-	fix4xx func(status int) string
+	// model and modelKind ("an embedding model") say what to fix after a 4xx.
+	model, modelKind string
+	// invalid is the detail when a 2xx reply does not decode: the endpoint it should have come from.
+	invalid string
+}
+
+// post sends r and decodes a 2xx reply with decode. A reply that does not
+// decode is a non-retryable error; what it quotes of the reply (a refusal)
+// is key-scrubbed, as error bodies are.
+func post[T any](ctx context.Context, r provRequest, decode func([]byte) (T, usage, error)) (T, usage, error) {
+	var zero T
+	body, err := r.ep.http.do(ctx, r)
+	if err != nil {
+		return zero, usage{}, err
+	}
+	v, u, err := decode(body)
+	if err != nil {
+		return zero, usage{}, &ProviderError{Message: scrub(fmt.Sprintf("%s provider returned an invalid response: %v", r.what, err), r.ep.key), Detail: r.invalid}
+	}
+	return v, u, nil
 }
 
 // do sends r, retrying 429, 5xx and network errors, and returns the body
@@ -114,22 +131,22 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // message is already the one to surface. A failure while ctx is done is
 // reported by do as the context's error.
 func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *ProviderError) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(r.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.ep.base+r.path, bytes.NewReader(r.body))
 	if err != nil {
-		return nil, 0, &ProviderError{Message: fmt.Sprintf("%s provider request could not be built: %s", r.what, scrub(err.Error(), r.secret)),
+		return nil, 0, &ProviderError{Message: fmt.Sprintf("%s provider request could not be built: %s", r.what, scrub(err.Error(), r.ep.key)),
 			Detail: "Check the provider base_url in the --config file or the *_BASE_URL environment variable."}
 	}
 	req.Header = r.header.Clone()
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return nil, 0, &ProviderError{Retryable: true, Detail: retryDetail,
-			Message: fmt.Sprintf("%s provider unreachable: %s", r.what, scrub(netErrText(err), r.secret))}
+			Message: fmt.Sprintf("%s provider unreachable: %s", r.what, scrub(netErrText(err), r.ep.key))}
 	}
 	defer resp.Body.Close()
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if readErr != nil {
 		return nil, 0, &ProviderError{Retryable: true, Detail: retryDetail,
-			Message: fmt.Sprintf("%s provider response could not be read: %s", r.what, scrub(netErrText(readErr), r.secret))}
+			Message: fmt.Sprintf("%s provider response could not be read: %s", r.what, scrub(netErrText(readErr), r.ep.key))}
 	}
 	if len(body) > maxResponseBytes {
 		return nil, 0, &ProviderError{
@@ -145,18 +162,22 @@ func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryA
 		return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 			&ProviderError{Message: text, Detail: retryDetail, Retryable: true}
 	}
-	detail := "The provider rejected the request; fix the provider settings and run again."
-	if r.fix4xx != nil {
-		detail = r.fix4xx(resp.StatusCode)
-	}
-	return nil, 0, &ProviderError{Message: text, Detail: detail}
+	return nil, 0, &ProviderError{Message: text, Detail: fix4xx(r, resp.StatusCode)}
 }
 
-// invalidReply is the error for a 2xx reply that does not decode as the
-// endpoint's response; detail names the endpoint it should have come from.
-// What err quotes of the reply (a refusal) is key-scrubbed, as error bodies are.
-func invalidReply(what, secret string, err error, detail string) *ProviderError {
-	return &ProviderError{Message: scrub(fmt.Sprintf("%s provider returned an invalid response: %v", what, err), secret), Detail: detail}
+// fix4xx says what to change after a non-retryable 4xx.
+func fix4xx(r provRequest, status int) string {
+	ep, what, model := r.ep, r.what, r.model
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		if ep.key == "" {
+			return fmt.Sprintf("The %s provider at %s wants an API key: set %s.", what, ep.base, ep.keyEnv)
+		}
+		return fmt.Sprintf("The %s provider rejected the API key from %s: set it to a valid key with access to model '%s'.", what, ep.keyEnv, model)
+	case http.StatusNotFound:
+		return fmt.Sprintf("The %s provider at %s does not know model '%s' (or the endpoint): fix the assertion's model or %s.model, and the base URL.", what, ep.base, model, what)
+	}
+	return fmt.Sprintf("The %s provider rejected the request for model '%s': check that it is %s, and the assertion spec.", what, model, r.modelKind)
 }
 
 // providerMessage is the provider's own error message, key-scrubbed and
@@ -176,7 +197,7 @@ func providerMessage(r provRequest, status int, body []byte) string {
 			msg = "unexpected status"
 		}
 	}
-	return excerpt(scrub(msg, r.secret), maxErrorText)
+	return excerpt(scrub(msg, r.ep.key), maxErrorText)
 }
 
 // keyLike matches API-key-shaped tokens that providers echo back in part

@@ -199,7 +199,7 @@ func FuzzProviderErrorReply(f *testing.F) {
 			t.Fatalf("Retry-After %q: wait %v outside 0..%v", retryAfter, d, maxRetryAfter)
 		}
 		for _, errText := range []func([]byte) string{openAIErrText, anthropicErrText} {
-			msg := providerMessage(provRequest{errText: errText, secret: secret}, status, body)
+			msg := providerMessage(provRequest{ep: &endpoint{key: secret}, errText: errText}, status, body)
 			if msg == "" || len(msg) > maxErrorText+len("…") || strings.Contains(msg, secret) {
 				t.Fatalf("body %q: message %q is empty, too long or holds the key", body, msg)
 			}

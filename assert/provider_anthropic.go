@@ -61,19 +61,11 @@ func (c *anthropicClient) complete(ctx context.Context, model, system, user stri
 	if c.ep.key != "" {
 		h.Set("X-Api-Key", c.ep.key)
 	}
-	resp, err := c.ep.http.do(ctx, provRequest{
-		what: c.what, url: c.ep.base + "/v1/messages", header: h, body: body,
-		errText: anthropicErrText, secret: c.ep.key,
-		fix4xx: func(status int) string { return fix4xx(c.ep, c.what, model, "a Claude model", status) },
-	})
-	if err != nil {
-		return "", usage{}, err
-	}
-	text, u, err := decodeAnthropic(resp)
-	if err != nil {
-		return "", usage{}, invalidReply(c.what, c.ep.key, err, "Check that the base URL points at an Anthropic-compatible /v1/messages endpoint.")
-	}
-	return text, u, nil
+	return post(ctx, provRequest{
+		ep: c.ep, what: c.what, path: "/v1/messages", header: h, body: body, errText: anthropicErrText,
+		model: model, modelKind: "a Claude model",
+		invalid: "Check that the base URL points at an Anthropic-compatible /v1/messages endpoint.",
+	}, decodeAnthropic)
 }
 
 // decodeAnthropic joins the text blocks of a message and reads the usage.

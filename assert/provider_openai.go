@@ -53,18 +53,11 @@ const maxEmbeddingDims = 1 << 16
 
 func (c *openAIClient) embed(ctx context.Context, model string, texts []string) ([][]float32, usage, error) {
 	body, _ := json.Marshal(openAIEmbedRequest{Model: model, Input: texts})
-	resp, err := c.ep.http.do(ctx, provRequest{
-		what: c.what, url: c.ep.base + "/v1/embeddings", header: c.header(), body: body,
-		errText: openAIErrText, secret: c.ep.key, fix4xx: c.fix(model, "an embedding model"),
-	})
-	if err != nil {
-		return nil, usage{}, err
-	}
-	vecs, u, err := decodeOpenAIEmbeddings(resp, len(texts))
-	if err != nil {
-		return nil, usage{}, invalidReply(c.what, c.ep.key, err, "Check that the base URL points at an OpenAI-compatible /v1/embeddings endpoint and that '"+model+"' is an embedding model.")
-	}
-	return vecs, u, nil
+	return post(ctx, provRequest{
+		ep: c.ep, what: c.what, path: "/v1/embeddings", header: c.header(), body: body, errText: openAIErrText,
+		model: model, modelKind: "an embedding model",
+		invalid: "Check that the base URL points at an OpenAI-compatible /v1/embeddings endpoint and that '" + model + "' is an embedding model.",
+	}, func(b []byte) ([][]float32, usage, error) { return decodeOpenAIEmbeddings(b, len(texts)) })
 }
 
 // decodeOpenAIEmbeddings decodes an embeddings response for n inputs:
@@ -151,18 +144,11 @@ func (c *openAIClient) complete(ctx context.Context, model, system, user string,
 		req.ResponseFormat = &openAIFormat{Type: "json_object"}
 	}
 	body, _ := json.Marshal(req)
-	resp, err := c.ep.http.do(ctx, provRequest{
-		what: c.what, url: c.ep.base + "/v1/chat/completions", header: c.header(), body: body,
-		errText: openAIErrText, secret: c.ep.key, fix4xx: c.fix(model, "a chat model that accepts temperature 0 and JSON mode"),
-	})
-	if err != nil {
-		return "", usage{}, err
-	}
-	text, u, err := decodeOpenAIChat(resp)
-	if err != nil {
-		return "", usage{}, invalidReply(c.what, c.ep.key, err, "Check that the base URL points at an OpenAI-compatible /v1/chat/completions endpoint.")
-	}
-	return text, u, nil
+	return post(ctx, provRequest{
+		ep: c.ep, what: c.what, path: "/v1/chat/completions", header: c.header(), body: body, errText: openAIErrText,
+		model: model, modelKind: "a chat model that accepts temperature 0 and JSON mode",
+		invalid: "Check that the base URL points at an OpenAI-compatible /v1/chat/completions endpoint.",
+	}, decodeOpenAIChat)
 }
 
 // decodeOpenAIChat returns the first choice's text and the usage.
@@ -214,22 +200,4 @@ func plainErrText(body []byte) string {
 		return ""
 	}
 	return s
-}
-
-// fix says what to change after a non-retryable 4xx.
-func (c *openAIClient) fix(model, kind string) func(int) string {
-	return func(status int) string { return fix4xx(c.ep, c.what, model, kind, status) }
-}
-
-func fix4xx(ep *endpoint, what, model, kind string, status int) string {
-	switch status {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		if ep.key == "" {
-			return fmt.Sprintf("The %s provider at %s wants an API key: set %s.", what, ep.base, ep.keyEnv)
-		}
-		return fmt.Sprintf("The %s provider rejected the API key from %s: set it to a valid key with access to model '%s'.", what, ep.keyEnv, model)
-	case http.StatusNotFound:
-		return fmt.Sprintf("The %s provider at %s does not know model '%s' (or the endpoint): fix the assertion's model or %s.model, and the base URL.", what, ep.base, model, what)
-	}
-	return fmt.Sprintf("The %s provider rejected the request for model '%s': check that it is %s, and the assertion spec.", what, model, kind)
 }
