@@ -37,7 +37,6 @@ type anthropicRequest struct {
 }
 
 type anthropicResponse struct {
-	Type    string `json:"type"`
 	Content []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
@@ -93,7 +92,6 @@ func decodeAnthropic(body []byte) (string, usage, error) {
 func anthropicErrText(body []byte) string {
 	var r struct {
 		Error struct {
-			Type    string `json:"type"`
 			Message string `json:"message"`
 		} `json:"error"`
 	}

@@ -127,10 +127,10 @@ func (ep *endpoint) usable() bool {
 
 // providers is the engine's resolved layer 5–6 configuration.
 type providers struct {
-	embedder     *endpoint // OpenAI-compatible embeddings; nil when not configured
+	embedder     *endpoint // OpenAI-compatible embeddings; never nil, usable() or not
 	embedDefault string    // default embedding model; "" when none is usable
 	embedWhy     string    // what to configure when embedDefault is ""
-	judge        *endpoint // nil or unusable: llm_judge is an ASSERTION_ERROR
+	judge        *endpoint // never nil; unusable: llm_judge is an ASSERTION_ERROR
 	judgeWhy     string
 	prices       map[string]Price
 	cache        *resultCache
