@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"attest-engine/trace"
 
@@ -230,6 +231,36 @@ func TestAgentOutputContainsFoldsAsContent(t *testing.T) {
 		if got.pass != tc.want || agrees.pass != tc.want {
 			t.Errorf("%q in %q: agent_output_contains %v, content contains %v, want %v (%s)", tc.value, tc.output, got.pass, agrees.pass, tc.want, tc.reason)
 		}
+	}
+}
+
+// TestOrderedAgentsLinear: ordered_agents costs the groups' sizes plus the
+// tree, not their product: two groups of 100,000 ids (a spec well under the
+// request line limit) took minutes when every pair was compared and every id
+// walked the tree.
+func TestOrderedAgentsLinear(t *testing.T) {
+	const n = 100_000
+	g1, g2 := make([]any, n), make([]any, n)
+	for i := range n {
+		g1[i], g2[i] = "web-search-agent", "db-agent"
+	}
+	c, err := compileTraceTree(nil, spec{"check": "ordered_agents", "groups": []any{g1, g2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := newInput(loadTree(t, "tree"))
+	done := make(chan outcome, 1)
+	go func() {
+		o, _ := c.eval(context.Background(), in)
+		done <- o
+	}()
+	select {
+	case o := <-done:
+		if !o.pass {
+			t.Errorf("web-search-agent (400-1900ms) before db-agent (2000-2200ms): %s, want a pass", o.explanation)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ordered_agents with two groups of 100,000 ids took over 10s: quadratic in the groups' sizes")
 	}
 }
 

@@ -17,57 +17,77 @@ type timing struct {
 	incomplete string // the first record with only one of its two fields
 }
 
-// agentTiming collects agent id's work intervals (../shared/sdk-compat.md:
-// "Timing checks read step-level agent_id with started_at_ms / ended_at_ms
-// (or the trace's own timing metadata)"). Step records come first: a step
-// whose agent_id (on the step or in its metadata) is id, or an agent_call
-// step whose sub_trace has that agent_id. Only when there are none does the
-// trace's own timing count: started_at_ms/ended_at_ms on the trace or in its
+func (t *timing) add(start, end float64) {
+	if !t.found || start < t.start {
+		t.start = start
+	}
+	if !t.found || end > t.end {
+		t.end = end
+	}
+	t.found = true
+}
+
+// agentTimings collects the work intervals of every agent of the tree in one
+// walk (../shared/sdk-compat.md: "Timing checks read step-level agent_id
+// with started_at_ms / ended_at_ms (or the trace's own timing metadata)"),
+// keyed by agent id: an agent is known when a trace or a step names it.
+// Step records come first: a step whose agent_id (on the step or in its
+// metadata) is the agent's, or an agent_call step whose sub_trace has that
+// agent_id. Only an agent without any complete step record takes the
+// traces' own timing: started_at_ms/ended_at_ms on the trace or in its
 // metadata, else metadata.timestamp plus metadata.latency_ms.
-func agentTiming(nodes []*treeNode, id string) timing {
-	var t timing
-	add := func(start, end float64) {
-		if !t.found || start < t.start {
-			t.start = start
+//
+// One walk serves every agent a check names, so a check naming many agents
+// (ordered_agents) costs the size of the tree once, not once per agent.
+func agentTimings(nodes []*treeNode) map[string]*timing {
+	idx := map[string]*timing{}
+	get := func(id string) *timing {
+		t := idx[id]
+		if t == nil {
+			t = &timing{}
+			idx[id] = t
 		}
-		if !t.found || end > t.end {
-			t.end = end
-		}
-		t.found = true
+		return t
 	}
 	for _, n := range nodes {
 		steps, _ := n.trace["steps"].([]any)
 		for i, s := range steps {
 			st, ok := s.(map[string]any)
-			if !ok || stepAgent(st) != id {
+			if !ok {
 				continue
 			}
+			t := get(stepAgent(st))
 			start, end, missing := interval(st)
 			switch {
 			case missing == "":
-				add(start, end)
+				t.add(start, end)
 			case missing != "both" && t.incomplete == "":
 				name, _ := st["name"].(string)
 				t.incomplete = fmt.Sprintf("step '%s' (steps[%d] of trace '%s') has no %s", name, i, n.traceID, missing)
 			}
 		}
 	}
-	if t.found {
-		return t
+	stepTimed := map[string]bool{}
+	for id, t := range idx {
+		stepTimed[id] = t.found
 	}
-	for _, n := range byAgent(nodes, id) {
+	for _, n := range nodes {
+		t := get(n.agentID)
+		if stepTimed[n.agentID] {
+			continue
+		}
 		start, end, missing := interval(n.trace)
 		if missing == "both" {
 			start, end, missing = stampedInterval(n.trace)
 		}
 		switch {
 		case missing == "":
-			add(start, end)
+			t.add(start, end)
 		case missing != "both" && t.incomplete == "":
 			t.incomplete = fmt.Sprintf("trace '%s' has no %s", n.traceID, missing)
 		}
 	}
-	return t
+	return idx
 }
 
 // stepAgent is the agent a step's timing belongs to, "" when none.
@@ -133,32 +153,16 @@ func stampedInterval(tr map[string]any) (start, end float64, missing string) {
 	return 0, 0, "both"
 }
 
-// agentKnown reports whether id names a trace's agent_id or a step's.
-func agentKnown(nodes []*treeNode, id string) bool {
-	for _, n := range nodes {
-		if n.agentID == id {
-			return true
-		}
-		steps, _ := n.trace["steps"].([]any)
-		for _, s := range steps {
-			if st, ok := s.(map[string]any); ok && stepAgent(st) == id {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // timingOf returns id's timing, or the failing outcome that says why there
 // is none: an unknown agent, or which timing field is missing.
-func timingOf(nodes []*treeNode, id string) (timing, *outcome) {
-	if !agentKnown(nodes, id) {
+func timingOf(nodes []*treeNode, idx map[string]*timing, id string) (timing, *outcome) {
+	t, known := idx[id]
+	if !known {
 		o := unknownAgent(nodes, id)
 		return timing{}, &o
 	}
-	t := agentTiming(nodes, id)
 	if t.found {
-		return t, nil
+		return *t, nil
 	}
 	var o outcome
 	if t.incomplete != "" {
@@ -171,9 +175,10 @@ func timingOf(nodes []*treeNode, id string) (timing, *outcome) {
 
 // timingCheck evaluates the checks that compare when agents worked.
 func (c *treeCheck) timingCheck(nodes []*treeNode) outcome {
+	idx := agentTimings(nodes)
 	switch c.check {
 	case "agent_wall_time_under":
-		t, fail := timingOf(nodes, c.agent)
+		t, fail := timingOf(nodes, idx, c.agent)
 		if fail != nil {
 			return *fail
 		}
@@ -182,11 +187,11 @@ func (c *treeCheck) timingCheck(nodes []*treeNode) outcome {
 		}
 		return passf("Agent '%s' worked %sms, under max_ms %s.", c.agent, num(t.end-t.start), num(c.maxMS))
 	case "agent_ordered_before", "agents_overlap":
-		a, fail := timingOf(nodes, c.agentA)
+		a, fail := timingOf(nodes, idx, c.agentA)
 		if fail != nil {
 			return *fail
 		}
-		b, fail := timingOf(nodes, c.agentB)
+		b, fail := timingOf(nodes, idx, c.agentB)
 		if fail != nil {
 			return *fail
 		}
@@ -205,16 +210,27 @@ func (c *treeCheck) timingCheck(nodes []*treeNode) outcome {
 	// ordered_agents: each group ends before any agent of the next starts.
 	times := make([][]timing, len(c.groups))
 	for i, g := range c.groups {
-		for _, id := range g {
-			t, fail := timingOf(nodes, id)
+		times[i] = make([]timing, len(g))
+		for j, id := range g {
+			t, fail := timingOf(nodes, idx, id)
 			if fail != nil {
 				return *fail
 			}
-			times[i] = append(times[i], t)
+			times[i][j] = t
 		}
 	}
+	// Linear in the groups' sizes, not their product: each agent of a group
+	// is compared with the next group's earliest start, and only a failing
+	// one looks for the first agent it overlaps.
 	for i := 1; i < len(c.groups); i++ {
+		earliest := times[i][0].start
+		for _, next := range times[i][1:] {
+			earliest = min(earliest, next.start)
+		}
 		for j, prev := range times[i-1] {
+			if prev.end <= earliest {
+				continue
+			}
 			for k, next := range times[i] {
 				if prev.end > next.start {
 					return failf("Agent '%s' (group %d) ended at %sms, after agent '%s' (group %d) started at %sms.",
