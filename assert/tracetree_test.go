@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,6 +262,46 @@ func TestOrderedAgentsLinear(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("ordered_agents with two groups of 100,000 ids took over 10s: quadratic in the groups' sizes")
+	}
+}
+
+// TestAggregateLongNumbers: aggregates and the tree summary stay fast on
+// numbers of a million digits (a valid trace may carry them): such numbers
+// are summed through float64, as numbers with an exponent are, while
+// decimals up to maxExactText characters stay exact.
+func TestAggregateLongNumbers(t *testing.T) {
+	digits := strings.Repeat("1", 1_000_000)
+	sub := func(id string) map[string]any {
+		return map[string]any{"trace_id": id, "agent_id": id, "output": map[string]any{"m": "x"},
+			"metadata": map[string]any{"cost_usd": json.Number("0." + digits)}}
+	}
+	root := sub("root")
+	root["steps"] = []any{
+		map[string]any{"type": "agent_call", "name": "a", "sub_trace": sub("a")},
+		map[string]any{"type": "agent_call", "name": "b", "sub_trace": sub("b")},
+	}
+	c, err := compileTraceTree(nil, spec{"check": "aggregate_cost", "operator": "lt", "value": json.Number("0." + digits)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		SummarizeTree(root)
+		o, _ := c.eval(context.Background(), newInput(root))
+		done <- o
+	}()
+	select {
+	case o := <-done:
+		if o.pass || !strings.Contains(o.explanation, "= 0.3333333333333333,") {
+			t.Errorf("three costs of 0.111…: %s, want a failure with the sum 0.3333333333333333", o.explanation)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("aggregate_cost over three million-digit costs took over 10s")
+	}
+	text := "0." + strings.Repeat("0", maxExactText-3) + "1" // 10^-62, as long as an exact number may be
+	want := new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(maxExactText-2), nil))
+	if got, _ := ratOf(json.Number(text)); got.Cmp(want) != 0 {
+		t.Errorf("%s read as %s, want it exactly", text, got.FloatString(70))
 	}
 }
 

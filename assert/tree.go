@@ -149,17 +149,26 @@ func aggregate(nodes []*treeNode, field string) (sum *big.Rat, carriers int) {
 	return sum, carriers
 }
 
-// ratOf converts a JSON number to an exact rational. Plain decimals are
-// read digit for digit (0.1 + 0.2 is 0.3); numbers with an exponent go
-// through float64, so no input can ask for a 10^1000000000 rational.
+// maxExactText bounds the text of a number ratOf reads digit for digit: far
+// more digits than a cost, a token count or a latency carries, few enough
+// that sums stay cheap. Parsing and adding rationals costs the square of
+// their digits: two traces with 1,000,000-digit costs took seconds.
+const maxExactText = 64
+
+// ratOf converts a JSON number to an exact rational. Plain decimals of at
+// most maxExactText characters are read digit for digit (0.1 + 0.2 is 0.3);
+// longer ones and numbers with an exponent go through float64, so no input
+// can ask for a 10^1000000000 rational or a million-digit sum.
 func ratOf(v any) (*big.Rat, bool) {
 	f, ok := toFloat(v)
 	if !ok {
 		return nil, false
 	}
-	if s, isText := v.(interface{ String() string }); isText && !strings.ContainsAny(s.String(), "eE") {
-		if r, ok := new(big.Rat).SetString(s.String()); ok {
-			return r, true
+	if s, isText := v.(interface{ String() string }); isText {
+		if t := s.String(); len(t) <= maxExactText && !strings.ContainsAny(t, "eE") {
+			if r, ok := new(big.Rat).SetString(t); ok {
+				return r, true
+			}
 		}
 	}
 	return new(big.Rat).SetFloat64(f), true
