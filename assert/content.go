@@ -35,25 +35,46 @@ func newNeedle(text string, caseSensitive bool) needle {
 	return n
 }
 
-// find returns the text that matched in s, and whether there was one.
-func (n needle) find(s string) (string, bool) {
+// haystack is a text to search. Its lower-case form, for needles that
+// ignore case, is made on the first such search and shared by the others:
+// keyword checks look for every value in one text.
+type haystack struct {
+	s     string
+	lower string // s in ASCII lower case, when s is ASCII
+	state int8   // 0: not looked at yet; 1: lower is made; -1: s is not ASCII
+}
+
+func (h *haystack) asciiLower() (string, bool) {
+	if h.state == 0 {
+		h.state = -1
+		if isASCII(h.s) {
+			h.lower, h.state = strings.ToLower(h.s), 1
+		}
+	}
+	return h.lower, h.state == 1
+}
+
+// find returns the text that matched in h, and whether there was one.
+func (n needle) find(h *haystack) (string, bool) {
 	if n.fold == nil {
-		return n.text, strings.Contains(s, n.text)
+		return n.text, strings.Contains(h.s, n.text)
 	}
 	// Fast path: with an ASCII needle and an ASCII text, folding is plain
 	// ASCII lower-casing (no other rune folds to an ASCII letter), and
 	// strings.Index stays linear.
-	if n.lower != "" && isASCII(s) {
-		if i := strings.Index(strings.ToLower(s), n.lower); i >= 0 {
-			return s[i : i+len(n.lower)], true
+	if n.lower != "" {
+		if lower, ok := h.asciiLower(); ok {
+			if i := strings.Index(lower, n.lower); i >= 0 {
+				return h.s[i : i+len(n.lower)], true
+			}
+			return "", false
 		}
-		return "", false
 	}
-	loc := n.fold.FindStringIndex(s)
+	loc := n.fold.FindStringIndex(h.s)
 	if loc == nil {
 		return "", false
 	}
-	return s[loc[0]:loc[1]], true
+	return h.s[loc[0]:loc[1]], true
 }
 
 func isASCII(s string) bool {
@@ -183,14 +204,15 @@ func (c *contentCheck) eval(_ context.Context, in *input) (outcome, error) {
 // one applies the check to the text of one match named name.
 func (c *contentCheck) one(name, text string) (bool, string) {
 	v := excerpt(c.value, 200)
+	h := haystack{s: text}
 	switch c.check {
 	case "contains":
-		if _, ok := c.needles[0].find(text); ok {
+		if _, ok := c.needles[0].find(&h); ok {
 			return true, c.passText(name)
 		}
 		return false, fmt.Sprintf("%s does not contain '%s'.", name, v)
 	case "not_contains":
-		found, ok := c.needles[0].find(text)
+		found, ok := c.needles[0].find(&h)
 		if !ok {
 			return true, c.passText(name)
 		}
@@ -207,7 +229,7 @@ func (c *contentCheck) one(name, text string) (bool, string) {
 	}
 	var found, missing []string
 	for i, n := range c.needles {
-		if _, ok := n.find(text); ok {
+		if _, ok := n.find(&h); ok {
 			found = append(found, c.values[i])
 		} else {
 			missing = append(missing, c.values[i])

@@ -216,7 +216,7 @@ func SummarizeTree(root map[string]any) TreeSummary {
 func containsText(v any, n needle) bool {
 	switch x := v.(type) {
 	case string:
-		_, ok := n.find(x)
+		_, ok := n.find(&haystack{s: x})
 		return ok
 	case []any:
 		for _, e := range x {
