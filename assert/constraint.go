@@ -98,19 +98,10 @@ func (c *constraintCheck) eval(_ context.Context, in *input) (outcome, error) {
 	}
 	cmp := func(bound any) int { c, _ := jsonschema.CompareNumbers(v, bound); return c }
 	var pass bool
-	switch c.op {
-	case "lt":
-		pass = cmp(c.value) < 0
-	case "lte":
-		pass = cmp(c.value) <= 0
-	case "gt":
-		pass = cmp(c.value) > 0
-	case "gte":
-		pass = cmp(c.value) >= 0
-	case "eq":
-		pass = cmp(c.value) == 0
-	case "between":
+	if c.op == "between" {
 		pass = cmp(c.min) >= 0 && cmp(c.max) <= 0
+	} else {
+		pass = holds(c.op, cmp(c.value))
 	}
 	verdict := "violated"
 	if pass {
@@ -121,6 +112,25 @@ func (c *constraintCheck) eval(_ context.Context, in *input) (outcome, error) {
 		o.score = 1
 	}
 	return o, nil
+}
+
+// holds reports whether a comparison that came out cmp (negative, zero or
+// positive) satisfies op, one of spec §4 Layer 2's operators but between.
+// trace_tree's aggregate checks compare with it too.
+func holds(op string, cmp int) bool {
+	switch op {
+	case "lt":
+		return cmp < 0
+	case "lte":
+		return cmp <= 0
+	case "gt":
+		return cmp > 0
+	case "gte":
+		return cmp >= 0
+	case "eq":
+		return cmp == 0
+	}
+	return false
 }
 
 // countsSteps reports whether the field is a count over the steps array

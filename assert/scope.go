@@ -26,7 +26,7 @@ func scope(root *input, agentID string) (in *input, failed string) {
 	case 1:
 		return newInput(found[0].trace), ""
 	case 0:
-		return nil, fmt.Sprintf("Agent '%s' not found in the trace tree; agents in the tree: %s.", agentID, quoteList(agentIDs(nodes)))
+		return nil, unknownAgent(nodes, agentID).explanation
 	}
 	ids := make([]string, len(found))
 	for i, n := range found {

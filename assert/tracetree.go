@@ -108,9 +108,7 @@ func comparison(s spec) (string, *big.Rat, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	switch op {
-	case "lt", "lte", "gt", "gte", "eq":
-	default:
+	if !constraintOps[op] || op == "between" {
 		return "", nil, specErrorf("Aggregate checks take the operators lt, lte, gt, gte and eq.", "unsupported operator '%s'", op)
 	}
 	if _, _, err := s.num("value"); err != nil {
@@ -255,8 +253,7 @@ func (c *treeCheck) aggregate(nodes []*treeNode) outcome {
 	if carriers == 0 {
 		return failf("No trace in the tree has %s; cannot check the aggregate %s %s.", name, c.op, ratText(c.limit))
 	}
-	cmp := sum.Cmp(c.limit)
-	ok := map[string]bool{"lt": cmp < 0, "lte": cmp <= 0, "gt": cmp > 0, "gte": cmp >= 0, "eq": cmp == 0}[c.op]
+	ok := holds(c.op, sum.Cmp(c.limit))
 	verdict := "satisfied"
 	if !ok {
 		verdict = "violated"
