@@ -1,11 +1,5 @@
-// Package assert evaluates batches of Attest assertions (spec §4, layers 1–6)
-// over a trace that has already passed validation.
-//
-// Each assertion type has a compiler, kept in the table below, that decodes
-// and checks the type's spec once and returns a check. A failed assertion is
-// a Result; an assertion that cannot be evaluated (unknown type, bad spec,
-// bad regex or schema) is an *Error, which fails the whole batch with
-// ASSERTION_ERROR, as spec §5 shows.
+// assert.go: the package's core types: assertions, results, errors, and what a check reads.
+
 package assert
 
 import (

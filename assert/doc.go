@@ -1,7 +1,16 @@
-// doc.go: the package documentation of the deterministic layers 1–4: targets, multi-match, non-strings, soft.
+// doc.go: the package documentation: what the package does, and layers 1–4: targets, multi-match, non-strings, soft.
 
-// Package assert: the deterministic layers 1–4 (spec §4) and the decisions
-// taken where the spec is silent.
+// Package assert evaluates batches of Attest assertions (spec §4, layers 1–6)
+// over a trace that has already passed validation.
+//
+// Each assertion type has a compiler, kept in a table keyed by type
+// (engine.go), that decodes and checks the type's spec once and returns a
+// check. A failed assertion is a Result; an assertion that cannot be
+// evaluated (unknown type, bad spec, bad regex or schema) is an *Error,
+// which fails the whole batch with ASSERTION_ERROR, as spec §5 shows.
+//
+// The sections below are the deterministic layers 1–4 (spec §4) and the
+// decisions taken where the spec is silent.
 //
 // # Targets and paths
 //
