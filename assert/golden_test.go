@@ -176,7 +176,8 @@ func (c layerCase) wantStatus() string {
 }
 
 // fuzzLayer seeds f with the specs of a layer's cases and checks that any
-// spec decodes and evaluates on the refund trace without a panic, and that
+// spec decodes and evaluates on the case's trace (the refund trace when the
+// name is none of ours) without a panic, and that
 // an evaluation gives exactly one result with a known status.
 func fuzzLayer(f *testing.F, layer, typ string) {
 	for _, c := range loadCases(f, layer) {
@@ -189,6 +190,9 @@ func fuzzLayer(f *testing.F, layer, typ string) {
 	traces := map[string]map[string]any{}
 	for _, n := range []string{"refund", "twice", "interleaved", "plain"} {
 		traces[n] = loadTrace(f, n)
+	}
+	for _, n := range []string{"tree", "tree_dup"} { // trace trees (tracetree_test.go)
+		traces[n] = loadTree(f, n)
 	}
 	eng, err := New(Config{})
 	if err != nil {

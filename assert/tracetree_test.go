@@ -305,6 +305,10 @@ func TestAggregateLongNumbers(t *testing.T) {
 	}
 }
 
+// FuzzTraceTreeSpec decodes any trace_tree spec, seeded with the golden
+// cases' specs, and evaluates it on the trees: never a panic or a hang.
+func FuzzTraceTreeSpec(f *testing.F) { fuzzLayer(f, "multi_agent", "trace_tree") }
+
 // FuzzTraceTree: any decoded document, as a tree, summarizes and evaluates
 // every check without panicking; a check never errors at evaluation.
 func FuzzTraceTree(f *testing.F) {
