@@ -177,7 +177,7 @@ func elem(list []any, i int) (string, bool) {
 	return s, ok
 }
 
-func (c *treeCheck) eval(_ context.Context, in *input) (outcome, error) {
+func (c *treeCheck) eval(ctx context.Context, in *input) (outcome, error) {
 	nodes := in.tree()
 	switch c.check {
 	case "agent_called":
@@ -194,7 +194,7 @@ func (c *treeCheck) eval(_ context.Context, in *input) (outcome, error) {
 	case "agent_output_contains":
 		return c.outputContains(nodes), nil
 	case "cross_agent_data_flow":
-		return c.dataFlow(nodes), nil
+		return c.dataFlow(ctx, nodes)
 	case "aggregate_cost", "aggregate_tokens", "aggregate_latency":
 		return c.aggregate(nodes), nil
 	case "follows_transitions":
@@ -310,13 +310,17 @@ func allToolsCalled(nodes []*treeNode, tools []string) outcome {
 // input: equal to a value inside it or, for a string, contained in one of
 // its strings. to_agent's input is its trace's input together with the args
 // of the agent_call step that delegated to it.
-func (c *treeCheck) dataFlow(nodes []*treeNode) outcome {
+//
+// The search costs the number of values times the size of the inputs: a
+// path with a wildcard over a large output, against a large input, can take
+// minutes, so the search stops when ctx ends (the batch's time limit).
+func (c *treeCheck) dataFlow(ctx context.Context, nodes []*treeNode) (outcome, error) {
 	from, to := byAgent(nodes, c.from), byAgent(nodes, c.to)
 	if len(from) == 0 {
-		return unknownAgent(nodes, c.from)
+		return unknownAgent(nodes, c.from), nil
 	}
 	if len(to) == 0 {
-		return unknownAgent(nodes, c.to)
+		return unknownAgent(nodes, c.to), nil
 	}
 	var values []any
 	for _, n := range from {
@@ -325,18 +329,21 @@ func (c *treeCheck) dataFlow(nodes []*treeNode) outcome {
 		}
 	}
 	if len(values) == 0 {
-		return failf("Field '%s' not found in the output of agent '%s'.", c.field.expr, c.from)
+		return failf("Field '%s' not found in the output of agent '%s'.", c.field.expr, c.from), nil
 	}
 	for _, v := range values {
+		if err := ctx.Err(); err != nil {
+			return outcome{}, err
+		}
 		for _, n := range to {
 			var args any
 			if n.step != nil {
 				args = n.step["args"]
 			}
 			if reaches(v, n.trace["input"]) || reaches(v, args) {
-				return passf("Value %s of '%s' in the output of agent '%s' reaches the input of agent '%s' (trace '%s').", short(v), c.field.expr, c.from, c.to, n.traceID)
+				return passf("Value %s of '%s' in the output of agent '%s' reaches the input of agent '%s' (trace '%s').", short(v), c.field.expr, c.from, c.to, n.traceID), nil
 			}
 		}
 	}
-	return failf("Value %s of '%s' in the output of agent '%s' does not reach the input of agent '%s'.", short(values[0]), c.field.expr, c.from, c.to)
+	return failf("Value %s of '%s' in the output of agent '%s' does not reach the input of agent '%s'.", short(values[0]), c.field.expr, c.from, c.to), nil
 }

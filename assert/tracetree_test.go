@@ -305,6 +305,42 @@ func TestAggregateLongNumbers(t *testing.T) {
 	}
 }
 
+// TestDataFlowStopsAtDeadline: cross_agent_data_flow compares every value
+// the field selects with every value of the input; 20,000 values against an
+// input of 100,000 members took minutes. The search ends with the batch's
+// context, so the time limit really stops it.
+func TestDataFlowStopsAtDeadline(t *testing.T) {
+	xs, ys := make([]any, 20_000), make([]any, 100_000)
+	for i := range xs {
+		xs[i] = map[string]any{"x": json.Number("1")}
+	}
+	for i := range ys {
+		ys[i] = map[string]any{"y": json.Number("2")}
+	}
+	root := map[string]any{"trace_id": "r", "agent_id": "a", "output": map[string]any{"list": xs}, "steps": []any{
+		map[string]any{"type": "agent_call", "name": "s", "sub_trace": map[string]any{
+			"trace_id": "s", "agent_id": "b", "input": map[string]any{"list": ys}, "output": map[string]any{"m": "x"}}}}}
+	c, err := compileTraceTree(nil, spec{"check": "cross_agent_data_flow", "from_agent": "a", "to_agent": "b", "field": "list[*].x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.eval(ctx, newInput(root))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("eval past its deadline: error %v, want context.DeadlineExceeded", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cross_agent_data_flow ran on 10s past a 100ms deadline")
+	}
+}
+
 // FuzzTraceTreeSpec decodes any trace_tree spec, seeded with the golden
 // cases' specs, and evaluates it on the trees: never a panic or a hang.
 func FuzzTraceTreeSpec(f *testing.F) { fuzzLayer(f, "multi_agent", "trace_tree") }
