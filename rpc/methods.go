@@ -134,13 +134,19 @@ func parse(line []byte) (*request, *Error) { return parseReusing(line, nil) }
 
 func parseReusing(line []byte, r *trace.Reuse) (*request, *Error) {
 	v, err := trace.DecodeReusing(line, r)
-	var dup *trace.DuplicateKeyError
-	if err != nil && !errors.As(err, &dup) {
-		return nil, newError(codeParseError, "Send one compact JSON object per line (spec §1.2).", "parse error: %s", err.Error())
+	var dupErr *Error
+	if err != nil {
+		// Declared here, not above: errors.As takes its address, which
+		// would put it on the heap for every line.
+		var dup *trace.DuplicateKeyError
+		if !errors.As(err, &dup) {
+			return nil, newError(codeParseError, "Send one compact JSON object per line (spec §1.2).", "parse error: %s", err.Error())
+		}
+		dupErr = newError(codeInvalidRequest, "Each object member name may appear only once.", "invalid request: %s", dup.Error())
 	}
 	req, rerr := envelope(v)
-	if rerr == nil && dup != nil {
-		rerr = newError(codeInvalidRequest, "Each object member name may appear only once.", "invalid request: %s", dup.Error())
+	if rerr == nil {
+		rerr = dupErr
 	}
 	if rerr != nil {
 		if req != nil && req.notification {
