@@ -3,9 +3,9 @@
 package rpc
 
 import (
-	"encoding/json"
 	"fmt"
-	"strconv"
+
+	"attest-engine/jsonschema"
 )
 
 // params reads the fields of a params object. Names match exactly; unknown
@@ -24,23 +24,16 @@ func (p params) str(name string) (string, error) {
 	return s, nil
 }
 
+// integer reads an integral number, exactly as JSON Schema reads "integer"
+// (1.0 and 1e0 are 1; 1.0000000000000000001 is no integer), clamped to int64.
 func (p params) integer(name string) (int64, error) {
 	v, ok := p[name]
 	if !ok {
 		return 0, fmt.Errorf("missing required field '%s'", name)
 	}
-	n, ok := v.(json.Number)
+	i, ok := jsonschema.Integer(v)
 	if !ok {
 		return 0, fmt.Errorf("field '%s' must be an integer", name)
-	}
-	i, err := strconv.ParseInt(string(n), 10, 64)
-	if err != nil {
-		// Accept an integral value written as 1.0 or 1e0.
-		f, ferr := strconv.ParseFloat(string(n), 64)
-		if ferr != nil || f != float64(int64(f)) {
-			return 0, fmt.Errorf("field '%s' must be an integer", name)
-		}
-		i = int64(f)
 	}
 	return i, nil
 }

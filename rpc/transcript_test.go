@@ -30,7 +30,7 @@ var transcripts = []struct {
 	timeout      time.Duration
 }{
 	{name: "spec_initialize", reason: "spec §2.1 request answers as the spec's response shows, then §2.3 shutdown"},
-	{name: "protocol_window", reason: "spec §6 window: current and current-1 accepted; others get 3003 with the spec's message"},
+	{name: "protocol_window", reason: "spec §6 window: current and current-1 accepted; others get 3003 with the spec's message; a version that is not exactly an integer is invalid params"},
 	{name: "session_errors", reason: "spec §5: evaluate_batch before initialize, initialize twice, requests after shutdown"},
 	{name: "incompatible", reason: "spec §2.1: missing capabilities make compatible false; evaluation is then refused"},
 	{name: "invalid_params", reason: "-32602 for params of the wrong shape; unknown fields ignored; names match exactly"},
