@@ -1,4 +1,4 @@
-// fuzz_test.go: fuzz targets for the framing, the envelope and id recovery.
+// fuzz_test.go: fuzz targets for the framing, the envelope, id recovery and the hand-built encoder.
 
 package rpc
 
@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,6 +96,56 @@ func FuzzRecoverID(f *testing.F) {
 			if req, perr := parse(b); perr == nil && req.method != m {
 				t.Fatalf("sniffed method %q, decoded %q", m, req.method)
 			}
+		}
+	})
+}
+
+// FuzzEncode: the hand-built encoder (encode.go) against encoding/json.
+// appendString writes any string, trace text included, as one JSON string
+// that reads back as that string with each invalid UTF-8 byte as U+FFFD,
+// and with no raw control character, U+2028 or U+2029 (the line stays one
+// line for any JSON reader). appendFloat writes a finite float as a JSON
+// number that reads back as the same float, with a point or an exponent so
+// that typed SDKs read a float; NaN and infinities as 0.0.
+func FuzzEncode(f *testing.F) {
+	f.Add("refund \"ORD-123\"\n\t\\ \u2028\u2029 \x00\x1f\x7f é 🙂 \ufffd", 0.0067)
+	f.Add("\xff\xfe\xc3 \xed\xa0\x80 \xe2\x80", 1e21)
+	f.Add("", -1e-7)
+	f.Add("<script>&", 1.0)
+	f.Fuzz(func(t *testing.T, s string, x float64) {
+		b := appendString(nil, s)
+		var got string
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("appendString(%q) = %s: %v", s, b, err)
+		}
+		if want := string([]rune(s)); got != want {
+			t.Fatalf("appendString(%q) = %s reads back as %q, want %q", s, b, got, want)
+		}
+		for _, c := range b {
+			if c < 0x20 {
+				t.Fatalf("appendString(%q) = %q: raw control character", s, b)
+			}
+		}
+		if bytes.Contains(b, []byte("\u2028")) || bytes.Contains(b, []byte("\u2029")) {
+			t.Fatalf("appendString(%q) = %q: raw U+2028 or U+2029", s, b)
+		}
+
+		fb := string(appendFloat(nil, x))
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			if fb != "0.0" {
+				t.Fatalf("appendFloat(%v) = %s, want 0.0", x, fb)
+			}
+			return
+		}
+		var n json.Number
+		if err := json.Unmarshal([]byte(fb), &n); err != nil {
+			t.Fatalf("appendFloat(%v) = %s: not a JSON number: %v", x, fb, err)
+		}
+		if y, err := strconv.ParseFloat(fb, 64); err != nil || y != x {
+			t.Fatalf("appendFloat(%v) = %s reads back as %v (%v)", x, fb, y, err)
+		}
+		if !strings.ContainsAny(fb, ".e") {
+			t.Fatalf("appendFloat(%v) = %s: no point or exponent", x, fb)
 		}
 	})
 }
