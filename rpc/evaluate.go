@@ -3,7 +3,6 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -26,8 +25,8 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		return nil, terr
 	}
 	tr := tv.(map[string]any)
-	if req.traceText != nil && !req.traceKnown && len(req.traceText) <= memoMaxText {
-		s.memos.traces.add(bytes.Clone(req.traceText), tr, struct{}{})
+	if req.traceText != nil && !req.traceKnown {
+		s.memos.traces.add(req.traceText, tr, struct{}{})
 	}
 	traceID, _ := tr["trace_id"].(string)
 	for _, w := range warnings {

@@ -72,14 +72,14 @@ func (m *memo[T]) extra(v any) (T, bool) {
 	return zero, false
 }
 
-// add remembers text, which decoded to value (a non-empty array or an
-// object) from which extra was read without error. text must not change
-// afterwards.
+// add remembers a copy of text (a slice of a request line, which goes when
+// the request does), which decoded to value (a non-empty array or an
+// object) from which extra was read without error.
 func (m *memo[T]) add(text []byte, value any, extra T) {
 	if len(text) > memoMaxText || !same(value, value) {
 		return
 	}
-	e := &memoEntry[T]{text: text, value: value, extra: extra}
+	e := &memoEntry[T]{text: bytes.Clone(text), value: value, extra: extra}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, old := range m.entries {

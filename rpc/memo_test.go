@@ -210,3 +210,20 @@ func TestMemosShared(t *testing.T) {
 		t.Errorf("%d of %d batches answered, %d traces memoized (want 2)", got, len(want), len(s.memos.traces.entries))
 	}
 }
+
+// TestMemoKeepsCopy: the memo keeps its own copy of a text, so the request
+// line that text was a slice of may be reused (the read loop's buffer) or
+// dropped once its request is answered.
+func TestMemoKeepsCopy(t *testing.T) {
+	var m memo[struct{}]
+	line := []byte(`{"a":1}`)
+	v := map[string]any{"a": json.Number("1")}
+	m.add(line, v, struct{}{})
+	copy(line, `{"b":2}`)
+	if n, got, ok := m.lookup([]byte(`{"a":1},"x":2}`)); !ok || n != len(line) || !same(got, v) {
+		t.Errorf("lookup after the line changed: %d, %v, %v; want %d, the value added, true", n, got, ok, len(line))
+	}
+	if _, _, ok := m.lookup([]byte(`{"b":2}`)); ok {
+		t.Error("the changed line's text is found: the memo kept the line, not a copy")
+	}
+}

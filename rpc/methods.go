@@ -22,9 +22,8 @@ type request struct {
 	method       string
 	params       map[string]any
 	size         int // bytes of the request line
-	// assertionsText is a copy of params.assertions' text when the memo may
-	// keep it (memo.go): set for evaluate_batch lines whose assertions it
-	// did not know.
+	// assertionsText is params.assertions' text (a slice of the line) when
+	// the memo (memo.go) did not know it and may keep a copy once read.
 	assertionsText []byte
 	// traceText is params.trace's exact text (a slice of the line) when
 	// the read loop's parse saw it: the idempotency record keys on it, and
@@ -119,8 +118,8 @@ func (s *Server) parseBatch(line []byte) (*request, *Error) {
 	}
 	// The members seen may be another object's at the same depth: a text
 	// counts only when it is params' own member.
-	if !aw.Reused && len(aw.Text) <= memoMaxText && same(aw.Value, req.params["assertions"]) {
-		req.assertionsText = bytes.Clone(aw.Text)
+	if !aw.Reused && same(aw.Value, req.params["assertions"]) {
+		req.assertionsText = aw.Text
 	}
 	if same(tw.Value, req.params["trace"]) {
 		req.traceText, req.traceKnown = tw.Text, tw.Reused

@@ -342,7 +342,7 @@ func (s *Server) settle(c *call) {
 	}
 	c.large = false
 	if c.req != nil {
-		c.req.params, c.req.traceText = nil, nil // the trace and its line are garbage now
+		c.req.params, c.req.traceText, c.req.assertionsText = nil, nil, nil // the trace and its line are garbage now
 	}
 	if s.largeInFlight.Add(-1) == 0 {
 		runtime.GC()
