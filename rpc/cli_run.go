@@ -184,8 +184,9 @@ func (c *evalCmd) evaluate(j *job) (tr *TraceReport) {
 		tr.Err = c.entryError(err, j.as.list)
 		return tr
 	}
-	for _, r := range results {
-		tr.Results = append(tr.Results, Recorded{TraceID: tr.TraceID, Type: typeOf(j.as.list, r.AssertionID), Result: r})
+	tr.Results = make([]Recorded, len(results))
+	for i, r := range results { // one result per assertion, in request order (assert.Engine.Evaluate)
+		tr.Results[i] = Recorded{TraceID: tr.TraceID, Type: j.as.list[i].Type, Result: r}
 	}
 	return tr
 }
