@@ -98,7 +98,8 @@ func FuzzEvalInput(f *testing.F) {
 // FuzzDocReader reads any input with any small limit: documents, then
 // io.EOF or an *inputError; never a panic, and never more documents than
 // lines. A document past the limit (a line, or a whole multi-line
-// document) is reported by its size, which exceeds the limit, undecoded.
+// document) is reported by its size, which exceeds the limit, undecoded;
+// any other carries the length of its text, within the limit.
 func FuzzDocReader(f *testing.F) {
 	for _, name := range []string{"refund.json", "traces.ndjson", "broken_pretty.json", "bad_line.ndjson", "per_trace.ndjson"} {
 		b, err := os.ReadFile(filepath.Join(cliDir, name))
@@ -132,6 +133,9 @@ func FuzzDocReader(f *testing.F) {
 			}
 			if d.tooLong && (d.size <= max || d.value != nil) {
 				t.Fatalf("too long at %d bytes (limit %d), value %v", d.size, max, d.value)
+			}
+			if !d.tooLong && (d.size < 1 || d.size > max) { // Validate's SourceBytes
+				t.Fatalf("a decoded document of %d bytes (limit %d)", d.size, max)
 			}
 		}
 	})

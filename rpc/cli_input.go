@@ -33,8 +33,8 @@ func (e *inputError) Error() string {
 type doc struct {
 	value   any
 	line    int  // the line it starts on, 1-based
-	tooLong bool // larger than the limit: value is nil, size its length
-	size    int
+	tooLong bool // larger than the limit: value is nil
+	size    int  // the length of its text
 }
 
 // docReader reads the JSON documents of a file that is either NDJSON (one
@@ -83,7 +83,7 @@ func (d *docReader) next() (doc, error) {
 		v, derr := trace.Decode(line)
 		if derr == nil {
 			d.mode = modeNDJSON
-			return doc{value: v, line: d.line}, nil
+			return doc{value: v, line: d.line, size: len(line)}, nil
 		}
 		if d.mode == modeNDJSON {
 			d.mode = modeDone
@@ -131,7 +131,7 @@ func (d *docReader) whole(first []byte, firstErr error) (doc, error) {
 		}
 		return doc{}, &inputError{file: d.file, msg: fmt.Sprintf("not JSON: neither one JSON document (line %d: %v) nor NDJSON (line %d: %v)", at, err, start, firstErr)}
 	}
-	return doc{value: v, line: start}, nil
+	return doc{value: v, line: start, size: len(buf)}, nil
 }
 
 // assertionSource hands out each trace's assertion list. An assertions file
