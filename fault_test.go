@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -78,6 +79,16 @@ func TestBinaryWritesNothing(t *testing.T) {
 	readAll(t, e)
 	if code := e.wait(t); code != 0 {
 		t.Fatalf("exit code %d", code)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := exec.Command(bin, "eval", "--trace", filepath.Join(wd, "testdata/cli/traces.ndjson"),
+		"--assertions", filepath.Join(wd, "testdata/cli/assertions.json"), "--format", "junit")
+	eval.Dir = dir
+	if out, err := eval.CombinedOutput(); err != nil && eval.ProcessState.ExitCode() != 1 { // 1: the fixture hard-fails
+		t.Fatalf("eval: %v\n%s", err, out)
 	}
 	var left []string
 	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
