@@ -112,6 +112,10 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 		err = errors.New("--assertions is required")
 	case c.jobs < 1:
 		err = fmt.Errorf("--jobs %d: want at least 1", c.jobs)
+	case c.jobs > MaxInFlight:
+		// Each job holds a trace (and the pool sizes a queue by it): a
+		// mistyped count must not exhaust memory. The server's bound serves.
+		err = fmt.Errorf("--jobs %d: want at most %d", c.jobs, MaxInFlight)
 	}
 	if err == nil {
 		c.format, err = ParseFormat(*format)

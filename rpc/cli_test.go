@@ -78,6 +78,8 @@ var cliCases = []struct {
 	{"bad_format", []string{"--trace", "@refund.json", "--assertions", "@assertions.json", "--format", "xml"}, "", 2,
 		"the format is text, json or junit"},
 	{"bad_jobs", []string{"--trace", "@refund.json", "--assertions", "@assertions.json", "--jobs", "0"}, "", 2, "at least one worker"},
+	{"too_many_jobs", []string{"--trace", "@refund.json", "--assertions", "@assertions.json", "--jobs", "2000000000"}, "", 2,
+		"at most MaxInFlight workers: a huge count exhausted memory sizing the queue"},
 	{"extra_arg", []string{"--trace", "@refund.json", "--assertions", "@assertions.json", "extra"}, "", 2, "no positional arguments"},
 	{"both_stdin", []string{"--trace", "-", "--assertions", "-"}, "", 2, "stdin can feed only one of the files"},
 }
