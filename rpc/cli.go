@@ -178,13 +178,14 @@ func NewEngine(cfg Config) (*assert.Engine, error) {
 
 // ParseTimeout reads --eval-timeout: a Go duration, or a bare number of milliseconds.
 func ParseTimeout(s string) (time.Duration, error) {
+	text := s
 	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if ms <= 0 {
 			return 0, errors.New("--eval-timeout must be positive")
 		}
-		return time.Duration(ms) * time.Millisecond, nil
+		text += "ms" // ParseDuration rejects a count that overflows a Duration
 	}
-	d, err := time.ParseDuration(s)
+	d, err := time.ParseDuration(text)
 	if err != nil || d <= 0 {
 		return 0, fmt.Errorf("--eval-timeout %q: want a positive Go duration (30s) or milliseconds (30000)", s)
 	}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 const cliDir = "../testdata/cli"
@@ -216,6 +217,30 @@ func TestConsoleNotATerminal(t *testing.T) {
 	}{{"file", f}, {"pipe", w}} {
 		if newConsole(tc.w).tty {
 			t.Errorf("a %s counts as a terminal: progress would garble it", tc.name)
+		}
+	}
+}
+
+func TestParseTimeout(t *testing.T) {
+	tests := []struct {
+		in     string
+		want   time.Duration // 0: an error
+		reason string
+	}{
+		{"30s", 30 * time.Second, "a Go duration"},
+		{"30000", 30 * time.Second, "a bare number is milliseconds"},
+		{"9223372036854", 9223372036854 * time.Millisecond, "the largest count of milliseconds a Duration holds"},
+		{"9223372036855", 0, "one more overflowed to a negative Duration"},
+		{"18446744073709552", 0, "this one wrapped to 384µs, an instant timeout"},
+		{"0", 0, "zero is not a time limit"},
+		{"-5", 0, "nor is a negative count"},
+		{"-1s", 0, "nor a negative duration"},
+		{"soon", 0, "neither a duration nor a number"},
+	}
+	for _, tc := range tests {
+		got, err := ParseTimeout(tc.in)
+		if (err != nil) != (tc.want == 0) || got != tc.want {
+			t.Errorf("ParseTimeout(%q) = %v, %v; want %v: %s", tc.in, got, err, tc.want, tc.reason)
 		}
 	}
 }
