@@ -5,9 +5,12 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"attest-engine/assert"
 
@@ -195,4 +198,64 @@ func TestSeconds(t *testing.T) {
 			t.Errorf("seconds(%d) = %q, want %q: %s", tc.ms, got, tc.want, tc.reason)
 		}
 	}
+}
+
+// FuzzReports writes reports of text from traces and assertions, which the
+// engine does not control. Properties: the JSON report is one document whose
+// totals count what it holds; the JUnit report has the shape CI systems parse
+// (checkJUnit); the text report is valid UTF-8 with no control character but
+// newline and tab, so it cannot drive a terminal.
+func FuzzReports(f *testing.F) {
+	f.Add("trc_abc123", "assert_001", "schema", "Tool result matches schema.\nsecond line", 0.5, uint8(0))
+	f.Add("", "a<&>\"'", "", "\x1b[31mred\x1b[0m ]]></system-out> \x00 \xff \u009b\r\n", math.NaN(), uint8(3))
+	f.Add(" ", "x", "content", "", math.Inf(1), uint8(1))
+	f.Fuzz(func(t *testing.T, traceID, assertionID, typ, text string, score float64, kind uint8) {
+		if assertionID == "" {
+			assertionID = "#0" // the engine never reports an assertion without an id
+		}
+		name := traceID
+		if name == "" {
+			name = "#1"
+		}
+		r := assert.Result{AssertionID: assertionID, Status: []assert.Status{assert.Pass, assert.SoftFail, assert.HardFail}[kind%3],
+			Score: score, Cost: score, Explanation: text, RequestID: text, Skipped: kind&4 != 0}
+		traces := []TraceReport{
+			{Name: name, TraceID: traceID, Results: []Recorded{{TraceID: traceID, Type: typ, Suite: text, Plugin: typ, Result: r}}},
+			{Name: name, TraceID: traceID, Err: &EntryError{AssertionID: assertionID, Type: typ, Code: []int{codeInvalidTrace, codeAssertionError, 42}[kind%3],
+				Message: text, Detail: text}},
+		}
+		for _, format := range []Format{FormatJSON, FormatJUnit, FormatText} {
+			var buf bytes.Buffer
+			if err := WriteReport(&buf, format, traces); err != nil {
+				t.Fatalf("%s: %v", format, err)
+			}
+			out := buf.Bytes()
+			switch format {
+			case FormatJSON:
+				var doc struct {
+					Traces []struct{ Results []json.RawMessage }
+					Totals struct{ Traces, Results, Errors int }
+				}
+				if err := json.Unmarshal(out, &doc); err != nil {
+					t.Fatalf("json: not one document: %v\n%s", err, out)
+				}
+				if len(doc.Traces) != 2 || doc.Totals.Traces != 2 || doc.Totals.Results != 1 || doc.Totals.Errors != 1 {
+					t.Fatalf("json: %d traces, totals %+v; want 2 traces, 1 result, 1 error", len(doc.Traces), doc.Totals)
+				}
+			case FormatJUnit:
+				if doc := checkJUnit(t, out); len(doc.Suites) != 2 {
+					t.Fatalf("junit: %d testsuites, want 2", len(doc.Suites))
+				}
+			case FormatText:
+				if !utf8.Valid(out) {
+					t.Fatalf("text: invalid UTF-8: %q", out)
+				}
+				for _, c := range string(out) {
+					if c != '\n' && c != '\t' && unicode.IsControl(c) {
+						t.Fatalf("text: control character %U reaches the terminal: %q", c, out)
+					}
+				}
+			}
+		}
+	})
 }
