@@ -206,11 +206,17 @@ func envelope(v any) (*request, *Error) {
 	return req, nil
 }
 
+// refuseAfterShutdown answers a request that arrived once the session was
+// shutting down.
+func (s *Server) refuseAfterShutdown(req *request) {
+	s.replyError(req, sessionError(req.method+" called after shutdown",
+		"The engine is shutting down and accepts no more requests. Start a new engine process."))
+}
+
 // dispatch routes a request. Session methods run here, in arrival order.
 func (s *Server) dispatch(req *request) {
 	if s.getState() == stateShutdown {
-		s.replyError(req, sessionError(req.method+" called after shutdown",
-			"The engine is shutting down and accepts no more requests. Start a new engine process."))
+		s.refuseAfterShutdown(req)
 		return
 	}
 	switch req.method {

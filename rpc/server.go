@@ -252,7 +252,27 @@ type call struct {
 // loop stops reading (spec §1.5).
 func (s *Server) spawn(c *call, inline bool) {
 	s.sem <- struct{}{}
-	s.inflight.Add(1)
+	// Counted in flight under the lock that a shutdown's state change
+	// takes: once a SIGTERM's drain (Serve) may be waiting, a request
+	// checked as ready just before is refused, not added behind its back.
+	s.mu.Lock()
+	refused := s.state == stateShutdown
+	if !refused {
+		s.inflight.Add(1)
+	}
+	s.mu.Unlock()
+	if refused {
+		<-s.sem
+		if c.req == nil {
+			var perr *Error
+			if c.req, perr = parse(c.line); perr != nil {
+				s.replyError(c.req, perr)
+				return
+			}
+		}
+		s.refuseAfterShutdown(c.req)
+		return
+	}
 	size := len(c.line)
 	if c.req != nil {
 		size = c.req.size

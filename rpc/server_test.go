@@ -62,3 +62,35 @@ func TestPanicAnswered(t *testing.T) {
 		})
 	}
 }
+
+// TestSpawnAfterShutdown: a request that the read loop found ready just
+// before a SIGTERM's drain began (Serve sets the state, then waits for what
+// is in flight) is refused with the session error, not run behind the
+// drain's back: adding to the in-flight count once the wait may have begun
+// is a WaitGroup misuse, and its answer could come after Serve returned.
+func TestSpawnAfterShutdown(t *testing.T) {
+	for _, undecoded := range []bool{false, true} {
+		s := newReadyServer(t)
+		var out strings.Builder
+		s.out = &lineWriter{w: &out}
+		line := []byte(specBatchLine(t))
+		c := &call{line: line, fn: (*Server).evaluate}
+		if !undecoded {
+			req, perr := parse(line)
+			if perr != nil {
+				t.Fatal(perr)
+			}
+			c = &call{req: req, fn: (*Server).evaluate}
+		}
+		s.setState(stateShutdown)
+		s.spawn(c, true)
+		s.inflight.Wait()
+		got := out.String()
+		if !strings.Contains(got, `"code":3003`) || !strings.Contains(got, `evaluate_batch called after shutdown`) || len(s.sem) != 0 {
+			t.Errorf("undecoded %v: answer %.200s, %d slots taken; want the session error and no slot", undecoded, got, len(s.sem))
+		}
+		if !strings.Contains(got, `"id":2`) {
+			t.Errorf("undecoded %v: answer %.200s; want it to carry the request's id", undecoded, got)
+		}
+	}
+}
