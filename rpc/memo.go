@@ -124,20 +124,18 @@ func newMemos() *memos {
 }
 
 // batchReuse is the decoder hook for one request line, made in one piece:
-// params is the top-level object's member (depth 1), assertions and trace
-// are members of params (depth 2).
+// params is the top-level object's member (depth 1); the watches are the
+// assertions and trace members of params (depth 2), in that order.
 type batchReuse struct {
 	trace.Reuse
-	assertions, trace trace.Watch
-	members           [2]*trace.Watch
+	watches [2]trace.Watch
 }
 
 func (ms *memos) reuse() *batchReuse {
-	r := &batchReuse{
-		assertions: trace.Watch{Key: "assertions", Lookup: ms.lookupAssertions},
-		trace:      trace.Watch{Key: "trace", Lookup: ms.lookupTrace},
-	}
-	r.members = [2]*trace.Watch{&r.assertions, &r.trace}
-	r.Reuse = trace.Reuse{Depth: 2, Members: r.members[:]}
+	r := &batchReuse{watches: [2]trace.Watch{
+		{Key: "assertions", Lookup: ms.lookupAssertions},
+		{Key: "trace", Lookup: ms.lookupTrace},
+	}}
+	r.Reuse = trace.Reuse{Depth: 2, Members: r.watches[:]}
 	return r
 }

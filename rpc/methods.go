@@ -111,7 +111,7 @@ func (s *Server) inline(line []byte) bool {
 // and, for assertions they did not know, their text kept for them.
 func (s *Server) parseBatch(line []byte) (*request, *Error) {
 	r := s.memos.reuse()
-	aw, tw := &r.assertions, &r.trace
+	aw, tw := &r.watches[0], &r.watches[1]
 	req, perr := parseReusing(line, &r.Reuse)
 	if perr != nil {
 		return req, perr

@@ -57,7 +57,7 @@ func Decode(data []byte) (any, error) {
 // Watch entries.
 type Reuse struct {
 	Depth   int
-	Members []*Watch
+	Members []Watch
 }
 
 // Watch is one member name a Reuse watches. At each such member, Lookup (if
@@ -65,8 +65,9 @@ type Reuse struct {
 // JSON object or array text, decoded before (whole, with no duplicate keys)
 // to v, that the rest starts with. Such a text ends at its closing bracket,
 // so it is that member's whole value, and v is what decoding it again would
-// give. Values handed out this way are shared: no one may modify them. A
-// Watch with an empty Key watches nothing.
+// give. v must come from a decode at the same Depth (its nesting is not
+// checked against MaxDepth again). Values handed out this way are shared: no
+// one may modify them. A Watch with an empty Key watches nothing.
 type Watch struct {
 	Key    string
 	Lookup func(rest []byte) (n int, v any, ok bool)
@@ -253,8 +254,8 @@ func (d *decoder) watching(k string) *Watch {
 	if d.reuse == nil || d.depth != d.reuse.Depth || k == "" {
 		return nil
 	}
-	for _, w := range d.reuse.Members {
-		if w.Key == k {
+	for i := range d.reuse.Members {
+		if w := &d.reuse.Members[i]; w.Key == k {
 			return w
 		}
 	}

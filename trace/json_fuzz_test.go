@@ -153,7 +153,7 @@ func FuzzDecodeReusing(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, werr := Decode(data)
-		r := &Reuse{Depth: 2, Members: []*Watch{{Key: "a", Lookup: func(rest []byte) (int, any, bool) {
+		r := &Reuse{Depth: 2, Members: []Watch{{Key: "a", Lookup: func(rest []byte) (int, any, bool) {
 			if bytes.HasPrefix(rest, []byte(known)) {
 				return len(known), earlier, true
 			}

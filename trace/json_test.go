@@ -276,8 +276,9 @@ func TestDecodeReusing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &Watch{Key: "list", Lookup: tc.lookup}
-			got, err := DecodeReusing([]byte(tc.in), &Reuse{Depth: 2, Members: []*Watch{w}})
+			r := &Reuse{Depth: 2, Members: []Watch{{Key: "list", Lookup: tc.lookup}}}
+			w := &r.Members[0]
+			got, err := DecodeReusing([]byte(tc.in), r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -301,8 +302,8 @@ func TestDecodeReusing(t *testing.T) {
 	}
 	// A Watch without Lookup records a member's text and value, and changes
 	// nothing else; one with an empty Key watches nothing.
-	note, none := &Watch{Key: "t"}, &Watch{Lookup: lookup}
-	r := &Reuse{Depth: 2, Members: []*Watch{{Key: "list", Lookup: lookup}, note, none}}
+	r := &Reuse{Depth: 2, Members: []Watch{{Key: "list", Lookup: lookup}, {Key: "t"}, {Lookup: lookup}}}
+	note, none := &r.Members[1], &r.Members[2]
 	doc := `{"p":{"t": {"x":[1, 2]} ,"list":[],"":` + known + `},"t":{"y":1}}`
 	got, err := DecodeReusing([]byte(doc), r)
 	if err != nil {
@@ -315,7 +316,7 @@ func TestDecodeReusing(t *testing.T) {
 		t.Errorf("a Watch with an empty Key recorded %q", none.Text)
 	}
 	// A known text still has to sit in a well-formed document.
-	r = &Reuse{Depth: 2, Members: []*Watch{{Key: "list", Lookup: lookup}}}
+	r = &Reuse{Depth: 2, Members: []Watch{{Key: "list", Lookup: lookup}}}
 	if _, err := DecodeReusing([]byte(`{"p":{"list":`+known+` "y":2}}`), r); err == nil {
 		t.Error("missing ',' after a reused member: no error")
 	}
