@@ -87,15 +87,41 @@ type pluginKey struct{ suite, traceID, plugin, assertionID string }
 // ledger is a session's suite state. A single mutex covers a whole batch,
 // so concurrent batches of one suite count correctly and each batch's soft
 // failures are decided together, in result order.
+//
+// Both of its tables grow with what the SDK sends, and an engine serving
+// continuous evaluation may run for weeks, so both are bounded: a session
+// counts at most maxSuites suites (admit refuses a new name beyond that,
+// give or take the batches already in flight), and remembers the last
+// maxPluginKeys plugin results for duplicate detection (an older one sent
+// again is accepted again).
 type ledger struct {
-	cfg     BudgetConfig
-	mu      sync.Mutex
-	counts  map[string]*suiteCounts
-	plugins map[pluginKey]bool
+	cfg        BudgetConfig
+	mu         sync.Mutex
+	counts     map[string]*suiteCounts
+	plugins    map[pluginKey]bool
+	pluginRing []pluginKey // the keys in plugins, oldest at pluginNext once full
+	pluginNext int
 }
+
+const (
+	maxSuites     = 1024
+	maxPluginKeys = 1 << 16
+)
 
 func newLedger(cfg BudgetConfig) *ledger {
 	return &ledger{cfg: cfg, counts: map[string]*suiteCounts{}, plugins: map[pluginKey]bool{}}
+}
+
+// admit reports whether results of suite can be counted: it is counted
+// already, or there is room for one more suite.
+func (l *ledger) admit(suite string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.counts[suite]; ok || len(l.counts) < maxSuites {
+		return nil
+	}
+	return newError(codeInvalidParams, fmt.Sprintf("A session counts at most %d suites; send further results under a suite it already counts, or start a new engine process.", maxSuites),
+		"invalid params: too many suites in this session")
 }
 
 func (l *ledger) budget(suite string) (Budget, bool) {
@@ -171,6 +197,13 @@ func (l *ledger) addPlugin(k pluginKey, r *assert.Result) (duplicate bool) {
 		return true
 	}
 	l.plugins[k] = true
+	if len(l.pluginRing) < maxPluginKeys {
+		l.pluginRing = append(l.pluginRing, k)
+	} else {
+		delete(l.plugins, l.pluginRing[l.pluginNext])
+		l.pluginRing[l.pluginNext] = k
+		l.pluginNext = (l.pluginNext + 1) % maxPluginKeys
+	}
 	results := []assert.Result{*r}
 	l.applyLocked(k.suite, results)
 	*r = results[0]

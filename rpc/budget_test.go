@@ -162,3 +162,37 @@ func TestBudgetSkippedNotCounted(t *testing.T) {
 		t.Errorf("skipped results are not counted: %+v", *c)
 	}
 }
+
+// TestLedgerBounds: the suites a session counts and the plugin results it
+// remembers for duplicate detection are bounded, whatever the SDK sends.
+func TestLedgerBounds(t *testing.T) {
+	l := newLedger(BudgetConfig{})
+	for i := range maxSuites {
+		if err := l.admit(fmt.Sprint("s", i)); err != nil {
+			t.Fatalf("suite %d of %d refused: %v", i, maxSuites, err)
+		}
+		l.apply(fmt.Sprint("s", i), []assert.Result{{Status: assert.Pass}})
+	}
+	if err := l.admit("one more"); err == nil || !strings.Contains(err.Error(), "too many suites") {
+		t.Errorf("suite %d: error %v, want too many suites", maxSuites+1, err)
+	}
+	if err := l.admit("s7"); err != nil {
+		t.Errorf("a suite already counted: %v", err)
+	}
+
+	key := func(i int) pluginKey { return pluginKey{traceID: fmt.Sprint("t", i), plugin: "p", assertionID: "a"} }
+	for i := range maxPluginKeys + 1 {
+		if dup := l.addPlugin(key(i), &assert.Result{Status: assert.Pass}); dup {
+			t.Fatalf("plugin result %d reported a duplicate", i)
+		}
+	}
+	if len(l.plugins) != maxPluginKeys || len(l.pluginRing) != maxPluginKeys {
+		t.Errorf("%d keys remembered (%d in the ring), want %d", len(l.plugins), len(l.pluginRing), maxPluginKeys)
+	}
+	if !l.addPlugin(key(maxPluginKeys), &assert.Result{Status: assert.Pass}) {
+		t.Error("the latest plugin result sent again: not a duplicate")
+	}
+	if l.addPlugin(key(0), &assert.Result{Status: assert.Pass}) {
+		t.Error("the oldest plugin result, forgotten, sent again: still a duplicate")
+	}
+}

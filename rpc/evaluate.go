@@ -38,6 +38,9 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	if !ok && req.params["suite"] != nil {
 		return nil, newError(codeInvalidParams, "suite is an optional test-suite name string.", "invalid params: field 'suite' must be a string")
 	}
+	if err := s.budgets.admit(suite); err != nil {
+		return nil, err
+	}
 	list, known := s.memos.assertions.extra(req.params["assertions"])
 	if !known {
 		var err error

@@ -24,6 +24,9 @@ import (
 // two plugins may use the same assertion_id.
 func (s *Server) submitPluginResult(req *request) {
 	k, r, err := pluginResult(req.params)
+	if err == nil {
+		err = s.budgets.admit(k.suite)
+	}
 	if err != nil {
 		s.replyError(req, s.toWire(err))
 		return
