@@ -92,7 +92,7 @@ func (h *httpDoer) do(ctx context.Context, r provRequest) ([]byte, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if !pe.Retryable || attempt == maxAttempts {
+		if !pe.Transient || attempt == maxAttempts {
 			return nil, pe
 		}
 		if err := sleepCtx(ctx, h.backoff(attempt, retryAfter)); err != nil {
@@ -127,7 +127,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// once sends r one time. A retryable failure has Retryable set; the
+// once sends r one time. A failure worth another attempt has Transient set; the
 // message is already the one to surface. A failure while ctx is done is
 // reported by do as the context's error.
 func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *ProviderError) {
@@ -139,13 +139,13 @@ func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryA
 	req.Header = r.header.Clone()
 	resp, err := h.client.Do(req)
 	if err != nil {
-		return nil, 0, &ProviderError{Retryable: true, Detail: retryDetail,
+		return nil, 0, &ProviderError{Transient: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider unreachable: %s", r.what, scrub(netErrText(err), r.ep.key))}
 	}
 	defer resp.Body.Close()
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if readErr != nil {
-		return nil, 0, &ProviderError{Retryable: true, Detail: retryDetail,
+		return nil, 0, &ProviderError{Transient: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider response could not be read: %s", r.what, scrub(netErrText(readErr), r.ep.key))}
 	}
 	if len(body) > maxResponseBytes {
@@ -160,7 +160,7 @@ func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryA
 	text := fmt.Sprintf("%s provider returned HTTP %d: %s", r.what, resp.StatusCode, msg)
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 		return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
-			&ProviderError{Message: text, Detail: retryDetail, Retryable: true}
+			&ProviderError{Message: text, Detail: retryDetail, Transient: true}
 	}
 	return nil, 0, &ProviderError{Message: text, Detail: fix4xx(r, resp.StatusCode)}
 }

@@ -31,13 +31,13 @@ func TestProviderCallErrors(t *testing.T) {
 			[]scripted{{status: 500, body: openAIErr("boom", "")}, {status: 502, body: "bad gateway"}}, nil, 3},
 		{"429 three times", "spec §5's message and detail, to the letter", false,
 			[]scripted{{status: 429}, {status: 429}, {status: 429, body: openAIErr("rate limit exceeded", "rate_limit_exceeded")}},
-			&ProviderError{Message: "embedding provider returned HTTP 429: rate limit exceeded", Detail: retryDetail, Retryable: true}, 3},
+			&ProviderError{Message: "embedding provider returned HTTP 429: rate limit exceeded", Detail: retryDetail, Transient: true}, 3},
 		{"500 three times", "the judge's message quotes the provider's error message", true,
 			[]scripted{{status: 500}, {status: 500}, {status: 500, body: openAIErr("The server had an error while processing your request.", "")}},
-			&ProviderError{Message: "judge provider returned HTTP 500: The server had an error while processing your request.", Detail: retryDetail, Retryable: true}, 3},
+			&ProviderError{Message: "judge provider returned HTTP 500: The server had an error while processing your request.", Detail: retryDetail, Transient: true}, 3},
 		{"429 without body", "no message from the provider: spec §5's wording", false,
 			[]scripted{{status: 429}, {status: 429}, {status: 429, body: "<html>busy</html>"}},
-			&ProviderError{Message: "embedding provider returned HTTP 429: rate limit exceeded", Detail: retryDetail, Retryable: true}, 3},
+			&ProviderError{Message: "embedding provider returned HTTP 429: rate limit exceeded", Detail: retryDetail, Transient: true}, 3},
 		{"401 bad key", "a rejected key fails at once, names the env var, never shows the key", true,
 			[]scripted{{status: 401, body: openAIErr("Incorrect API key provided: "+testKey+". You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_api_key")}},
 			&ProviderError{Message: "judge provider returned HTTP 401: Incorrect API key provided: [redacted]. You can find your API key at https://platform.openai.com/account/api-keys.",
@@ -105,7 +105,7 @@ func TestProviderNetworkErrorRetried(t *testing.T) {
 	f.Close() // nothing listens any more
 	_, _, err := (&openAIClient{ep: e.prov.embedder, what: "embedding"}).embed(context.Background(), "m", []string{"a"})
 	var pe *ProviderError
-	if !errors.As(err, &pe) || !pe.Retryable || !strings.HasPrefix(pe.Message, "embedding provider unreachable: ") || pe.Detail != retryDetail {
+	if !errors.As(err, &pe) || !pe.Transient || !strings.HasPrefix(pe.Message, "embedding provider unreachable: ") || pe.Detail != retryDetail {
 		t.Fatalf("a refused connection is a retryable provider error after 3 attempts, got %#v", err)
 	}
 	if strings.Contains(pe.Message, testKey) {

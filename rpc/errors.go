@@ -78,7 +78,9 @@ func (s *Server) toWire(err error) *Error {
 	case errors.As(err, &ae):
 		return &Error{Code: codeAssertionError, Message: ae.Error(), Detail: ae.Detail}
 	case errors.As(err, &pe):
-		return &Error{Code: codeProviderError, Message: pe.Message, Detail: pe.Detail, Retryable: pe.Retryable}
+		// Spec §5 table: PROVIDER_ERROR is retryable, "invalid API key"
+		// included (the SDK may retry once the key is fixed).
+		return &Error{Code: codeProviderError, Message: pe.Message, Detail: pe.Detail, Retryable: true}
 	case errors.Is(err, context.DeadlineExceeded):
 		// Spec §5, TIMEOUT example.
 		return &Error{Code: codeTimeout, Retryable: true,

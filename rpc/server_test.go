@@ -4,8 +4,11 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"attest-engine/assert"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -91,6 +94,22 @@ func TestSpawnAfterShutdown(t *testing.T) {
 		}
 		if !strings.Contains(got, `"id":2`) {
 			t.Errorf("undecoded %v: answer %.200s; want it to carry the request's id", undecoded, got)
+		}
+	}
+}
+
+// TestProviderErrorsRetryable: every PROVIDER_ERROR is marked retryable on
+// the wire, as the spec §5 error code table has it, a 4xx the engine did not
+// retry itself (an invalid API key) included.
+func TestProviderErrorsRetryable(t *testing.T) {
+	s := newReadyServer(t)
+	for _, pe := range []*assert.ProviderError{
+		{Message: "judge provider returned HTTP 401: invalid x-api-key", Detail: "Check the key."},
+		{Message: "judge provider returned HTTP 429: rate limit", Transient: true},
+	} {
+		line := string(encodeError(json.Number("7"), s.toWire(pe)))
+		if !strings.Contains(line, `"code":2001`) || !strings.Contains(line, `"retryable":true`) {
+			t.Errorf("%s: want 2001, retryable", line)
 		}
 	}
 }
