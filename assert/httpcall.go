@@ -61,7 +61,7 @@ type provRequest struct {
 }
 
 // post sends r and decodes a 2xx reply with decode. A reply that does not
-// decode is a non-retryable error; what it quotes of the reply (a refusal)
+// decode is an error the engine does not retry; what it quotes of the reply (a refusal)
 // is key-scrubbed, as error bodies are.
 func post[T any](ctx context.Context, r provRequest, decode func([]byte) (T, usage, error)) (T, usage, error) {
 	var zero T
@@ -165,7 +165,7 @@ func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryA
 	return nil, 0, &ProviderError{Message: text, Detail: fix4xx(r, resp.StatusCode)}
 }
 
-// fix4xx says what to change after a non-retryable 4xx.
+// fix4xx says what to change after a 4xx, which the engine does not retry.
 func fix4xx(r provRequest, status int) string {
 	ep, what, model := r.ep, r.what, r.model
 	switch status {
