@@ -155,7 +155,7 @@ func (c *evalCmd) evaluate(j *job) (tr *TraceReport) {
 	if j.doc.tooLong {
 		tr.Err = &EntryError{Code: codeInvalidTrace,
 			Message: fmt.Sprintf("trace line exceeds max size: %d > %d bytes", j.doc.size, MaxLineBytes),
-			Detail:  fmt.Sprintf("Reduce trace size by filtering steps or truncating tool results. Max allowed: %d bytes (10 MB) per trace.", trace.MaxTraceBytes)}
+			Detail:  trace.SizeDetail}
 		return tr
 	}
 	obj, _ := j.doc.value.(map[string]any)

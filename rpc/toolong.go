@@ -17,13 +17,12 @@ func (s *Server) answerTooLong(prefix []byte, size int) {
 	id, method, found := recoverID(prefix)
 	req := &request{id: id, method: method}
 	msg := fmt.Sprintf("request line exceeds max size: %d > %d bytes", size, s.maxLine)
-	detail := fmt.Sprintf("Reduce trace size by filtering steps or truncating tool results. Max allowed: %d bytes (10 MB) per trace.", trace.MaxTraceBytes)
 	code := codeInvalidRequest
 	if method == "evaluate_batch" {
 		code = codeInvalidTrace // the trace is what makes a request this large
 	}
 	s.log.Warn("discarded oversized request line", "bytes", size, "id_recovered", found)
-	s.replyError(req, &Error{Code: code, Message: msg, Detail: detail})
+	s.replyError(req, &Error{Code: code, Message: msg, Detail: trace.SizeDetail})
 }
 
 // recoverID scans the top-level members of a (possibly truncated) JSON

@@ -98,6 +98,11 @@ func requiredFields(t map[string]any) *Error {
 	return nil
 }
 
+// SizeDetail is the detail of every answer about a trace too large, the
+// spec's own (§5, error response format example), for the server's and the
+// CLI's over-long lines too.
+const SizeDetail = "Reduce trace size by filtering steps or truncating tool results. Max allowed: 10485760 bytes (10 MB)."
+
 // limits is rule 4, spec §7 "Size and Count Limits". The size is measured
 // only when v.bound does not already prove it small enough, which is to say
 // on the root at most: once the root is measured, v.bound is its size, and a
@@ -108,7 +113,7 @@ func (v *validator) limits(t map[string]any) *Error {
 		if n > MaxTraceBytes {
 			return &Error{
 				Message: "trace exceeds max size: " + strconv.Itoa(exactSize(t)) + " > 10485760 bytes",
-				Detail:  "Reduce trace size by filtering steps or truncating tool results. Max allowed: 10485760 bytes (10 MB).",
+				Detail:  SizeDetail,
 			}
 		}
 		v.bound = n

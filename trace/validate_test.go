@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -263,5 +264,12 @@ func TestKind(t *testing.T) {
 		if got := Kind(v); got != want {
 			t.Errorf("Kind(%s) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestSizeDetail: the size detail is the spec's text and names the real limit.
+func TestSizeDetail(t *testing.T) {
+	if want := fmt.Sprintf("Max allowed: %d bytes (10 MB).", MaxTraceBytes); !strings.HasSuffix(SizeDetail, want) {
+		t.Errorf("SizeDetail %q does not end %q", SizeDetail, want)
 	}
 }
