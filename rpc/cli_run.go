@@ -195,7 +195,7 @@ func (c *evalCmd) evaluate(j *job) (tr *TraceReport) {
 
 // entryError maps an error as the server would answer it (toWire).
 func (c *evalCmd) entryError(err error, list []assert.Assertion) *EntryError {
-	w := (&Server{evalTimeout: c.timeout}).toWire(err)
+	w := wireError(err, c.timeout)
 	e := &EntryError{Code: w.Code, Message: w.Message, Detail: w.Detail}
 	var ae *assert.Error
 	if errors.As(err, &ae) {

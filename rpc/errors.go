@@ -63,7 +63,11 @@ func sessionError(message, detail string) *Error {
 
 // toWire maps any error from the engine's packages to its wire form. It is
 // the only place where package errors meet protocol codes.
-func (s *Server) toWire(err error) *Error {
+func (s *Server) toWire(err error) *Error { return wireError(err, s.evalTimeout) }
+
+// wireError is toWire for an evaluation under the given time limit (the
+// TIMEOUT message names it); the CLI's eval uses it too.
+func wireError(err error, timeout time.Duration) *Error {
 	var (
 		we *Error
 		te *trace.Error
@@ -84,7 +88,7 @@ func (s *Server) toWire(err error) *Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		// Spec §5, TIMEOUT example.
 		return &Error{Code: codeTimeout, Retryable: true,
-			Message: fmt.Sprintf("evaluation timed out after %dms", (s.evalTimeout+time.Millisecond-1)/time.Millisecond),
+			Message: fmt.Sprintf("evaluation timed out after %dms", (timeout+time.Millisecond-1)/time.Millisecond),
 			Detail:  "LLM-backed assertions (layers 5-6) can be slow. Reduce batch size or increase the engine timeout via --eval-timeout flag."}
 	default:
 		return &Error{Code: codeEngineError, Message: "internal engine error: " + err.Error(),
