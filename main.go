@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
+	"attest-engine/logsink"
 	"attest-engine/rpc"
 )
 
@@ -26,13 +29,20 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// usage is printed with every usage error (exit 2) and for -h.
+const usage = `usage:
+  attest-engine [flags]          serve the Attest protocol on stdin and stdout (the SDKs start it so)
+  attest-engine eval [flags]     evaluate traces from files (attest-engine eval -h)
+  attest-engine version          print the version
+
+flags:
+`
+
+// flushLogs bounds how long the exit waits for queued log lines: stderr may
+// never be read (logsink).
+const flushLogs = 100 * time.Millisecond
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "eval" {
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-		defer stop()
-		context.AfterFunc(ctx, stop) // a second signal ends the process at once
-		return rpc.Eval(ctx, args[1:], stdin, stdout, stderr)
-	}
 	fs := flag.NewFlagSet("attest-engine", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
@@ -40,11 +50,44 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	evalTimeout := fs.String("eval-timeout", "30s", "per-batch time limit: a Go duration (30s) or milliseconds (30000)")
 	showVersion := fs.Bool("version", false, "print the engine version and exit")
 	reportPath := fs.String("report", "", "at shutdown, write every result of the session to this file (.xml JUnit, .json JSON, else text)")
-	if err := fs.Parse(args); err != nil {
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	usageError := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "attest-engine: "+format+"\n", a...)
+		fs.Usage()
 		return 2
 	}
+
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "eval":
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			context.AfterFunc(ctx, stop) // a second signal ends the process at once
+			return rpc.Eval(ctx, args[1:], stdin, stdout, stderr)
+		case "version": // the earlier engine's subcommand (../shared/sdk-compat.md)
+			if len(args) > 1 {
+				return usageError("version takes no arguments, got %q", args[1])
+			}
+			printVersion(stdout)
+			return 0
+		}
+		// Before this check, "attest-engine watch …" silently started a server.
+		return usageError("unknown command %q", args[0])
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q", fs.Arg(0))
+	}
 	if *showVersion {
-		fmt.Fprintf(stdout, "attest-engine %s (protocol %d)\n", version, rpc.ProtocolVersion)
+		printVersion(stdout)
 		return 0
 	}
 	level, err := parseLevel(*logLevel)
@@ -57,7 +100,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
 		return 2
 	}
-	logger := newLogger(stderr, level)
+	// Every log line goes through a bounded queue: the SDKs never read
+	// stderr, and a blocked write must not stop the engine (logsink).
+	sink := logsink.New(stderr)
+	defer sink.Flush(flushLogs)
+	logger := newLogger(sink, level)
 
 	var cfg rpc.Config
 	if *configPath != "" {
@@ -73,6 +120,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
 		return 2
 	}
+	for _, w := range engine.Warnings() {
+		logger.Warn(w)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -81,6 +131,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logger.Error("serving stopped", "error", err.Error())
 	}
 	return 0
+}
+
+// printVersion is what --version and the version subcommand print: the
+// earlier engine's "attest-engine <semver>", one line.
+func printVersion(w io.Writer) {
+	fmt.Fprintf(w, "attest-engine %s\n", version)
 }
 
 func parseLevel(s string) (slog.Level, error) {

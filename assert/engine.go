@@ -104,10 +104,18 @@ func (e *Engine) Capabilities() []string {
 	// Layers 1–4 are deterministic and always available (spec §2.1).
 	caps := []string{"layers_1_4"}
 	if e.prov.usable() {
-		caps = append(caps, "layers_5_6")
+		// "embedding" and "llm_judge" are the earlier engine's names for
+		// the same layers (../shared/sdk-compat.md), advertised too so that a
+		// client requiring them is compatible; spec §6 item 3: "New
+		// capability identifiers — Additive."
+		caps = append(caps, "layers_5_6", "embedding", "llm_judge")
 	}
 	return caps
 }
+
+// Warnings are settings from the environment that the engine could not use
+// and so turned off (providerenv.go), for the caller to log at start.
+func (e *Engine) Warnings() []string { return slices.Clone(e.prov.warnings) }
 
 // prepared is one assertion of a batch, ready to run.
 type prepared struct {

@@ -129,8 +129,24 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // once sends r one time. A failure worth another attempt has Transient set; the
 // message is already the one to surface. A failure while ctx is done is
-// reported by do as the context's error.
+// reported by do as the context's error. An endpoint with a timeout
+// (ATTEST_JUDGE_TIMEOUT_S) bounds the attempt: one that runs out is retried.
 func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *ProviderError) {
+	if r.ep.timeout <= 0 {
+		return h.attempt(ctx, r)
+	}
+	actx, cancel := context.WithTimeout(ctx, r.ep.timeout)
+	defer cancel()
+	body, retryAfter, pe := h.attempt(actx, r)
+	if pe != nil && actx.Err() != nil && ctx.Err() == nil {
+		pe = &ProviderError{Transient: true, Detail: retryDetail,
+			Message: fmt.Sprintf("%s provider did not answer within %v (%s)", r.what, r.ep.timeout, envJudgeTimeout)}
+	}
+	return body, retryAfter, pe
+}
+
+// attempt is once without the endpoint's own timeout.
+func (h *httpDoer) attempt(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *ProviderError) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.ep.base+r.path, bytes.NewReader(r.body))
 	if err != nil {
 		return nil, 0, &ProviderError{Message: fmt.Sprintf("%s provider request could not be built: %s", r.what, scrub(err.Error(), r.ep.key)),

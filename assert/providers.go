@@ -116,8 +116,9 @@ type endpoint struct {
 	key          string // never quoted anywhere
 	keyEnv       string // the env var the key comes (or would come) from
 	explicitBase bool
-	broken       string // why it cannot be used (a bad *_BASE_URL); "" if fine
-	model        string // default model
+	broken       string        // why it cannot be used (a bad *_BASE_URL); "" if fine
+	model        string        // default model
+	timeout      time.Duration // per HTTP attempt (ATTEST_JUDGE_TIMEOUT_S); 0: the batch deadline only
 	http         *httpDoer
 }
 
@@ -134,7 +135,8 @@ type providers struct {
 	judgeWhy     string
 	prices       map[string]Price
 	cache        *resultCache
-	inflight     flights // embeddings being computed, by cache key
+	inflight     flights  // embeddings being computed, by cache key
+	warnings     []string // settings from the environment that could not be used
 }
 
 func newProviders(s ProviderSettings) (*providers, error) {
@@ -148,6 +150,8 @@ func newProviders(s ProviderSettings) (*providers, error) {
 	}
 	doer := &httpDoer{client: client, retryBase: s.RetryBase}
 	p := &providers{prices: map[string]Price{}}
+	env := readProviderEnv(&s, getenv)
+	p.warnings = env.warnings
 	for m, pr := range builtinPrices {
 		p.prices[m] = pr
 	}
@@ -177,6 +181,9 @@ func newProviders(s ProviderSettings) (*providers, error) {
 		p.embedDefault = ep.model
 	default:
 		p.embedWhy = ep.whyUnusable("embedding") + " Or use the offline lexical model: \"model\": \"lexical\" in the assertion, or {\"embedding\": {\"provider\": \"lexical\"}} in the --config file."
+	}
+	if env.embedOff != "" {
+		p.embedDefault, p.embedWhy, ep.broken = "", env.embedOff, env.embedOff
 	}
 
 	// Layer 6.
@@ -214,6 +221,10 @@ func newProviders(s ProviderSettings) (*providers, error) {
 			p.judgeWhy = "Set OPENAI_API_KEY (or ATTEST_OPENAI_API_KEY) or ANTHROPIC_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server; or choose judge.provider in the --config file."
 		}
 	}
+	if env.judgeOff != "" {
+		p.judgeWhy, judge.broken = env.judgeOff, env.judgeOff
+	}
+	judge.timeout = env.judgeTimeout
 
 	size := s.CacheSize
 	if size < 0 {
@@ -226,8 +237,17 @@ func newProviders(s ProviderSettings) (*providers, error) {
 	if maxDir <= 0 {
 		maxDir = defaultCacheDirMaxSize
 	}
-	if p.cache, err = newResultCache(size, s.CacheDir, maxDir); err != nil {
-		return nil, err
+	dir := s.CacheDir
+	if dir == "" {
+		dir = env.cacheDir
+	}
+	p.cache, err = newResultCache(size, dir, maxDir)
+	if err != nil && s.CacheDir == "" {
+		p.warnings = append(p.warnings, fmt.Sprintf("%s %q is not usable (%v): results are cached in memory only", envCacheDir, excerpt(dir, 200), err))
+		p.cache, err = newResultCache(size, "", maxDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config cache_dir: %v", err)
 	}
 	return p, nil
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -46,7 +45,7 @@ func newResultCache(entries int, dir string, maxDir int64) (*resultCache, error)
 		return c, nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("config cache_dir: %v", err)
+		return nil, err
 	}
 	for _, f := range c.files() {
 		c.dirBytes += f.size

@@ -129,6 +129,11 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 	if err == nil {
 		c.engine, err = NewEngine(c.cfg)
 	}
+	if err == nil {
+		for _, w := range c.engine.Warnings() {
+			c.con.printf("attest-engine eval: warning: %s\n", w)
+		}
+	}
 	if err != nil {
 		c.con.printf("attest-engine eval: %v (attest-engine eval -h for usage)\n", err)
 		return 2, false

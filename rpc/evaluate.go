@@ -29,8 +29,10 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		s.memos.traces.add(req.traceText, tr, struct{}{})
 	}
 	traceID, _ := tr["trace_id"].(string)
+	// A trace's warnings (schema_version 0, an unknown step type) recur
+	// with every batch of a suite: logged once per session, then counted.
 	for _, w := range warnings {
-		s.log.Warn(w, "trace_id", traceID)
+		s.repeats.warn(s.log, w, traceID)
 	}
 	// Additive param "suite": the test suite whose soft-failure budget the
 	// results count against (budget.go); absent or null: the unnamed suite.

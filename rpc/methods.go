@@ -322,7 +322,9 @@ func (s *Server) capabilities() []string {
 	}
 	// The rpc-level ones: trace trees and validate_trace_tree (tree.go),
 	// submit_plugin_result (plugins.go), per-suite budgets (budget.go).
-	return append(s.engine.Capabilities(), "soft_failures", "multi_agent", "plugins")
+	// "trace_tree" is the earlier engine's name for multi_agent
+	// (../shared/sdk-compat.md): additive, spec §6 item 3.
+	return append(s.engine.Capabilities(), "soft_failures", "multi_agent", "trace_tree", "plugins")
 }
 
 // shutdown drains in-flight work, answers, and ends serving (spec §2.3).

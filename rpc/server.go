@@ -90,6 +90,7 @@ type Server struct {
 	budgets       *ledger // soft-failure budgets and plugin results, per suite
 	memos         *memos
 	largeInFlight atomic.Int32 // requests of collectAfterBytes or more, not yet answered
+	repeats       repeats      // per-batch warnings, logged once per session (repeats.go)
 }
 
 // New returns a Server.
@@ -127,6 +128,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	// The report (--report) is written last, whichever way serving ends:
 	// after the shutdown answer, at end of input, or at SIGTERM.
 	defer s.writeReport()
+	defer s.repeats.summarize(s.log)
 	defer close(s.quit)
 	s.out = &lineWriter{w: out, inFlight: func() int { return len(s.sem) }}
 	s.stopped = make(chan struct{})

@@ -39,7 +39,8 @@
 //     white-space-only name is accepted.
 //   - A step type must be a non-empty string even in lax mode: an empty
 //     type is a missing one, not a new one. parent_trace_id, like a step
-//     name, need only be non-empty (§7 asks no more).
+//     name, need only be non-empty (§7 asks no more). In lax mode the first
+//     unknown step type of each trace is reported as a warning, for the log.
 //   - Sizes are measured on the compact encoding of the decoded value
 //     ([EncodedSize]), so the limits do not depend on the SDK's white space.
 //     When a limit is exceeded, the message reports the exact size.

@@ -209,6 +209,7 @@ var stepTypes = map[string]bool{"llm_call": true, "tool_call": true, "retrieval"
 // step result", and §3.4 "`sub_trace` | Only for `agent_call`."
 func (v *validator) steps(t map[string]any) *Error {
 	steps, _ := t["steps"].([]any)
+	warned := false
 	for i, s := range steps {
 		step, ok := s.(map[string]any)
 		if !ok {
@@ -222,10 +223,19 @@ func (v *validator) steps(t map[string]any) *Error {
 		if err != nil {
 			return err
 		}
-		if v.opts.Strict && !stepTypes[typ] {
-			return &Error{
-				Message: stepAt(i) + " has unknown type " + quote(typ),
-				Detail:  "Use one of llm_call, tool_call, retrieval or agent_call, or turn off strict_step_types to tolerate new step types.",
+		if !stepTypes[typ] {
+			if v.opts.Strict {
+				return &Error{
+					Message: stepAt(i) + " has unknown type " + quote(typ),
+					Detail:  "Use one of llm_call, tool_call, retrieval or agent_call, or turn off strict_step_types to tolerate new step types.",
+				}
+			}
+			// Lax mode: one warning per trace (the first unknown type), so a
+			// trace of many cannot flood the log; the server logs it once
+			// per session.
+			if !warned {
+				warned = true
+				v.warnings = append(v.warnings, v.prefix+"unknown step type "+quote(typ)+" tolerated as an opaque step (spec §6 item 6)")
 			}
 		}
 		name, err := stepString(step, "name", i,

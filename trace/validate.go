@@ -57,7 +57,8 @@ func (e *Error) Error() string { return e.Message }
 //
 // Then the sub-trace of every agent_call step is checked with rules 2 to 6,
 // depth first. warnings carries non-fatal notes for the log (the
-// schema_version 0 deprecation), also when err is not nil.
+// schema_version 0 deprecation, the first unknown step type of a trace in
+// lax mode), also when err is not nil.
 func Validate(t any, opts Options) (warnings []string, err *Error) {
 	root, ok := t.(map[string]any)
 	if !ok {
