@@ -40,7 +40,8 @@ type judgeCheck struct {
 	p         *providers
 	client    chatClient
 	tgt       target
-	rubric    string // built-in rubric name; "" for a custom prompt
+	rubric    string // built-in rubric name, or free text; "" for a custom prompt
+	text      string // what the judge is told the rubric is
 	prompt    string
 	criteria  string
 	threshold float64
@@ -69,8 +70,10 @@ func compileJudge(e *Engine, s spec) (check, error) {
 		return nil, specErrorf("Set 'rubric' to one of "+rubricNames()+", or 'prompt' to a custom judge prompt using {{input}} and {{output}}.",
 			"missing required spec field 'rubric' or 'prompt'")
 	}
-	if _, ok := rubrics[c.rubric]; c.rubric != "" && !ok {
-		return nil, specErrorf("Built-in rubrics: "+rubricNames()+". For anything else write a custom 'prompt'.", "unknown rubric '%s'", c.rubric)
+	if c.rubric != "" {
+		if c.text, err = rubricText(c.rubric); err != nil {
+			return nil, err
+		}
 	}
 	ts := s
 	if !s.has("target") {
@@ -157,7 +160,7 @@ func (c *judgeCheck) message(in *input, output string) string {
 	if contextRubrics[c.rubric] {
 		ctx = retrievedContext(in)
 	}
-	return rubricPrompt(c.rubric, c.criteria, input, output, ctx)
+	return rubricPrompt(c.text, contextRubrics[c.rubric], c.criteria, input, output, ctx)
 }
 
 // outcome turns a verdict into a result, like spec §4's example:

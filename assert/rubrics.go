@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // rubrics are the built-in rubrics: spec §4 layer 6 names faithfulness,
@@ -75,19 +76,49 @@ func fence(tag, text string) string {
 	return "<" + tag + ">\n" + text + "\n</" + tag + ">"
 }
 
-// rubricPrompt is the user message for a built-in rubric. criteria come from
-// the test author and are trusted.
-func rubricPrompt(rubric, criteria, input, output, context string) string {
+// maxRubricText bounds a free-text rubric (bytes): it is sent with every
+// judge call of the assertion.
+const maxRubricText = 10_000
+
+// rubricText is the text of a spec's rubric: a built-in rubric by name, or
+// the rubric itself when it is free text. The Python DSL's passes_judge has
+// no prompt argument, so its users write the rubric in words
+// (../shared/sdk-compat.md): white space marks free text, and a single
+// unknown word stays an error naming the built-in rubrics, so a typo such as
+// "helpfullness" is not judged as the rubric "helpfullness".
+func rubricText(rubric string) (string, error) {
+	if text, ok := rubrics[rubric]; ok {
+		return text, nil
+	}
+	if strings.IndexFunc(rubric, unicode.IsSpace) < 0 {
+		return "", specErrorf("Built-in rubrics: "+rubricNames()+". For anything else write the rubric in words (\"Score 1.0 if the answer cites the order ID\") or a custom 'prompt'.",
+			"unknown rubric '%s'", excerpt(rubric, 100))
+	}
+	text := strings.TrimSpace(rubric)
+	switch {
+	case text == "":
+		return "", specErrorf("Set 'rubric' to a built-in rubric ("+rubricNames()+") or to the rubric in words.", "rubric is blank")
+	case len(text) > maxRubricText:
+		return "", specErrorf("Shorten the rubric, or move the detail into a custom 'prompt'.",
+			"rubric text exceeds %d bytes (actual: %d bytes)", maxRubricText, len(text))
+	}
+	return text, nil
+}
+
+// rubricPrompt is the user message for a rubric: the text of a built-in one
+// or the test author's own words. The rubric and criteria come from the test
+// author and are trusted.
+func rubricPrompt(rubric string, withContext bool, criteria, input, output, context string) string {
 	var b strings.Builder
 	b.WriteString("Evaluate the agent's output against this rubric.\n\n")
-	b.WriteString(rubrics[rubric])
+	b.WriteString(rubric)
 	if criteria != "" {
 		b.WriteString("\n\nThe test author's criteria, which the score must weigh: ")
 		b.WriteString(criteria)
 	}
 	b.WriteString("\n\n")
 	b.WriteString(fence("agent_input", input))
-	if contextRubrics[rubric] {
+	if withContext {
 		b.WriteString("\n\n")
 		b.WriteString(fence("retrieved_context", context))
 	}
