@@ -48,13 +48,17 @@ func TestProviderEnvironment(t *testing.T) {
 		{"judge provider, config wins", "judge.provider in the config file wins", env("ATTEST_JUDGE_PROVIDER", "anthropic"),
 			ProviderSettings{Judge: ProviderConfig{Provider: "openai"}}, base},
 		{"judge provider unknown", "an unknown provider: warning, judge off, engine starts", env("ATTEST_JUDGE_PROVIDER", "gemini"), ProviderSettings{},
-			with(func(w *want) { w.Usable, w.Warning = false, `ATTEST_JUDGE_PROVIDER "gemini" is not usable`+": want \"openai\" or \"anthropic\"; the judge is off" })},
+			with(func(w *want) {
+				w.Usable, w.Warning = false, `ATTEST_JUDGE_PROVIDER "gemini" is not usable`+": want \"openai\" or \"anthropic\"; the judge is off"
+			})},
 		{"embedding provider lexical", "ATTEST_EMBEDDING_PROVIDER=lexical: the offline model", env("ATTEST_EMBEDDING_PROVIDER", "lexical"), ProviderSettings{},
 			with(func(w *want) { w.EmbedDefault = "lexical" })},
 		{"embedding provider, config wins", "embedding.provider in the config file wins", env("ATTEST_EMBEDDING_PROVIDER", "lexical"),
 			ProviderSettings{Embedding: ProviderConfig{Provider: "openai"}}, base},
 		{"embedding provider unknown", "an unknown provider: warning, embeddings off", env("ATTEST_EMBEDDING_PROVIDER", "sentence-transformers"), ProviderSettings{},
-			with(func(w *want) { w.EmbedDefault, w.Usable, w.Warning = "", false, `ATTEST_EMBEDDING_PROVIDER "sentence-transformers" is not usable` })},
+			with(func(w *want) {
+				w.EmbedDefault, w.Usable, w.Warning = "", false, `ATTEST_EMBEDDING_PROVIDER "sentence-transformers" is not usable`
+			})},
 		{"cache dir", "ATTEST_CACHE_DIR is cache_dir, created when missing", env("ATTEST_CACHE_DIR", filepath.Join(dir, "new", "cache")), ProviderSettings{},
 			with(func(w *want) { w.CacheDir = filepath.Join(dir, "new", "cache") })},
 		{"cache dir, config wins", "cache_dir in the config file wins", env("ATTEST_CACHE_DIR", filepath.Join(dir, "env")),
