@@ -61,6 +61,8 @@ var sdkDSLRows = []sdkDSLRow{
 	{"output_similar_to", "embedding", `{"target":"output.message","reference":"The refund has been processed.","threshold":0.8,"model":null,"soft":false}`, "pass", true},
 	{"output_similar_to (dynamic)", "embedding", `{"target":"output.message","reference":"The refund has been processed.","threshold":"dynamic","model":null,"soft":false}`, "error", true},
 	{"passes_judge", "llm_judge", `{"target":"output.message","criteria":"Confirms the refund with an ID","rubric":"default","threshold":0.8,"model":null,"soft":false}`, "pass", true},
+	{"passes_judge (rubric in words)", "llm_judge", `{"target":"output.message","criteria":null,"rubric":"Score 1.0 if the response confirms the refund and gives its ID, else 0.0","threshold":0.8,"model":null,"soft":false}`, "pass", true},
+	{"passes_judge (unknown rubric name)", "llm_judge", `{"target":"output.message","criteria":null,"rubric":"professional_tone","threshold":0.8,"model":null,"soft":false}`, "error", true},
 }
 
 // sdkTreeRows are the trace_tree checks of the sdk-compat table, each passing

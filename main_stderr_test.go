@@ -1,0 +1,181 @@
+// main_stderr_test.go: the binary with a stderr pipe nobody reads, as both SDKs start it: logging never stops it.
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Deadlines of TestBinaryStderrNeverRead: a hang fails the test instead of
+// blocking it. A stall is no answer for that long; the whole session
+// normally takes a few seconds.
+const (
+	stallLimit    = 15 * time.Second
+	sessionLimit  = 120 * time.Second
+	unreadBatches = 20_000
+)
+
+// sdkBatchLine is one evaluate_batch as an SDK sends it: a new trace each
+// time, random assertion ids, three cheap assertions.
+func sdkBatchLine(id, schemaVersion int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"evaluate_batch","params":{"trace":{"schema_version":%d,"trace_id":"trc_%d_%08x",`+
+		`"input":{"user_message":"I want a refund for order ORD-%d"},`+
+		`"steps":[{"type":"tool_call","name":"lookup_order","args":{"order_id":"ORD-%d"},"result":{"status":"delivered"}},`+
+		`{"type":"tool_call","name":"process_refund","args":{"order_id":"ORD-%d"},"result":{"refund_id":"RFD-%d"}}],`+
+		`"output":{"message":"Your refund has been processed. Refund ID: RFD-%d."},"metadata":{"cost_usd":0.0067,"total_tokens":1350}},"assertions":[`+
+		`{"assertion_id":"assert_%08x","type":"content","spec":{"target":"output.message","check":"contains","value":"refund","case_sensitive":false,"soft":false}},`+
+		`{"assertion_id":"assert_%08x","type":"trace","spec":{"check":"contains_in_order","tools":["lookup_order","process_refund"],"soft":false}},`+
+		`{"assertion_id":"assert_%08x","type":"constraint","spec":{"field":"metadata.cost_usd","operator":"lte","value":0.01,"soft":false}}]}}`,
+		id, schemaVersion, id, rand.Uint32(), id, id, id, id, id, rand.Uint32(), rand.Uint32(), rand.Uint32())
+}
+
+func TestBinaryStderrNeverRead(t *testing.T) {
+	bin := buildEngine(t)
+	tests := []struct {
+		name, reason  string
+		level         string
+		schemaVersion int
+		// wantWarnings: at warn, stderr holds only the deprecation warning,
+		// once, and its count at the end; nothing is dropped.
+		wantWarnings bool
+	}{
+		{"debug", "a log line per batch (Python's --attest-log-level=debug): ~3 MB of log against a 64 KiB pipe", "debug", 1, false},
+		{"warn, schema_version 0", "the deprecation warning of every batch is logged once per session, then counted", "warn", 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, "--log-level="+tc.level)
+			stdin, _ := cmd.StdinPipe()
+			stdoutPipe, _ := cmd.StdoutPipe()
+			stderr, err := cmd.StderrPipe() // never read while the engine runs
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			stdout := bufio.NewReader(stdoutPipe)
+
+			var answered atomic.Int64
+			done := make(chan error, 1)
+			go func() { done <- unreadSession(stdin, stdout, tc.schemaVersion, &answered) }()
+			start, last, lastN := time.Now(), time.Now(), int64(-1)
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+		wait:
+			for {
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Fatalf("after %d answers: %v", answered.Load(), err)
+					}
+					break wait
+				case <-tick.C:
+					if n := answered.Load(); n != lastN {
+						last, lastN = time.Now(), n
+					}
+					if time.Since(last) > stallLimit || time.Since(start) > sessionLimit {
+						_ = cmd.Process.Kill()
+						t.Fatalf("%s: the engine stopped answering after %d of %d batches (stderr unread): hung on a log write", tc.reason, answered.Load(), unreadBatches)
+					}
+				}
+			}
+			t.Logf("%d batches answered in %v", unreadBatches, time.Since(start).Round(time.Millisecond))
+
+			// Clean exit: the engine must not wait for ever to flush its log.
+			exited := make(chan error, 1)
+			go func() {
+				rest, _ := io.ReadAll(stderr) // only now: after the shutdown answer
+				err := cmd.Wait()
+				if err == nil && tc.wantWarnings {
+					err = checkOnceWithCount(string(rest))
+				}
+				exited <- err
+			}()
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Errorf("%s: %v", tc.reason, err)
+				}
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatal("the engine did not exit after shutdown")
+			}
+		})
+	}
+}
+
+// unreadSession is the SDK's side: initialize, the batches one at a time
+// (one stdout line read per request), shutdown.
+func unreadSession(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion int, answered *atomic.Int64) error {
+	call := func(line string, id int) error {
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			return err
+		}
+		ans, err := stdout.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("reading the answer to %d: %v", id, err)
+		}
+		if !strings.HasPrefix(ans, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":`, id)) {
+			return fmt.Errorf("answer to %d: %s", id, ans)
+		}
+		answered.Add(1)
+		return nil
+	}
+	if err := call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"attest-python","sdk_version":"0.1.0","protocol_version":1,"required_capabilities":["layers_1_4"],"preferred_encoding":"json"}}`, 0); err != nil {
+		return err
+	}
+	for i := 1; i <= unreadBatches; i++ {
+		if err := call(sdkBatchLine(i, schemaVersion), i); err != nil {
+			return err
+		}
+	}
+	if err := call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"shutdown","params":{}}`, unreadBatches+1), unreadBatches+1); err != nil {
+		return err
+	}
+	return stdin.Close()
+}
+
+// checkOnceWithCount checks a warn-level log of 20,000 schema_version 0
+// batches: the deprecation logged once, then its count at the end.
+func checkOnceWithCount(log string) error {
+	var first, summary int
+	for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			return fmt.Errorf("stderr line is not JSON: %q", l)
+		}
+		if !strings.Contains(fmt.Sprint(m["msg"]), "schema_version 0 is deprecated") {
+			continue
+		}
+		if n, ok := m["occurrences"]; ok {
+			summary++
+			if n != float64(unreadBatches) {
+				return fmt.Errorf("summary counts %v occurrences, want %d: %s", n, unreadBatches, l)
+			}
+		} else {
+			first++
+		}
+	}
+	if first != 1 || summary != 1 {
+		return fmt.Errorf("deprecation logged %d times and summarised %d times, want once each:\n%s", first, summary, excerptLog(log))
+	}
+	return nil
+}
+
+func excerptLog(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "…"
+	}
+	return s
+}
