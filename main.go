@@ -101,7 +101,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// Every log line goes through a bounded queue: the SDKs never read
-	// stderr, and a blocked write must not stop the engine (logsink).
+	// stderr, and a blocked write must not stop the engine (logsink). Nor
+	// may a closed one: with SIGPIPE notified, a write to a broken pipe on
+	// stderr (or stdout) fails with EPIPE instead of ending the process
+	// (os/signal, "SIGPIPE").
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	sink := logsink.New(stderr)
 	defer sink.Flush(flushLogs)
 	logger := newLogger(sink, level)

@@ -118,6 +118,10 @@ func TestBinaryStderrNeverRead(t *testing.T) {
 // unreadSession is the SDK's side: initialize, the batches one at a time
 // (one stdout line read per request), shutdown.
 func unreadSession(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion int, answered *atomic.Int64) error {
+	return unreadSessionOf(stdin, stdout, schemaVersion, unreadBatches, answered)
+}
+
+func unreadSessionOf(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion, batches int, answered *atomic.Int64) error {
 	call := func(line string, id int) error {
 		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
 			return err
@@ -135,12 +139,12 @@ func unreadSession(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion int
 	if err := call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"attest-python","sdk_version":"0.1.0","protocol_version":1,"required_capabilities":["layers_1_4"],"preferred_encoding":"json"}}`, 0); err != nil {
 		return err
 	}
-	for i := 1; i <= unreadBatches; i++ {
+	for i := 1; i <= batches; i++ {
 		if err := call(sdkBatchLine(i, schemaVersion), i); err != nil {
 			return err
 		}
 	}
-	if err := call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"shutdown","params":{}}`, unreadBatches+1), unreadBatches+1); err != nil {
+	if err := call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"shutdown","params":{}}`, batches+1), batches+1); err != nil {
 		return err
 	}
 	return stdin.Close()
@@ -178,4 +182,40 @@ func excerptLog(s string) string {
 		return s[:2000] + "…"
 	}
 	return s
+}
+
+// TestBinaryStderrClosed: an SDK that closes its end of stderr must not
+// kill the engine (SIGPIPE) on its next log line.
+func TestBinaryStderrClosed(t *testing.T) {
+	bin := buildEngine(t)
+	cmd := exec.Command(bin, "--log-level=debug")
+	stdin, _ := cmd.StdinPipe()
+	stdoutPipe, _ := cmd.StdoutPipe()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	stderr.Close()
+	var answered atomic.Int64
+	done := make(chan error, 1)
+	go func() {
+		err := unreadSessionOf(stdin, bufio.NewReader(stdoutPipe), 1, 200, &answered)
+		if err == nil {
+			err = cmd.Wait()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("after %d answers with stderr closed: %v", answered.Load(), err)
+		}
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("no exit after %d answers with stderr closed", answered.Load())
+	}
 }
