@@ -34,6 +34,10 @@ import (
 //	cache_size           entries of the in-memory result cache. Default 4096.
 //	cache_dir_max_bytes  size bound of cache_dir; the oldest files go first. Default 256 MiB.
 //
+// The earlier engine's ATTEST_* variables fill what the config leaves empty
+// (providerenv.go): ATTEST_JUDGE_PROVIDER, ATTEST_JUDGE_MODEL,
+// ATTEST_EMBEDDING_PROVIDER, ATTEST_CACHE_DIR, and ATTEST_JUDGE_TIMEOUT_S.
+//
 // A provider is usable when it has an API key, or when its base URL was set
 // explicitly (config or *_BASE_URL): a local server (Ollama, vLLM,
 // llama.cpp, LM Studio) or a gateway that may need no key. With no key the
