@@ -71,6 +71,7 @@ func compileJudge(e *Engine, s spec) (check, error) {
 			"missing required spec field 'rubric' or 'prompt'")
 	}
 	if c.rubric != "" {
+		c.rubric = strings.TrimSpace(c.rubric)
 		if c.text, err = rubricText(c.rubric); err != nil {
 			return nil, err
 		}

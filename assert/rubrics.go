@@ -80,29 +80,27 @@ func fence(tag, text string) string {
 // judge call of the assertion.
 const maxRubricText = 10_000
 
-// rubricText is the text of a spec's rubric: a built-in rubric by name, or
-// the rubric itself when it is free text. The Python DSL's passes_judge has
-// no prompt argument, so its users write the rubric in words
-// (../shared/sdk-compat.md): white space marks free text, and a single
-// unknown word stays an error naming the built-in rubrics, so a typo such as
-// "helpfullness" is not judged as the rubric "helpfullness".
+// rubricText is the text of a spec's rubric (white space around it
+// trimmed): a built-in rubric by name, or the rubric itself when it is free
+// text. The Python DSL's passes_judge has no prompt argument, so its users
+// write the rubric in words (../shared/sdk-compat.md): white space marks
+// free text, and a single unknown word stays an error naming the built-in
+// rubrics, so a typo such as "helpfullness" is never judged as a rubric.
 func rubricText(rubric string) (string, error) {
 	if text, ok := rubrics[rubric]; ok {
 		return text, nil
 	}
-	if strings.IndexFunc(rubric, unicode.IsSpace) < 0 {
+	switch {
+	case rubric == "":
+		return "", specErrorf("Set 'rubric' to a built-in rubric ("+rubricNames()+") or to the rubric in words.", "rubric is blank")
+	case strings.IndexFunc(rubric, unicode.IsSpace) < 0:
 		return "", specErrorf("Built-in rubrics: "+rubricNames()+". For anything else write the rubric in words (\"Score 1.0 if the answer cites the order ID\") or a custom 'prompt'.",
 			"unknown rubric '%s'", excerpt(rubric, 100))
-	}
-	text := strings.TrimSpace(rubric)
-	switch {
-	case text == "":
-		return "", specErrorf("Set 'rubric' to a built-in rubric ("+rubricNames()+") or to the rubric in words.", "rubric is blank")
-	case len(text) > maxRubricText:
+	case len(rubric) > maxRubricText:
 		return "", specErrorf("Shorten the rubric, or move the detail into a custom 'prompt'.",
-			"rubric text exceeds %d bytes (actual: %d bytes)", maxRubricText, len(text))
+			"rubric text exceeds %d bytes (actual: %d bytes)", maxRubricText, len(rubric))
 	}
-	return text, nil
+	return rubric, nil
 }
 
 // rubricPrompt is the user message for a rubric: the text of a built-in one
