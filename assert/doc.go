@@ -58,17 +58,32 @@
 // Checks read the top-level steps only; the steps of a sub_trace belong to
 // the sub-agent (trace_tree checks the whole tree). A tool call is a step
 // of type tool_call or retrieval (spec §3.3: retrieval is "semantically
-// similar to tool_call"). An llm_call step is never a tool call, so
-// reasoning between tools breaks neither contains_in_order nor exact_order;
-// an agent_call is a delegation, not a tool call; unknown step types are
-// opaque (spec §6). exact_order passes when the tools appear as consecutive
-// tool calls in that order ("no other tool calls in between"); tool calls
-// before and after that run are allowed. loop_detection counts calls:
-// max_repetitions is the largest number of calls allowed, a non-negative
-// integer (2.0 is 2). no_duplicates takes an optional tools list
-// (sdk-compat) that restricts it. transitions is accepted and ignored: no
-// check of the spec's table uses it. Explanations list step indexes as the
-// spec does ("found in order at steps [1, 2]"), at most 20 entries.
+// similar to tool_call"); llm_call and agent_call steps and unknown step
+// types (spec §6: opaque) are not, with one exception: tool names as SDK
+// users write them (sdk-compat, issue 14), where a name the assertion lists
+// matches any step bearing that name, whatever its type:
+//
+//   - contains_in_order, required_tools, forbidden_tools and
+//     loop_detection (its tool) match a listed name against every
+//     top-level step, so tools_called_in_order(["search", "gpt-4"]) passes
+//     when gpt-4 is an llm_call, and an agent_call may be required or
+//     forbidden.
+//   - exact_order: the steps that count as "other tool calls in between"
+//     (spec §4) are the steps bearing a listed name plus the tool_call and
+//     retrieval steps; an unlisted llm_call (reasoning) or agent_call
+//     between them does not break the order. The tools must appear as
+//     consecutive steps of that sequence; calls before and after the run
+//     are allowed.
+//   - no_duplicates reads tool_call and retrieval steps only, even for a
+//     name its optional tools list (sdk-compat) names: two reasoning
+//     llm_call steps are normal.
+//
+// loop_detection counts calls: max_repetitions is the largest number of
+// calls allowed, a non-negative integer (2.0 is 2). transitions is accepted
+// and ignored: no check of the spec's table uses it. Explanations list step
+// indexes as the spec does ("found in order at steps [1, 2]"), at most 20
+// entries; a failure lists the steps the check read ("Tool calls and
+// listed steps: ..." when a listed name is borne by a step of another type).
 //
 // # Layer 4: content
 //

@@ -10,42 +10,74 @@ import (
 	"attest-engine/jsonschema"
 )
 
-// toolCall is a step that counts as a tool call: its name and step index.
+// toolCall is a top-level step a trace check reads: its name, its index,
+// and whether it is a tool call by type.
 type toolCall struct {
 	name string
 	step int
+	tool bool
 }
 
-// isToolStep decides which steps are tool calls. tool_call is; retrieval is
-// "semantically similar to tool_call" (spec §3.3), so it counts too.
-// llm_call never does (reasoning between tools does not break exact_order),
-// nor agent_call (a delegation, checked with trace_tree), nor an unknown
-// step type (spec §6: opaque).
+// isToolStep decides which steps are tool calls by type. tool_call is;
+// retrieval is "semantically similar to tool_call" (spec §3.3), so it
+// counts too. llm_call never does, nor agent_call (a delegation), nor an
+// unknown step type (spec §6: opaque). A step of any type still counts
+// where a check lists its name (namedSteps).
 func isToolStep(typ string) bool { return typ == "tool_call" || typ == "retrieval" }
 
-// toolCalls returns the tool calls of the top-level steps, in order, built
-// once per batch and shared by its trace checks.
-func (in *input) toolCalls() []toolCall {
+// namedSteps returns every top-level step with a name, in order, built once per
+// batch and shared by its trace checks.
+func (in *input) namedSteps() []toolCall {
 	in.callsOnce.Do(func() {
 		for i, s := range in.steps {
 			st, _ := s.(map[string]any)
 			typ, _ := st["type"].(string)
-			name, _ := st["name"].(string)
-			if isToolStep(typ) {
-				in.calls = append(in.calls, toolCall{name, i})
+			name, ok := st["name"].(string)
+			if ok {
+				in.calls = append(in.calls, toolCall{name, i, isToolStep(typ)})
 			}
 		}
 	})
 	return in.calls
 }
 
+// relevant returns the steps a check reads: the tool calls and, whatever
+// their type, the steps bearing a name the check lists (as SDK users write
+// them: sdk-compat "Tool names as SDK users write them").
+func (c *traceCheck) relevant(in *input) []toolCall {
+	all := in.namedSteps()
+	out := make([]toolCall, 0, len(all))
+	for _, s := range all {
+		if s.tool || c.lists(s.name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// toolsOnly returns the tool calls alone (no_duplicates).
+func toolsOnly(in *input) []toolCall {
+	all := in.namedSteps()
+	out := make([]toolCall, 0, len(all))
+	for _, s := range all {
+		if s.tool {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // traceCheck is one compiled spec §4 Layer 3 check.
 type traceCheck struct {
-	check string
-	tools []string
-	tool  string
-	max   int64
+	check  string
+	tools  []string
+	tool   string
+	max    int64
+	listed map[string]bool // tools and tool: the names this check lists
 }
+
+// lists reports whether the check names this step name.
+func (c *traceCheck) lists(name string) bool { return c.listed[name] }
 
 // compileTrace reads spec §4 Layer 3: check and the fields its row of the
 // "Check types" table requires. transitions is accepted and ignored: no
@@ -72,6 +104,15 @@ func compileTrace(_ *Engine, s spec) (check, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.check != "no_duplicates" { // no_duplicates reads tool calls only
+		c.listed = make(map[string]bool, len(c.tools)+1)
+		for _, t := range c.tools {
+			c.listed[t] = true
+		}
+		if c.check == "loop_detection" {
+			c.listed[c.tool] = true
+		}
+	}
 	return c, nil
 }
 
@@ -90,7 +131,12 @@ func nonNegativeInt(s spec, name string) (int64, error) {
 }
 
 func (c *traceCheck) eval(_ context.Context, in *input) (outcome, error) {
-	calls := in.toolCalls()
+	var calls []toolCall
+	if c.check == "no_duplicates" {
+		calls = toolsOnly(in)
+	} else {
+		calls = c.relevant(in)
+	}
 	var pass bool
 	var exp string
 	switch c.check {
@@ -141,9 +187,11 @@ func (c *traceCheck) inOrder(calls []toolCall) (bool, string) {
 	return false, fmt.Sprintf("Tool sequence %s not found in order: %s. %s", bracketNames(c.tools), why, called(calls))
 }
 
-// exactOrder: the tools appear as consecutive tool calls, in this order
-// (spec: "no other tool calls in between"); tool calls before and after
-// the run are allowed.
+// exactOrder: the tools appear as consecutive steps of calls, in this
+// order (spec: "no other tool calls in between"); calls before and after
+// the run are allowed. calls holds the steps that count as tool calls here:
+// tool_call and retrieval steps and the steps bearing a listed name, so an
+// unlisted llm_call between them does not break the order.
 func (c *traceCheck) exactOrder(calls []toolCall) (bool, string) {
 	for i := 0; i+len(c.tools) <= len(calls); i++ {
 		ok := true
@@ -261,17 +309,26 @@ func times(steps []int) string {
 	return fmt.Sprintf("%d times (steps %s)", len(steps), intList(steps))
 }
 
-// called lists the tool calls of the trace, for failure explanations.
+// called lists the steps a check read, for failure explanations: "Tool
+// calls" when all are tool calls by type, "Tool calls and listed steps"
+// when a listed name is borne by a step of another type.
 func called(calls []toolCall) string {
 	if len(calls) == 0 {
 		return "The trace has no tool calls."
+	}
+	what := "Tool calls"
+	for _, tc := range calls {
+		if !tc.tool {
+			what = "Tool calls and listed steps"
+			break
+		}
 	}
 	names := make([]string, len(calls))
 	at := make([]int, len(calls))
 	for i, tc := range calls {
 		names[i], at[i] = tc.name, tc.step
 	}
-	return fmt.Sprintf("Tool calls: %s at steps %s.", bracketNames(names), intList(at))
+	return fmt.Sprintf("%s: %s at steps %s.", what, bracketNames(names), intList(at))
 }
 
 func toolCallsWord(n int) string {
