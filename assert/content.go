@@ -11,10 +11,6 @@ import (
 	"attest-engine/jsonpath"
 )
 
-// maxRegexLen bounds a regex_match pattern, in bytes. RE2 runs in linear
-// time; the bound keeps compiled programs small too.
-const maxRegexLen = 4096
-
 // needle is a string to look for, exactly or ignoring case.
 type needle struct {
 	text  string
@@ -97,8 +93,9 @@ type contentCheck struct {
 }
 
 // compileContent reads spec §4 Layer 4: target, check, value or values,
-// case_sensitive (default false, honoured by every check, regex_match and
-// forbidden included) and soft (read by the engine; forbidden ignores it).
+// case_sensitive (default false for the substring and keyword checks and
+// forbidden; a regex folds case only when it is explicitly false) and soft
+// (read by the engine; forbidden ignores it).
 func compileContent(_ *Engine, s spec) (check, error) {
 	t, err := parseTarget(s, "target")
 	if err != nil {
@@ -123,7 +120,11 @@ func compileContent(_ *Engine, s spec) (check, error) {
 		if c.value, err = s.str("value", true); err != nil {
 			return nil, err
 		}
-		if c.re, err = compileRegex(c.value, cs); err != nil {
+		// Spec §4 layer 4: case_sensitive applies to contains, not_contains,
+		// keyword_all and keyword_any; a regex is case-sensitive as written.
+		// An explicit case_sensitive: false still folds (additive).
+		fold := s.has("case_sensitive") && !cs
+		if c.re, err = compileRegex(c.value, fold); err != nil {
 			return nil, err
 		}
 	case "keyword_all", "keyword_any", "forbidden":
@@ -140,23 +141,6 @@ func compileContent(_ *Engine, s spec) (check, error) {
 		return nil, specErrorf("Use one of contains, not_contains, regex_match, keyword_all, keyword_any, forbidden (spec §4 Layer 4).", "unknown content check '%s'", name)
 	}
 	return c, nil
-}
-
-// compileRegex compiles an RE2 pattern; spec §5 gives the error's wording.
-func compileRegex(p string, caseSensitive bool) (*regexp.Regexp, error) {
-	if len(p) > maxRegexLen {
-		return nil, specErrorf(fmt.Sprintf("Regex patterns are limited to %d bytes. Shorten the regex in assertion spec.", maxRegexLen),
-			"invalid regex: pattern is %d bytes, longer than %d", len(p), maxRegexLen)
-	}
-	re, err := regexp.Compile(p)
-	if err != nil {
-		return nil, specErrorf(fmt.Sprintf("The regex pattern '%s' is not valid RE2 syntax. Fix the regex in assertion spec.", p), "invalid regex '%s'", p)
-	}
-	if caseSensitive {
-		return re, nil
-	}
-	// A (?-i) inside the pattern still turns case folding back off.
-	return regexp.MustCompile("(?i)" + p), nil
 }
 
 func (c *contentCheck) eval(_ context.Context, in *input) (outcome, error) {

@@ -92,14 +92,24 @@
 // encoding (sorted keys, no HTML escaping); null is a failure naming the
 // path. Multi-match: every match must pass the check (for not_contains and
 // forbidden: no match may contain a value); the first failing match is
-// named. case_sensitive (default false) applies to every check, regex_match
-// (the pattern runs under (?i); (?-i) inside it turns folding off) and
-// forbidden included; folding is RE2's Unicode simple case folding.
-// regex_match is RE2 (Go regexp), at most 4096 bytes; an invalid pattern
-// is spec §5's "invalid regex '<pattern>'". Empty value and empty entries
-// of values are ASSERTION_ERRORs: they would match every text. forbidden is
-// "hard fail on any match" (spec): it ignores soft, and its failures (a
-// match, a missing or null target) are always hard_fail.
+// named. case_sensitive (default false) applies to contains, not_contains,
+// keyword_all and keyword_any (spec §4 layer 4), and to forbidden; folding
+// is RE2's Unicode simple case folding. regex_match is case-sensitive as
+// written, whatever the default: ^RFD-\d+$ does not match rfd-001. An
+// explicit case_sensitive: false on a regex still folds (an additive
+// extension: the pattern runs under (?i), and (?-i) inside it turns folding
+// back off); absent or null, it does not. regex_match is RE2 (Go regexp),
+// bounded by its estimated compiled size, not its length (regex.go): at
+// most 2¹⁸ RE2 instructions plus character class ranges, a counted repeat
+// counting its copies, as the schema validator bounds a pattern; the text
+// and its Unicode property classes are counted before parsing, so a
+// refusal costs little. A 600-name alternation is valid. An invalid
+// pattern is spec §5's "invalid regex '<pattern>'" (quoted up to 200
+// bytes); one beyond the bound is "invalid regex: pattern too large (...)".
+// Empty value and empty entries of values are ASSERTION_ERRORs: they would
+// match every text. forbidden is "hard fail on any match" (spec): it
+// ignores soft, and its failures (a match, a missing or null target) are
+// always hard_fail.
 //
 // # Soft failures and scores
 //

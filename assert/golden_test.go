@@ -188,7 +188,7 @@ func fuzzLayer(f *testing.F, layer, typ string) {
 		f.Add(b, c.Trace)
 	}
 	traces := map[string]map[string]any{}
-	for _, n := range []string{"refund", "twice", "interleaved", "plain", "sdk_names"} {
+	for _, n := range []string{"refund", "twice", "interleaved", "plain", "sdk_names", "ids"} {
 		traces[n] = loadTrace(f, n)
 	}
 	for _, n := range []string{"tree", "tree_dup"} { // trace trees (tracetree_test.go)
