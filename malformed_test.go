@@ -66,7 +66,11 @@ func TestBinaryMalformedInput(t *testing.T) {
 		code    int    // 0 means a result is expected
 		message string // exact message, or a prefix when it ends with "…"
 	}{
-		{name: "truncated JSON", line: `{"jsonrpc":"2.0","id":1,"method":"evaluate_batch","params":{"tr`, code: -32700, message: "parse error: …"},
+		{name: "truncated JSON, id recovered", line: `{"jsonrpc":"2.0","id":1,"method":"evaluate_batch","params":{"tr`, id: 1, code: -32700, message: "parse error: …"},
+		{name: "NaN from Python's json.dumps, id recovered", line: evalReq("py-nan", `{"schema_version":1,"trace_id":"x","metadata":{"cost_usd":NaN},"output":{"m":1}}`), id: "py-nan", code: -32700, message: "parse error: NaN is not a JSON value (RFC 8259 §6: numbers are finite) at offset 133"},
+		{name: "Infinity, id recovered", line: evalReq("py-inf", `{"schema_version":1,"trace_id":"x","output":{"score":-Infinity}}`), id: "py-inf", code: -32700, message: "parse error: -Infinity is not a JSON value…"},
+		{name: "trailing data, id recovered", line: `{"jsonrpc":"2.0","id":"tr","method":"nope"}}`, id: "tr", code: -32700, message: "parse error: unexpected data after top-level value at offset 43"},
+		{name: "id unreadable: null", line: `{"jsonrpc":"2.0","id":"a`, code: -32700, message: "parse error: …"},
 		{name: "not JSON", line: `hello`, code: -32700, message: "parse error: …"},
 		{name: "empty line", line: ``, noReply: true},
 		{name: "white space line", line: " \t ", noReply: true},
@@ -85,10 +89,10 @@ func TestBinaryMalformedInput(t *testing.T) {
 		{name: "id string", line: `{"jsonrpc":"2.0","id":"s\u00e9","method":"nope"}`, id: "sé", code: -32601, message: "method not found: nope"},
 		{name: "notification of unknown method", line: `{"jsonrpc":"2.0","method":"nope"}`, noReply: true},
 		{name: "duplicate keys", line: `{"jsonrpc":"2.0","id":6,"method":"nope","method":"evaluate_batch"}`, id: 6, code: -32600, message: `invalid request: duplicate object key "method" at offset 40`},
-		{name: "invalid UTF-8", line: "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"\xff\"}", code: -32700, message: "parse error: invalid UTF-8 in string at offset 34"},
-		{name: "NUL byte in string", line: "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"a\x00\"}", code: -32700, message: "parse error: invalid control character 0x00 in string at offset 35"},
+		{name: "invalid UTF-8", line: "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"\xff\"}", id: 7, code: -32700, message: "parse error: invalid UTF-8 in string at offset 34"},
+		{name: "NUL byte in string", line: "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"a\x00\"}", id: 8, code: -32700, message: "parse error: invalid control character 0x00 in string at offset 35"},
 		{name: "NUL byte outside string", line: "{\"jsonrpc\":\"2.0\",\x00\"id\":8}", code: -32700, message: "parse error: …"},
-		{name: "100,000 levels of nesting", line: nested(100000), code: -32700, message: "parse error: nesting exceeds maximum depth 512…"},
+		{name: "100,000 levels of nesting, id recovered", line: nested(100000), id: "deep", code: -32700, message: "parse error: nesting exceeds maximum depth 512…"},
 		{name: "trace missing", line: `{"jsonrpc":"2.0","id":9,"method":"evaluate_batch","params":{"assertions":[]}}`, id: 9, code: -32602, message: "invalid params: missing required field 'trace'"},
 		{name: "trace wrong type", line: evalReq("t1", `[]`), id: "t1", code: 1001, message: "trace must be a JSON object, got array"},
 		{name: "assertions wrong type", line: `{"jsonrpc":"2.0","id":10,"method":"evaluate_batch","params":{"trace":` + okTrace + `,"assertions":"all"}}`, id: 10, code: -32602, message: "invalid params: assertions must be an array"},

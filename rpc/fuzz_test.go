@@ -78,6 +78,9 @@ func FuzzServe(f *testing.F) {
 func FuzzRecoverID(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"x","method":"evaluate_batch","params":{"trace":{`))
 	f.Add([]byte(`{"id":12,"method":"evaluate_batch"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":16,"method":"evaluate_batch","params":{"trace":{"metadata":{"cost_usd":NaN}}}}`))
+	f.Add([]byte(`{"params":{"trace":{"x":-Infinity}},"jsonrpc":"2.0","id":"py-20","method":"evaluate_batch"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":19,"params":{"trace":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`))
 	f.Add([]byte(`{"params":{"id":1},"id":"\"q\\"}`))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"evaluate_batch","params":{}}`))
 	f.Add([]byte(`{"params":{"method":"shutdown"},"jsonrpc":"2.0","method":"evaluate_batch","id":2}`))

@@ -139,7 +139,7 @@ func parseReusing(line []byte, r *trace.Reuse) (*request, *Error) {
 		// would put it on the heap for every line.
 		var dup *trace.DuplicateKeyError
 		if !errors.As(err, &dup) {
-			return nil, newError(codeParseError, "Send one compact JSON object per line (spec §1.2).", "parse error: %s", err.Error())
+			return parseFailed(line, err)
 		}
 		dupErr = newError(codeInvalidRequest, "Each object member name may appear only once.", "invalid request: %s", dup.Error())
 	}
@@ -155,6 +155,25 @@ func parseReusing(line []byte, r *trace.Reuse) (*request, *Error) {
 	}
 	req.size = len(line)
 	return req, nil
+}
+
+// parseFailed answers a line that is not one JSON value: -32700, with the
+// request's id whenever the line's top-level members reveal it (JSON-RPC
+// 2.0 §5 asks for null only when the id cannot be detected). SDKs write
+// the id before params, so a trace nested too deep, a NaN, a truncated or
+// trailing line still gets an answer the SDK can match; an SDK matching by
+// id would otherwise wait forever.
+func parseFailed(line []byte, err error) (*request, *Error) {
+	detail := "Send one compact JSON object per line (spec §1.2)."
+	var se *trace.SyntaxError
+	if errors.As(err, &se) && se.NonFinite {
+		detail = "JSON has no NaN or Infinity (RFC 8259 §6), but Python's json.dumps writes them by default (allow_nan=True): replace such values with null or a string, or encode with allow_nan=False to find them (spec §1.2)."
+	}
+	var req *request
+	if id, method, found := recoverID(line); found {
+		req = &request{id: id, method: method}
+	}
+	return req, newError(codeParseError, detail, "parse error: %s", err.Error())
 }
 
 func isBlank(line []byte) bool {

@@ -36,7 +36,7 @@ var transcripts = []struct {
 	{name: "invalid_params", reason: "-32602 for params of the wrong shape; unknown fields ignored; names match exactly"},
 	{name: "invalid_trace", reason: "spec §7: invalid traces get 1001 with the spec's messages before any assertion runs"},
 	{name: "assertion_errors", reason: "spec §5/§6: unknown types and malformed assertion objects get 1002"},
-	{name: "framing", reason: "spec §1.2 and JSON-RPC 2.0: parse errors, invalid requests, notifications, ids of every kind"},
+	{name: "framing", reason: "spec §1.2 and JSON-RPC 2.0: parse errors (carrying the id whenever the line reveals it: truncated, trailing data, NaN/Infinity, nesting too deep; null when unreadable), invalid requests, notifications, ids of every kind"},
 	{name: "timeout", reason: "spec §5 TIMEOUT: an expired --eval-timeout answers 3002, retryable", timeout: time.Nanosecond},
 	{name: "multi_agent", reason: "issue 6: validate_trace_tree, trace_tree checks, agent_id scoping (unknown, ambiguous, bad), JSONPath into sub-traces"},
 	{name: "plugins", reason: "spec §2.4: submit_plugin_result accepted, counted and de-duplicated per (suite, trace_id, plugin_name, assertion_id); every bad field is 1002"},

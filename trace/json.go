@@ -19,6 +19,9 @@ const MaxDepth = 512
 type SyntaxError struct {
 	Offset int // byte offset of the problem in the input
 	Msg    string
+	// NonFinite marks a NaN, Infinity or -Infinity token, which JSON lacks
+	// (RFC 8259 §6) and some encoders write by default (Python's json.dumps).
+	NonFinite bool
 }
 
 func (e *SyntaxError) Error() string {
@@ -150,9 +153,30 @@ func (d *decoder) value() (any, error) {
 		return false, d.literal("false")
 	case c == 'n':
 		return nil, d.literal("null")
+	case c == 'N' || c == 'I':
+		if err := d.nonFinite(); err != nil {
+			return nil, err
+		}
+		fallthrough
 	default:
 		return nil, d.errorf("invalid character %s looking for beginning of value", quoteByte(c))
 	}
+}
+
+// nonFinite returns the error for a NaN or Infinity token at d.pos, or nil
+// when none is there.
+func (d *decoder) nonFinite() error {
+	for _, word := range [...]string{"NaN", "Infinity"} {
+		if len(d.data)-d.pos >= len(word) && string(d.data[d.pos:d.pos+len(word)]) == word {
+			tok := word
+			if d.pos > 0 && d.data[d.pos-1] == '-' && word == "Infinity" {
+				tok = "-" + word
+			}
+			return &SyntaxError{Offset: d.pos, NonFinite: true,
+				Msg: fmt.Sprintf("%s is not a JSON value (RFC 8259 §6: numbers are finite)", tok)}
+		}
+	}
+	return nil
 }
 
 func quoteByte(c byte) string {
@@ -503,6 +527,11 @@ func (d *decoder) number() (any, error) {
 	case d.pos < len(d.data) && d.data[d.pos] >= '1' && d.data[d.pos] <= '9':
 		d.digits()
 	default:
+		if d.pos < len(d.data) && d.data[d.pos] == 'I' {
+			if err := d.nonFinite(); err != nil {
+				return nil, err
+			}
+		}
 		return nil, d.errorf("invalid number")
 	}
 	if d.pos < len(d.data) && d.data[d.pos] == '.' {

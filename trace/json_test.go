@@ -87,6 +87,9 @@ var decodeInvalidTests = []struct {
 	{"hex", `0x10`, 1, "no hex"},
 	{"NaN", `NaN`, 0, "not JSON"},
 	{"Infinity", `-Infinity`, 1, "not JSON"},
+	{"positive Infinity", `[Infinity]`, 1, "not JSON"},
+	{"NaN member", `{"a":NaN}`, 5, "not JSON"},
+	{"Nan", `Nan`, 0, "not JSON, not the non-finite token either"},
 	{"trailing data", `{} {}`, 3, "one value only"},
 	{"trailing comma array", `[1,]`, 3, "no trailing comma"},
 	{"trailing comma object", `{"a":1,}`, 7, "no trailing comma"},
@@ -319,5 +322,33 @@ func TestDecodeReusing(t *testing.T) {
 	r = &Reuse{Depth: 2, Members: []Watch{{Key: "list", Lookup: lookup}}}
 	if _, err := DecodeReusing([]byte(`{"p":{"list":`+known+` "y":2}}`), r); err == nil {
 		t.Error("missing ',' after a reused member: no error")
+	}
+}
+
+// TestDecodeNonFinite: NaN, Infinity and -Infinity (Python's json.dumps
+// writes them by default) are marked, so that an answer can say where they
+// come from; other bad tokens are not.
+func TestDecodeNonFinite(t *testing.T) {
+	tests := []struct {
+		in, token string // token "" when the error is not a non-finite one
+		reason    string
+	}{
+		{`{"score":NaN}`, "NaN", "json.dumps(float('nan'))"},
+		{`[Infinity]`, "Infinity", "json.dumps(float('inf'))"},
+		{`{"a":-Infinity}`, "-Infinity", "json.dumps(float('-inf'))"},
+		{`Nan`, "", "not the token"},
+		{`Inf`, "", "not the token"},
+		{`-Inf`, "", "not the token"},
+		{`nan`, "", "a bad literal"},
+	}
+	for _, tt := range tests {
+		_, err := Decode([]byte(tt.in))
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Fatalf("Decode(%q) = %v, want a *SyntaxError", tt.in, err)
+		}
+		if se.NonFinite != (tt.token != "") || (tt.token != "" && !strings.HasPrefix(se.Msg, tt.token+" is not a JSON value")) {
+			t.Errorf("Decode(%q): %v (NonFinite %v), want token %q (%s)", tt.in, err, se.NonFinite, tt.token, tt.reason)
+		}
 	}
 }
