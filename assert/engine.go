@@ -158,7 +158,11 @@ func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byt
 				traceHash, hashed = traceKey(tr, text), true
 			}
 			if ent, ok := e.results.get(a.RequestID); ok && ent.matches(a, traceHash) {
+				// The recorded result, under this request's assertion_id:
+				// an SDK files answers by it (the id is not part of what
+				// the record matches on).
 				results[i] = ent.result
+				results[i].AssertionID = a.ID
 				continue
 			}
 		}

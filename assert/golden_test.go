@@ -277,19 +277,22 @@ func TestIdempotency(t *testing.T) {
 		spec  map[string]any
 		evals int    // evaluations counted so far, after this step
 		want  Status // status of the result
+		id    string // the assertion_id; "budget" when empty
 	}
 	cases := []struct {
 		name, reason string
 		steps        []step
 	}{
 		{"same_request", "same request_id, assertion and trace: the cached result, not evaluated again",
-			[]step{{refund, cost, 1, Pass}, {refund, cost, 1, Pass}}},
+			[]step{{refund, cost, 1, Pass, ""}, {refund, cost, 1, Pass, ""}}},
 		{"other_trace", "same request_id and assertion on another trace: evaluated afresh",
-			[]step{{refund, cost, 1, Pass}, {twice, cost, 2, HardFail}}},
+			[]step{{refund, cost, 1, Pass, ""}, {twice, cost, 2, HardFail, ""}}},
 		{"other_assertion", "same request_id on another assertion: evaluated afresh",
-			[]step{{refund, cost, 1, Pass}, {refund, cheaper, 2, HardFail}}},
+			[]step{{refund, cost, 1, Pass, ""}, {refund, cheaper, 2, HardFail, ""}}},
 		{"back_to_first", "a result is cached per request_id: the latest evaluation replaces the earlier one",
-			[]step{{refund, cost, 1, Pass}, {twice, cost, 2, HardFail}, {refund, cost, 3, Pass}}},
+			[]step{{refund, cost, 1, Pass, ""}, {twice, cost, 2, HardFail, ""}, {refund, cost, 3, Pass, ""}}},
+		{"other_assertion_id", "same request_id, assertion and trace under another assertion_id: the cached result, answered with the current assertion_id",
+			[]step{{refund, cost, 1, Pass, ""}, {refund, cost, 1, Pass, "budget_2"}, {refund, cost, 1, Pass, "budget"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -300,7 +303,11 @@ func TestIdempotency(t *testing.T) {
 			n := 0
 			var first Result
 			for i, st := range tc.steps {
-				a := Assertion{ID: "budget", Type: "constraint", Spec: st.spec, RequestID: "req_1"}
+				id := st.id
+				if id == "" {
+					id = "budget"
+				}
+				a := Assertion{ID: id, Type: "constraint", Spec: st.spec, RequestID: "req_1"}
 				key := specKey{a.Type, hashValue(a.Spec)}
 				if _, ok := eng.compiled.get(key); !ok {
 					c, err := compileConstraint(eng, spec(a.Spec))
@@ -313,9 +320,9 @@ func TestIdempotency(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if n != st.evals || rs[0].Status != st.want || rs[0].RequestID != "req_1" {
-					t.Errorf("%s: step %d: %d evaluations, status %s, request_id %q; want %d, %s, req_1",
-						tc.reason, i, n, rs[0].Status, rs[0].RequestID, st.evals, st.want)
+				if n != st.evals || rs[0].Status != st.want || rs[0].RequestID != "req_1" || rs[0].AssertionID != id {
+					t.Errorf("%s: step %d: %d evaluations, status %s, request_id %q, assertion_id %q; want %d, %s, req_1, %s",
+						tc.reason, i, n, rs[0].Status, rs[0].RequestID, rs[0].AssertionID, st.evals, st.want, id)
 				}
 				if i == 0 {
 					first = rs[0]

@@ -42,6 +42,7 @@ var transcripts = []struct {
 	{name: "plugins", reason: "spec §2.4: submit_plugin_result accepted, counted and de-duplicated per (suite, trace_id, plugin_name, assertion_id); every bad field is 1002"},
 	{name: "plugins_incompatible", reason: "spec §5: plugin results and tree validation need a compatible session (3003)"},
 	{name: "spec_batch", reason: "spec §2.2 request minus llm_judge answers as the spec's response shows (statuses, scores, request ids, explanations)"},
+	{name: "idempotency", reason: "spec §2.2 request_id: a repeat is answered from the record, under the current request's assertion_id (SDKs make new random ids)"},
 	{name: "spec_batch_errors", reason: "spec §5 ASSERTION_ERROR example verbatim, other 1002s of layers 1-4, and a failing batch whose results keep request order"},
 }
 
