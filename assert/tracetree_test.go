@@ -440,3 +440,17 @@ func TestStampedIntervalLowerCase(t *testing.T) {
 		t.Errorf("upper case: %v..%v %q; lower case: %v..%v %q; want the same interval of 1500 ms", s1, e1, m1, s2, e2, m2)
 	}
 }
+
+// TestStampedIntervalLeapSecond: a leap second, which trace validation
+// accepts (RFC 3339 §5.6), gives an interval: it reads as the last
+// nanosecond of 23:59:59, after 23:59:59.5.
+func TestStampedIntervalLeapSecond(t *testing.T) {
+	at := func(ts string) (float64, float64, string) {
+		return stampedInterval(map[string]any{"metadata": map[string]any{"timestamp": ts, "latency_ms": 250.0}})
+	}
+	s1, e1, m1 := at("2016-12-31T23:59:60Z")
+	s0, _, m0 := at("2016-12-31T23:59:59.5Z")
+	if m1 != "" || m0 != "" || e1-s1 != 250 || s1 <= s0 {
+		t.Errorf("leap second: %v..%v %q; 23:59:59.5: %v %q; want an interval of 250 ms starting after 23:59:59.5", s1, e1, m1, s0, m0)
+	}
+}

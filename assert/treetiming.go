@@ -5,8 +5,8 @@ package assert
 import (
 	"fmt"
 	"strconv"
-	"strings"
-	"time"
+
+	"attest-engine/trace"
 )
 
 // timing is when an agent worked: from the earliest start to the latest end
@@ -139,10 +139,9 @@ func stampedInterval(tr map[string]any) (start, end float64, missing string) {
 	lat, hasLat := toFloat(md["latency_ms"])
 	switch {
 	case hasTS && hasLat:
-		// Trace validation accepts a lower-case "t" and "z" (RFC 3339 §5.6);
-		// the time package wants them upper case, and they are the only letters.
-		at, err := time.Parse(time.RFC3339Nano, strings.ToUpper(ts))
-		if err != nil {
+		// Lower-case "t" and "z" and leap seconds included (RFC 3339 §5.6).
+		at, ok := trace.ParseTimestamp(ts)
+		if !ok {
 			return 0, 0, "valid metadata.timestamp"
 		}
 		start = float64(at.UnixMilli())

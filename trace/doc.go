@@ -53,8 +53,11 @@
 //     (four-digit year, two-digit fields, '.' before a fraction, "Z" or a
 //     "+hh:mm"/"-hh:mm" offset; "T" and "Z" may be lower case, RFC 3339 §5.6)
 //     and name a real instant: the JSON Schema date-time format's check
-//     (jsonschema.IsDateTime, ranges and leap years included), minus leap
-//     seconds, which the time package cannot represent.
+//     (jsonschema.IsDateTime, ranges and leap years included). A leap second
+//     (time-second 60, RFC 3339 §5.6) is accepted at 23:59 UTC, as the
+//     format accepts it; read as an instant (ParseTimestamp, for timing
+//     checks) it is the last nanosecond of 23:59:59, since the time package
+//     has no leap seconds.
 //
 // # Deviations from the specification
 //

@@ -42,6 +42,8 @@ var validateCases = []validateCase{
 	{name: "valid_unknown_step_types_one_warning", reason: "several unknown types in one trace: one warning, naming the first"},
 	{name: "valid_timestamp_offset_fraction", reason: "RFC 3339 with a long fraction and a numeric offset"},
 	{name: "valid_timestamp_lower_case", reason: "RFC 3339 §5.6 allows lower-case t and z; Feb 29 of a leap year"},
+	{name: "valid_timestamp_leap_second", reason: "RFC 3339 §5.6 time-second 60: a leap second at 23:59 UTC"},
+	{name: "valid_timestamp_leap_second_offset", reason: "a leap second at 23:59 UTC through a -05:00 offset, with a fraction"},
 	{name: "valid_whitespace_step_name", reason: "a step name need only be non-empty"},
 	{name: "valid_empty_steps", reason: "steps may be empty"},
 	{name: "valid_agent_call_without_sub_trace", reason: "sub_trace is optional on agent_call"},
@@ -99,7 +101,7 @@ var validateCases = []validateCase{
 	{name: "timestamp_comma_fraction", reason: "Go accepts it, RFC 3339 does not"},
 	{name: "timestamp_feb_29_non_leap", reason: "the grammar fits but the day does not exist"},
 	{name: "timestamp_offset_24", reason: "offset hours run 00-23"},
-	{name: "timestamp_leap_second", reason: "deviation: leap seconds are rejected"},
+	{name: "timestamp_leap_second_wrong_minute", reason: "RFC 3339 §5.7: a leap second ends a UTC day, 23:58:60 is none"},
 	{name: "parent_trace_id_empty", reason: "non-empty string or explicit null"},
 	{name: "parent_trace_id_number", reason: "string or null"},
 
