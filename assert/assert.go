@@ -90,7 +90,8 @@ type input struct {
 	steps []any
 
 	callsOnce sync.Once
-	calls     []toolCall // the tool calls among steps, built on first use (tracecheck.go)
+	calls     []toolCall // the named top-level steps, built on first use (tracecheck.go)
+	toolCalls []toolCall // the tool calls among them (calls itself when all are)
 
 	treeOnce sync.Once
 	nodes    []*treeNode // the trace tree, built on first use (tree.go)

@@ -22,45 +22,55 @@ type toolCall struct {
 // retrieval is "semantically similar to tool_call" (spec §3.3), so it
 // counts too. llm_call never does, nor agent_call (a delegation), nor an
 // unknown step type (spec §6: opaque). A step of any type still counts
-// where a check lists its name (namedSteps).
+// where a check lists its name (relevant).
 func isToolStep(typ string) bool { return typ == "tool_call" || typ == "retrieval" }
 
-// namedSteps returns every top-level step with a name, in order, built once per
-// batch and shared by its trace checks.
-func (in *input) namedSteps() []toolCall {
+// namedSteps returns every top-level step with a name, in order, and the
+// tool calls among them, built once per batch and shared by its trace checks.
+func (in *input) namedSteps() (all, tools []toolCall) {
 	in.callsOnce.Do(func() {
 		for i, s := range in.steps {
 			st, _ := s.(map[string]any)
 			typ, _ := st["type"].(string)
-			name, ok := st["name"].(string)
-			if ok {
+			if name, ok := st["name"].(string); ok {
 				in.calls = append(in.calls, toolCall{name, i, isToolStep(typ)})
 			}
 		}
+		in.toolCalls = in.calls
+		for _, c := range in.calls {
+			if !c.tool { // some step is not a tool call: keep a list without them
+				in.toolCalls = nil
+				for _, c := range in.calls {
+					if c.tool {
+						in.toolCalls = append(in.toolCalls, c)
+					}
+				}
+				break
+			}
+		}
 	})
-	return in.calls
+	return in.calls, in.toolCalls
 }
 
 // relevant returns the steps a check reads: the tool calls and, whatever
 // their type, the steps bearing a name the check lists (as SDK users write
-// them: sdk-compat "Tool names as SDK users write them").
+// them: sdk-compat "Tool names as SDK users write them"). When no other
+// step bears a listed name, that is the batch's shared list of tool calls.
 func (c *traceCheck) relevant(in *input) []toolCall {
-	all := in.namedSteps()
+	all, tools := in.namedSteps()
+	if c.listed == nil {
+		return tools
+	}
+	i := 0
+	for i < len(all) && (all[i].tool || !c.lists(all[i].name)) {
+		i++
+	}
+	if i == len(all) {
+		return tools
+	}
 	out := make([]toolCall, 0, len(all))
 	for _, s := range all {
 		if s.tool || c.lists(s.name) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// toolsOnly returns the tool calls alone (no_duplicates).
-func toolsOnly(in *input) []toolCall {
-	all := in.namedSteps()
-	out := make([]toolCall, 0, len(all))
-	for _, s := range all {
-		if s.tool {
 			out = append(out, s)
 		}
 	}
@@ -131,12 +141,7 @@ func nonNegativeInt(s spec, name string) (int64, error) {
 }
 
 func (c *traceCheck) eval(_ context.Context, in *input) (outcome, error) {
-	var calls []toolCall
-	if c.check == "no_duplicates" {
-		calls = toolsOnly(in)
-	} else {
-		calls = c.relevant(in)
-	}
+	calls := c.relevant(in) // no_duplicates lists no name: the tool calls
 	var pass bool
 	var exp string
 	switch c.check {
