@@ -86,6 +86,12 @@ func (lr *lineReader) next() (line []byte, size int, tooLong bool, err error) {
 				return nil, 0, false, err
 			}
 			lr.join(held)
+			// The +1 allowance above is for an LF; a last line has none,
+			// so one byte past the limit is too long here.
+			if !tooLong && size > lr.max {
+				tooLong = true
+				lr.buf = lr.buf[:min(len(lr.buf), prefixLen)]
+			}
 			return lr.buf, size, tooLong, nil // last line without LF; EOF comes next call
 		}
 	}
