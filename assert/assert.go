@@ -55,18 +55,6 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("assertion '%s' failed: %s", e.AssertionID, e.Message)
 }
 
-// ProviderError is a failed embedding or judge call: PROVIDER_ERROR (2001),
-// which the wire always marks retryable (spec §5 error code table).
-// Transient marks the failures the engine's own attempts retry (HTTP 429,
-// 5xx, network); others, such as a 401, fail at once.
-type ProviderError struct {
-	Message   string // e.g. "embedding provider returned HTTP 429: rate limit exceeded"
-	Detail    string
-	Transient bool
-}
-
-func (e *ProviderError) Error() string { return e.Message }
-
 // outcome is what a check decides; the caller turns it into a Result.
 type outcome struct {
 	pass        bool

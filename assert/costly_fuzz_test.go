@@ -7,6 +7,7 @@ import (
 	"context"
 	"testing"
 
+	"attest-engine/provider"
 	"attest-engine/trace"
 )
 
@@ -25,9 +26,9 @@ func FuzzCostlySpecs(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	e, err := New(Config{ProviderSettings: ProviderSettings{
-		Embedding: ProviderConfig{Provider: "lexical"},
-		Judge:     ProviderConfig{Provider: "openai", BaseURL: "http://127.0.0.1:1"}, // never called: compile only
+	e, err := New(Config{Settings: provider.Settings{
+		Embedding: provider.Config{Provider: "lexical"},
+		Judge:     provider.Config{Provider: "openai", BaseURL: "http://127.0.0.1:1"}, // never called: compile only
 		Getenv:    func(string) string { return "" },
 	}})
 	if err != nil {

@@ -4,13 +4,13 @@ package assert
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"attest-engine/jsonpath"
+	"attest-engine/provider"
 )
 
 // Spec §4 layer 5: "threshold ... Default: 0.8. Range: 0.0–1.0."
@@ -27,15 +27,15 @@ const defaultEmbeddingThreshold = 0.8
 // whose similarity to any other text is 0.
 // Cost is the call's usage × the model's price; a cache hit costs 0.
 type embeddingCheck struct {
-	p         *providers
+	p         *provider.Client
 	tgt       target
 	reference string
 	threshold float64
 	model     string
 	lexical   bool
-	refVec    []float32   // the lexical model's vector of reference, computed once
-	refKey    string      // a provider's: the cache key of reference ("" if blank), computed once
-	client    embedClient // nil for the lexical model
+	refVec    []float32          // the lexical model's vector of reference, computed once
+	refKey    string             // a provider's: the cache key of reference ("" if blank), computed once
+	client    *provider.Endpoint // nil for the lexical model
 }
 
 func compileEmbedding(e *Engine, s spec) (check, error) {
@@ -57,23 +57,24 @@ func compileEmbedding(e *Engine, s spec) (check, error) {
 	}
 	c := &embeddingCheck{p: e.prov, tgt: tgt, reference: ref, threshold: thr}
 	p := e.prov
+	def, why := p.DefaultEmbeddingModel()
 	switch {
-	case model == "" && p.embedDefault == "":
+	case model == "" && def == "":
 		// Never a silent fallback to the lexical model: say what to set.
-		return nil, specErrorf(p.embedWhy, "no embedding provider configured")
+		return nil, specErrorf(why, "no embedding provider configured")
 	case model == "":
-		model = p.embedDefault
+		model = def
 	}
 	c.model = model
-	if model == lexicalModel {
+	if model == provider.LexicalModel {
 		c.lexical, c.refVec = true, lexicalVector(ref)
 		return c, nil
 	}
-	if !p.embedder.usable() {
-		return nil, specErrorf(p.embedder.whyUnusable("embedding")+" Or set \"model\": \"lexical\" for the offline lexical model.",
+	if !p.Embedder().Usable() {
+		return nil, specErrorf(p.Embedder().Why()+" Or set \"model\": \"lexical\" for the offline lexical model.",
 			"embedding model '%s' needs an OpenAI-compatible provider, and none is configured", model)
 	}
-	c.client = &openAIClient{ep: p.embedder, what: "embedding"}
+	c.client = p.Embedder()
 	c.refKey = c.key(ref)
 	return c, nil
 }
@@ -161,7 +162,7 @@ func (c *embeddingCheck) vectors(ctx context.Context, text string) ([2][]float32
 				continue
 			}
 			if pass == 1 {
-				release, wait := c.p.inflight.claim(k)
+				release, wait := c.p.Claim(k)
 				if wait != nil {
 					waits = append(waits, wait)
 					continue
@@ -177,13 +178,13 @@ func (c *embeddingCheck) vectors(ctx context.Context, text string) ([2][]float32
 			owned, ownedAt = append(owned, texts[i]), append(ownedAt, i)
 		}
 		if len(owned) > 0 {
-			vecs, u, err := c.client.embed(ctx, c.model, owned)
+			vecs, u, err := c.client.Embed(ctx, c.model, owned)
 			if err == nil {
 				for j, i := range ownedAt {
-					c.p.cache.put(keys[i], encodeVector(vecs[j]))
+					c.p.Store(keys[i], provider.EncodeVector(vecs[j]))
 					out[i] = vecs[j]
 				}
-				cost += c.p.cost(c.model, u)
+				cost += c.p.Cost(c.model, u)
 			}
 			// Release before waiting on others: two callers never wait on each other.
 			for _, r := range releases {
@@ -213,17 +214,17 @@ func (c *embeddingCheck) key(text string) string {
 	if strings.TrimSpace(text) == "" {
 		return ""
 	}
-	ep := c.p.embedder
-	return cacheKey("embedding", ep.kind, ep.base, c.model, text)
+	ep := c.p.Embedder()
+	return provider.CacheKey("embedding", ep.Kind(), ep.Base(), c.model, text)
 }
 
 // cached is text's vector from the cache under key, or nil.
 func (c *embeddingCheck) cached(key string) []float32 {
-	b, ok := c.p.cache.get(key)
+	b, ok := c.p.Cached(key)
 	if !ok {
 		return nil
 	}
-	v, _ := decodeVector(b)
+	v, _ := provider.DecodeVector(b)
 	return v
 }
 
@@ -234,7 +235,7 @@ func cosine(a, b []float32) (float64, error) {
 		return 0, nil // blank text: the zero vector
 	}
 	if len(a) != len(b) {
-		return 0, &ProviderError{
+		return 0, &provider.Error{
 			Message: fmt.Sprintf("embedding provider returned vectors of different dimensions (%d and %d) for one model", len(a), len(b)),
 			Detail:  "The model behind this name changed since its vectors were cached: empty the cache_dir directory, or name the model exactly.",
 		}
@@ -300,31 +301,3 @@ func fmtScore(v, thr float64) string {
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// Cached vectors: "AEV1" and the float32 values, little-endian.
-const vectorMagic = "AEV1"
-
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 0, len(vectorMagic)+4*len(v))
-	b = append(b, vectorMagic...)
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVector(b []byte) ([]float32, bool) {
-	if len(b) <= len(vectorMagic) || string(b[:len(vectorMagic)]) != vectorMagic || (len(b)-len(vectorMagic))%4 != 0 {
-		return nil, false
-	}
-	b = b[len(vectorMagic):]
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		f := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return nil, false
-		}
-		v[i] = f
-	}
-	return v, true
-}

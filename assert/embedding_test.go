@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"attest-engine/provider"
 )
 
 // The spec §2.2 refund trace's output.message.
@@ -93,7 +95,7 @@ func TestEmbeddingGolden(t *testing.T) {
 		for k, v := range tc.vectors {
 			f.vectors[k] = v
 		}
-		e := fakeEngine(t, f, func(ps *ProviderSettings) {
+		e := fakeEngine(t, f, func(ps *provider.Settings) {
 			if tc.noEnv {
 				ps.Getenv = envOf()
 			}
@@ -122,7 +124,7 @@ func evalCostly(t *testing.T, e *Engine, f *fakeProvider, name, typ string, sp m
 	}
 	if err != nil {
 		var ae *Error
-		var pe *ProviderError
+		var pe *provider.Error
 		switch {
 		case errors.As(err, &ae):
 			a.Error, a.Detail = ae.Error(), ae.Detail
@@ -152,7 +154,7 @@ func TestEmbeddingRequestHeaders(t *testing.T) {
 	}
 	for _, tc := range tests {
 		f := newFake(t)
-		e := fakeEngine(t, f, func(ps *ProviderSettings) {
+		e := fakeEngine(t, f, func(ps *provider.Settings) {
 			if tc.env != nil {
 				ps.Getenv = envOf("OPENAI_BASE_URL", f.URL) // without /v1: accepted too
 			}
@@ -187,7 +189,7 @@ func TestEmbeddingCacheAndDedupe(t *testing.T) {
 		}
 		return rs
 	}
-	e1 := fakeEngine(t, f, func(ps *ProviderSettings) { ps.CacheDir = dir })
+	e1 := fakeEngine(t, f, func(ps *provider.Settings) { ps.CacheDir = dir })
 	first := run(e1)
 	// The two assertions run at once: one may claim both texts (one
 	// request), or each one text while waiting for the other's (two). Either
@@ -211,7 +213,7 @@ func TestEmbeddingCacheAndDedupe(t *testing.T) {
 	if n := len(f.requests()); n != n1 {
 		t.Errorf("second run in the same engine made %d more requests: want 0 (memory cache)", n-n1)
 	}
-	e2 := fakeEngine(t, f, func(ps *ProviderSettings) { ps.CacheDir = dir })
+	e2 := fakeEngine(t, f, func(ps *provider.Settings) { ps.CacheDir = dir })
 	third := run(e2)
 	if n := len(f.requests()); n != n1 {
 		t.Errorf("a new engine on the same cache_dir made %d requests: want 0", n-n1)
@@ -263,7 +265,7 @@ func BenchmarkLexicalVector(b *testing.B) {
 // both vectors come from the memory cache, no request is made.
 func BenchmarkEmbeddingCached(b *testing.B) {
 	f := newFake(b)
-	e, err := New(Config{ProviderSettings: ProviderSettings{Getenv: envOf("OPENAI_API_KEY", testKey, "OPENAI_BASE_URL", f.URL)}})
+	e, err := New(Config{Settings: provider.Settings{Getenv: envOf("OPENAI_API_KEY", testKey, "OPENAI_BASE_URL", f.URL)}})
 	if err != nil {
 		b.Fatal(err)
 	}

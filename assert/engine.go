@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"attest-engine/jsonschema"
+	"attest-engine/provider"
 )
 
 // Config is the assertion layers' part of the engine configuration file.
@@ -24,7 +25,7 @@ type Config struct {
 	// SchemaLoader resolves $ref URIs outside a schema (config schema_dirs).
 	SchemaLoader jsonschema.Loader `json:"-"`
 
-	ProviderSettings
+	provider.Settings
 }
 
 // layer of each assertion type: cheap layers are evaluated first (spec §4).
@@ -56,7 +57,7 @@ type Engine struct {
 	cfg      Config
 	compiled *lru[specKey, compiledEntry]  // type + spec hash → compiled check
 	results  *lru[string, idempotentEntry] // request_id → earlier result
-	prov     *providers
+	prov     *provider.Client
 }
 
 // specKey finds a compiled check; the entry's spec confirms the match.
@@ -87,7 +88,7 @@ func (ent idempotentEntry) matches(a Assertion, traceHash uint64) bool {
 
 // New returns an Engine for cfg.
 func New(cfg Config) (*Engine, error) {
-	p, err := newProviders(cfg.ProviderSettings)
+	p, err := provider.New(cfg.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func New(cfg Config) (*Engine, error) {
 func (e *Engine) Capabilities() []string {
 	// Layers 1–4 are deterministic and always available (spec §2.1).
 	caps := []string{"layers_1_4"}
-	if e.prov.usable() {
+	if e.prov.Usable() {
 		// "embedding" and "llm_judge" are the earlier engine's names for
 		// the same layers (../shared/sdk-compat.md), advertised too so that a
 		// client requiring them is compatible; spec §6 item 3: "New
@@ -114,8 +115,8 @@ func (e *Engine) Capabilities() []string {
 }
 
 // Warnings are settings from the environment that the engine could not use
-// and so turned off (providerenv.go), for the caller to log at start.
-func (e *Engine) Warnings() []string { return slices.Clone(e.prov.warnings) }
+// and so turned off (provider.Client.Warnings), for the caller to log at start.
+func (e *Engine) Warnings() []string { return e.prov.Warnings() }
 
 // prepared is one assertion of a batch, ready to run.
 type prepared struct {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"attest-engine/provider"
 	"attest-engine/trace"
 )
 
@@ -37,8 +38,8 @@ const (
 // Cost is the usage × price of every call made (a retried reply costs
 // twice); a verdict from the cache costs 0.
 type judgeCheck struct {
-	p         *providers
-	client    chatClient
+	p         *provider.Client
+	client    *provider.Endpoint
 	tgt       target
 	rubric    string // built-in rubric name, or free text; "" for a custom prompt
 	text      string // what the judge is told the rubric is
@@ -89,18 +90,14 @@ func compileJudge(e *Engine, s spec) (check, error) {
 	if c.model, err = s.str("model", false); err != nil {
 		return nil, err
 	}
-	ep := e.prov.judge
-	if !ep.usable() {
-		return nil, specErrorf(e.prov.judgeWhy, "no judge provider configured")
+	ep := e.prov.Judge()
+	if !ep.Usable() {
+		return nil, specErrorf(e.prov.JudgeWhy(), "no judge provider configured")
 	}
 	if c.model == "" {
-		c.model = ep.model
+		c.model = ep.Model()
 	}
-	if ep.kind == "anthropic" {
-		c.client = &anthropicClient{ep: ep, what: "judge"}
-	} else {
-		c.client = &openAIClient{ep: ep, what: "judge"}
-	}
+	c.client = ep
 	return c, nil
 }
 
@@ -116,11 +113,10 @@ func (c *judgeCheck) eval(ctx context.Context, in *input) (outcome, error) {
 		return outcome{explanation: c.tgt.notFound()}, nil
 	}
 	user := c.message(in, matchText(ms))
-	ep := c.p.judge
-	key := cacheKey("judge", ep.kind, ep.base, c.model, judgeSystem, user)
+	key := provider.CacheKey("judge", c.client.Kind(), c.client.Base(), c.model, judgeSystem, user)
 	var v verdict
 	cost := 0.0
-	if b, ok := c.p.cache.get(key); ok && json.Unmarshal(b, &v) == nil && v.Score >= 0 && v.Score <= 1 {
+	if b, ok := c.p.Cached(key); ok && json.Unmarshal(b, &v) == nil && v.Score >= 0 && v.Score <= 1 {
 		return c.outcome(v, 0), nil
 	}
 	var why string
@@ -129,8 +125,8 @@ func (c *judgeCheck) eval(ctx context.Context, in *input) (outcome, error) {
 		if attempt > 1 {
 			msg += judgeRetryNote
 		}
-		text, u, err := c.client.complete(ctx, c.model, judgeSystem, msg, true)
-		cost += c.p.cost(c.model, u)
+		text, u, err := c.client.Complete(ctx, c.model, judgeSystem, msg, true)
+		cost += c.p.Cost(c.model, u)
 		if err != nil {
 			return outcome{}, err
 		}
@@ -138,13 +134,13 @@ func (c *judgeCheck) eval(ctx context.Context, in *input) (outcome, error) {
 		if perr == nil {
 			v = verdict{Score: score, Reason: reason}
 			b, _ := json.Marshal(v)
-			c.p.cache.put(key, b)
+			c.p.Store(key, b)
 			return c.outcome(v, cost), nil
 		}
 		why = perr.Error()
 	}
-	return outcome{}, &ProviderError{
-		Message: "judge provider returned an unusable reply twice: " + scrub(why, c.p.judge.key),
+	return outcome{}, &provider.Error{
+		Message: "judge provider returned an unusable reply twice: " + c.client.Scrub(why),
 		Detail: fmt.Sprintf("The judge model '%s' must answer with a JSON object {\"score\": <0..1>, \"reason\": \"...\"}. "+
 			"Use a model that follows JSON instructions, or make a custom prompt ask for exactly that object.", c.model),
 	}

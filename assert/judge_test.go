@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"attest-engine/provider"
 )
 
 // replies answers the judge's calls in turn, repeating the last one.
@@ -95,7 +97,7 @@ func TestJudgeGolden(t *testing.T) {
 		if tc.replies != nil {
 			f.reply = replies(tc.replies...)
 		}
-		e := fakeEngine(t, f, func(ps *ProviderSettings) {
+		e := fakeEngine(t, f, func(ps *provider.Settings) {
 			if tc.env != nil {
 				ps.Getenv = tc.env(f.URL)
 			}
@@ -141,7 +143,7 @@ func TestJudgeRequestHeaders(t *testing.T) {
 	}
 	for _, tc := range tests {
 		f := newFake(t)
-		e := fakeEngine(t, f, func(ps *ProviderSettings) {
+		e := fakeEngine(t, f, func(ps *provider.Settings) {
 			if tc.env != nil {
 				ps.Getenv = tc.env(f.URL)
 			}
@@ -182,7 +184,7 @@ func TestJudgeReplyKeyScrubbed(t *testing.T) {
 		}
 		e := fakeEngine(t, f, nil)
 		_, err := e.Evaluate(context.Background(), refund56(t), []Assertion{{ID: "j", Type: "llm_judge", Spec: map[string]any{"rubric": "tone"}}})
-		var pe *ProviderError
+		var pe *provider.Error
 		if !errors.As(err, &pe) {
 			t.Fatalf("%s: error %v, want a provider error", tc.name, err)
 		}

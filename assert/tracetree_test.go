@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"attest-engine/provider"
 	"attest-engine/trace"
 
 	"github.com/google/go-cmp/cmp"
@@ -172,8 +173,8 @@ func TestScopedIdempotency(t *testing.T) {
 // TestScopedCostlyShareTree: costly assertions run concurrently, and each
 // scoped one reads the batch's one trace tree (run under -race).
 func TestScopedCostlyShareTree(t *testing.T) {
-	eng, err := New(Config{ProviderSettings: ProviderSettings{
-		Embedding: ProviderConfig{Provider: "lexical"},
+	eng, err := New(Config{Settings: provider.Settings{
+		Embedding: provider.Config{Provider: "lexical"},
 		Getenv:    func(string) string { return "" },
 	}})
 	if err != nil {

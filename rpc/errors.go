@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/provider"
 	"attest-engine/trace"
 )
 
@@ -72,7 +73,7 @@ func wireError(err error, timeout time.Duration) *Error {
 		we *Error
 		te *trace.Error
 		ae *assert.Error
-		pe *assert.ProviderError
+		pe *provider.Error
 	)
 	switch {
 	case errors.As(err, &we):

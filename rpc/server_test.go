@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"attest-engine/assert"
+	"attest-engine/provider"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -103,7 +103,7 @@ func TestSpawnAfterShutdown(t *testing.T) {
 // retry itself (an invalid API key) included.
 func TestProviderErrorsRetryable(t *testing.T) {
 	s := newReadyServer(t)
-	for _, pe := range []*assert.ProviderError{
+	for _, pe := range []*provider.Error{
 		{Message: "judge provider returned HTTP 401: invalid x-api-key", Detail: "Check the key."},
 		{Message: "judge provider returned HTTP 429: rate limit", Transient: true},
 	} {

@@ -1,6 +1,6 @@
-// provider_openai.go: the OpenAI-compatible client (POST /v1/embeddings, POST /v1/chat/completions) over net/http.
+// openai.go: the OpenAI-compatible client (POST /v1/embeddings, POST /v1/chat/completions) over net/http.
 
-package assert
+package provider
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // (Ollama, vLLM, llama.cpp, LM Studio, gateways). what is "embedding" or
 // "judge", for spec §5's messages.
 type openAIClient struct {
-	ep   *endpoint
+	ep   *Endpoint
 	what string
 }
 
@@ -51,24 +51,24 @@ type openAIEmbedResponse struct {
 // have a few thousand).
 const maxEmbeddingDims = 1 << 16
 
-func (c *openAIClient) embed(ctx context.Context, model string, texts []string) ([][]float32, usage, error) {
+func (c *openAIClient) embed(ctx context.Context, model string, texts []string) ([][]float32, Usage, error) {
 	body, _ := json.Marshal(openAIEmbedRequest{Model: model, Input: texts})
 	return post(ctx, provRequest{
 		ep: c.ep, what: c.what, path: "/v1/embeddings", header: c.header(), body: body, errText: openAIErrText,
 		model: model, modelKind: "an embedding model",
 		invalid: "Check that the base URL points at an OpenAI-compatible /v1/embeddings endpoint and that '" + model + "' is an embedding model.",
-	}, func(b []byte) ([][]float32, usage, error) { return decodeOpenAIEmbeddings(b, len(texts)) })
+	}, func(b []byte) ([][]float32, Usage, error) { return decodeOpenAIEmbeddings(b, len(texts)) })
 }
 
 // decodeOpenAIEmbeddings decodes an embeddings response for n inputs:
 // exactly one finite vector per input index, all of one dimension.
-func decodeOpenAIEmbeddings(body []byte, n int) ([][]float32, usage, error) {
+func decodeOpenAIEmbeddings(body []byte, n int) ([][]float32, Usage, error) {
 	var r openAIEmbedResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, usage{}, fmt.Errorf("not an embeddings response: %v", err)
+		return nil, Usage{}, fmt.Errorf("not an embeddings response: %v", err)
 	}
 	if len(r.Data) != n {
-		return nil, usage{}, fmt.Errorf("%d embeddings for %d inputs", len(r.Data), n)
+		return nil, Usage{}, fmt.Errorf("%d embeddings for %d inputs", len(r.Data), n)
 	}
 	out := make([][]float32, n)
 	dims := -1
@@ -78,20 +78,20 @@ func decodeOpenAIEmbeddings(body []byte, n int) ([][]float32, usage, error) {
 			idx = *d.Index
 		}
 		if idx < 0 || idx >= n || out[idx] != nil {
-			return nil, usage{}, fmt.Errorf("embedding index %d is out of range or repeated", idx)
+			return nil, Usage{}, fmt.Errorf("embedding index %d is out of range or repeated", idx)
 		}
 		if len(d.Embedding) == 0 || len(d.Embedding) > maxEmbeddingDims {
-			return nil, usage{}, fmt.Errorf("embedding %d has %d dimensions", idx, len(d.Embedding))
+			return nil, Usage{}, fmt.Errorf("embedding %d has %d dimensions", idx, len(d.Embedding))
 		}
 		if dims >= 0 && len(d.Embedding) != dims {
-			return nil, usage{}, fmt.Errorf("embeddings of different dimensions (%d and %d)", dims, len(d.Embedding))
+			return nil, Usage{}, fmt.Errorf("embeddings of different dimensions (%d and %d)", dims, len(d.Embedding))
 		}
 		dims = len(d.Embedding)
 		v := make([]float32, dims)
 		for j, x := range d.Embedding {
 			f := float32(x)
 			if math.IsInf(float64(f), 0) || math.IsNaN(float64(f)) {
-				return nil, usage{}, fmt.Errorf("embedding %d has a non-finite value", idx)
+				return nil, Usage{}, fmt.Errorf("embedding %d has a non-finite value", idx)
 			}
 			v[j] = f
 		}
@@ -101,7 +101,7 @@ func decodeOpenAIEmbeddings(body []byte, n int) ([][]float32, usage, error) {
 	if in <= 0 {
 		in = r.Usage.TotalTokens
 	}
-	return out, usage{in: max(in, 0)}, nil
+	return out, Usage{In: max(in, 0)}, nil
 }
 
 type openAIMessage struct {
@@ -135,7 +135,7 @@ type openAIChatResponse struct {
 	} `json:"usage"`
 }
 
-func (c *openAIClient) complete(ctx context.Context, model, system, user string, jsonMode bool) (string, usage, error) {
+func (c *openAIClient) complete(ctx context.Context, model, system, user string, jsonMode bool) (string, Usage, error) {
 	req := openAIChatRequest{
 		Model:    model,
 		Messages: []openAIMessage{{Role: "system", Content: system}, {Role: "user", Content: user}},
@@ -152,15 +152,15 @@ func (c *openAIClient) complete(ctx context.Context, model, system, user string,
 }
 
 // decodeOpenAIChat returns the first choice's text and the usage.
-func decodeOpenAIChat(body []byte) (string, usage, error) {
+func decodeOpenAIChat(body []byte) (string, Usage, error) {
 	var r openAIChatResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return "", usage{}, fmt.Errorf("not a chat completion: %v", err)
+		return "", Usage{}, fmt.Errorf("not a chat completion: %v", err)
 	}
 	if len(r.Choices) == 0 {
-		return "", usage{}, fmt.Errorf("no choices in the chat completion")
+		return "", Usage{}, fmt.Errorf("no choices in the chat completion")
 	}
-	u := usage{in: max(r.Usage.PromptTokens, 0), out: max(r.Usage.CompletionTokens, 0)}
+	u := Usage{In: max(r.Usage.PromptTokens, 0), Out: max(r.Usage.CompletionTokens, 0)}
 	m := r.Choices[0].Message
 	switch {
 	case m.Content != nil:

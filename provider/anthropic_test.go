@@ -1,6 +1,6 @@
-// provider_anthropic_test.go: decoding Anthropic Messages API responses and errors, and fuzzing the decoders.
+// anthropic_test.go: decoding Anthropic Messages API responses and errors, and fuzzing the decoders.
 
-package assert
+package provider
 
 import "testing"
 
@@ -8,13 +8,13 @@ func TestDecodeAnthropic(t *testing.T) {
 	tests := []struct {
 		body, want, why string
 		ok              bool
-		u               usage
+		u               Usage
 	}{
 		{`{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"{\"score\": 0.7, \"reason\": \"ok\"}"}],"model":"claude-haiku-4-5","stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":9}}`,
-			`{"score": 0.7, "reason": "ok"}`, "text block and usage", true, usage{12, 9}},
-		{`{"content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"a"},{"type":"text","text":"b"}]}`, "ab", "text blocks joined, others skipped", true, usage{}},
-		{`{"content":[]}`, "", "no text", false, usage{}},
-		{`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "", "an error body is not a message", false, usage{}},
+			`{"score": 0.7, "reason": "ok"}`, "text block and usage", true, Usage{12, 9}},
+		{`{"content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"a"},{"type":"text","text":"b"}]}`, "ab", "text blocks joined, others skipped", true, Usage{}},
+		{`{"content":[]}`, "", "no text", false, Usage{}},
+		{`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "", "an error body is not a message", false, Usage{}},
 	}
 	for _, tc := range tests {
 		got, u, err := decodeAnthropic([]byte(tc.body))
@@ -36,7 +36,7 @@ func FuzzAnthropicDecoders(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if _, u, err := decodeAnthropic(body); err == nil && (u.in < 0 || u.out < 0) {
+		if _, u, err := decodeAnthropic(body); err == nil && (u.In < 0 || u.Out < 0) {
 			t.Fatalf("negative usage %v", u)
 		}
 		anthropicErrText(body)

@@ -1,9 +1,8 @@
-// providers.go: provider settings (config keys and environment), their resolution, and prices.
+// settings.go: provider settings (config keys and environment), their resolution into a Client, and prices.
 
-package assert
+package provider
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -13,12 +12,12 @@ import (
 	"time"
 )
 
-// ProviderSettings configures layers 5 (embedding) and 6 (LLM judge). Its
+// Settings configures the embedding (layer 5) and judge (layer 6) providers. Its
 // JSON keys are top-level keys of the --config file; every key is optional
 // and the environment alone is enough (the SDKs start the engine with no
 // config file, ../shared/sdk-compat.md):
 //
-//	embedding.provider   "openai" (any OpenAI-compatible server) or "lexical" (offline, see lexical.go).
+//	embedding.provider   "openai" (any OpenAI-compatible server) or "lexical" (offline, computed by the caller).
 //	                     Default: "openai" when an OpenAI key or base URL is set, else none.
 //	embedding.base_url   OpenAI-compatible base URL, with or without "/v1". Default: $OPENAI_BASE_URL, else https://api.openai.com.
 //	embedding.model      default embedding model. Default: text-embedding-3-small ("lexical" with provider lexical).
@@ -35,16 +34,16 @@ import (
 //	cache_dir_max_bytes  size bound of cache_dir; the oldest files go first. Default 256 MiB.
 //
 // The earlier engine's ATTEST_* variables fill what the config leaves empty
-// (providerenv.go): ATTEST_JUDGE_PROVIDER, ATTEST_JUDGE_MODEL,
+// (env.go): ATTEST_JUDGE_PROVIDER, ATTEST_JUDGE_MODEL,
 // ATTEST_EMBEDDING_PROVIDER, ATTEST_CACHE_DIR, and ATTEST_JUDGE_TIMEOUT_S.
 //
 // A provider is usable when it has an API key, or when its base URL was set
 // explicitly (config or *_BASE_URL): a local server (Ollama, vLLM,
 // llama.cpp, LM Studio) or a gateway that may need no key. With no key the
 // Authorization header is not sent.
-type ProviderSettings struct {
-	Embedding        ProviderConfig   `json:"embedding"`
-	Judge            ProviderConfig   `json:"judge"`
+type Settings struct {
+	Embedding        Config           `json:"embedding"`
+	Judge            Config           `json:"judge"`
 	Prices           map[string]Price `json:"prices"`
 	CacheDir         string           `json:"cache_dir"`
 	CacheSize        int              `json:"cache_size"`
@@ -58,8 +57,8 @@ type ProviderSettings struct {
 	RetryBase time.Duration `json:"-"`
 }
 
-// ProviderConfig is the "embedding" or "judge" object of the config file.
-type ProviderConfig struct {
+// Config is the "embedding" or "judge" object of the config file.
+type Config struct {
 	Provider  string `json:"provider"`
 	BaseURL   string `json:"base_url"`
 	Model     string `json:"model"`
@@ -95,27 +94,18 @@ const (
 	defaultEmbeddingModel  = "text-embedding-3-small"
 	defaultOpenAIJudge     = "gpt-4.1-mini"
 	defaultAnthropicJudge  = "claude-haiku-4-5"
-	lexicalModel           = "lexical"
+	LexicalModel           = "lexical"
 	defaultCacheEntries    = 4096
 	defaultCacheDirMaxSize = 256 << 20
 )
 
-// usage is the token count a provider reported for one call.
-type usage struct{ in, out int64 }
+// Usage is the token count a provider reported for one call.
+type Usage struct{ In, Out int64 }
 
-// embedClient embeds texts; vectors come back in the order of texts.
-type embedClient interface {
-	embed(ctx context.Context, model string, texts []string) ([][]float32, usage, error)
-}
-
-// chatClient asks a chat model for one reply.
-type chatClient interface {
-	complete(ctx context.Context, model, system, user string, jsonMode bool) (string, usage, error)
-}
-
-// endpoint is a resolved provider: where it is, how to authenticate.
-type endpoint struct {
+// Endpoint is a resolved provider: where it is, how to authenticate.
+type Endpoint struct {
 	kind         string // "openai" or "anthropic"
+	what         string // "embedding" or "judge", for messages
 	base         string // scheme://host[/prefix], without a trailing "/" or "/v1"
 	key          string // never quoted anywhere
 	keyEnv       string // the env var the key comes (or would come) from
@@ -126,16 +116,18 @@ type endpoint struct {
 	http         *httpDoer
 }
 
-func (ep *endpoint) usable() bool {
+func (ep *Endpoint) Usable() bool {
 	return ep != nil && ep.broken == "" && (ep.key != "" || ep.explicitBase)
 }
 
-// providers is the engine's resolved layer 5–6 configuration.
-type providers struct {
-	embedder     *endpoint // OpenAI-compatible embeddings; never nil, usable() or not
+// Client is the engine's resolved layer 5–6 configuration: the embedding
+// and judge endpoints, prices, and the result cache. It is safe for
+// concurrent use.
+type Client struct {
+	embedder     *Endpoint // OpenAI-compatible embeddings; never nil, Usable() or not
 	embedDefault string    // default embedding model; "" when none is usable
 	embedWhy     string    // what to configure when embedDefault is ""
-	judge        *endpoint // never nil; unusable: llm_judge is an ASSERTION_ERROR
+	judge        *Endpoint // never nil; unusable: llm_judge is an ASSERTION_ERROR
 	judgeWhy     string
 	prices       map[string]Price
 	cache        *resultCache
@@ -143,7 +135,9 @@ type providers struct {
 	warnings     []string // settings from the environment that could not be used
 }
 
-func newProviders(s ProviderSettings) (*providers, error) {
+// New resolves the settings against the environment. A bad config value is
+// an error; a provider that is merely unusable (no key) is not.
+func New(s Settings) (*Client, error) {
 	getenv := s.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -153,7 +147,7 @@ func newProviders(s ProviderSettings) (*providers, error) {
 		client = newHTTPClient()
 	}
 	doer := &httpDoer{client: client, retryBase: s.RetryBase}
-	p := &providers{prices: map[string]Price{}}
+	p := &Client{prices: map[string]Price{}}
 	env := readProviderEnv(&s, getenv)
 	p.warnings = env.warnings
 	for m, pr := range builtinPrices {
@@ -168,7 +162,7 @@ func newProviders(s ProviderSettings) (*providers, error) {
 
 	// Layer 5.
 	switch s.Embedding.Provider {
-	case "", "openai", lexicalModel:
+	case "", "openai", LexicalModel:
 	default:
 		return nil, fmt.Errorf("config embedding.provider %q: want \"openai\" or \"lexical\"", s.Embedding.Provider)
 	}
@@ -179,9 +173,9 @@ func newProviders(s ProviderSettings) (*providers, error) {
 	ep.model = orDefault(s.Embedding.Model, defaultEmbeddingModel)
 	p.embedder = ep
 	switch {
-	case s.Embedding.Provider == lexicalModel || (s.Embedding.Provider == "" && s.Embedding.Model == lexicalModel):
-		p.embedDefault = lexicalModel
-	case ep.usable():
+	case s.Embedding.Provider == LexicalModel || (s.Embedding.Provider == "" && s.Embedding.Model == LexicalModel):
+		p.embedDefault = LexicalModel
+	case ep.Usable():
 		p.embedDefault = ep.model
 	default:
 		p.embedWhy = ep.whyUnusable("embedding") + " Or use the offline lexical model: \"model\": \"lexical\" in the assertion, or {\"embedding\": {\"provider\": \"lexical\"}} in the --config file."
@@ -191,7 +185,7 @@ func newProviders(s ProviderSettings) (*providers, error) {
 	}
 
 	// Layer 6.
-	var judge *endpoint
+	var judge *Endpoint
 	switch s.Judge.Provider {
 	case "openai", "anthropic":
 		if judge, err = resolveEndpoint(s.Judge.Provider, "judge", s.Judge, getenv, doer); err != nil {
@@ -208,7 +202,7 @@ func newProviders(s ProviderSettings) (*providers, error) {
 			return nil, err
 		}
 		judge = oa
-		if !oa.usable() && an.usable() {
+		if !oa.Usable() && an.Usable() {
 			judge = an
 		}
 	default:
@@ -219,7 +213,7 @@ func newProviders(s ProviderSettings) (*providers, error) {
 		judge.model = map[string]string{"openai": defaultOpenAIJudge, "anthropic": defaultAnthropicJudge}[judge.kind]
 	}
 	p.judge = judge
-	if !judge.usable() {
+	if !judge.Usable() {
 		p.judgeWhy = judge.whyUnusable("judge")
 		if s.Judge.Provider == "" {
 			p.judgeWhy = "Set OPENAI_API_KEY (or ATTEST_OPENAI_API_KEY) or ANTHROPIC_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server; or choose judge.provider in the --config file."
@@ -256,10 +250,10 @@ func newProviders(s ProviderSettings) (*providers, error) {
 	return p, nil
 }
 
-// usable reports whether layers 5 and 6 can both run: the capability
+// Usable reports whether layers 5 and 6 can both run: the capability
 // layers_5_6 (spec §2.1) is advertised only then.
-func (p *providers) usable() bool {
-	return p != nil && p.embedDefault != "" && p.judge.usable()
+func (p *Client) Usable() bool {
+	return p != nil && p.embedDefault != "" && p.judge.Usable()
 }
 
 // resolveEndpoint reads a provider's key and base URL from the config
@@ -267,8 +261,8 @@ func (p *providers) usable() bool {
 // config file is a startup error; a bad *_BASE_URL variable only makes the
 // provider unusable, with an assertion error that says why (SDKs never read
 // the engine's stderr).
-func resolveEndpoint(kind, what string, c ProviderConfig, getenv func(string) string, doer *httpDoer) (*endpoint, error) {
-	ep := &endpoint{kind: kind, http: doer}
+func resolveEndpoint(kind, what string, c Config, getenv func(string) string, doer *httpDoer) (*Endpoint, error) {
+	ep := &Endpoint{kind: kind, what: what, http: doer}
 	keyVars, baseVar, defBase := []string{"OPENAI_API_KEY", "ATTEST_OPENAI_API_KEY"}, "OPENAI_BASE_URL", openAIDefaultBase
 	if kind == "anthropic" {
 		keyVars, baseVar, defBase = []string{"ANTHROPIC_API_KEY"}, "ANTHROPIC_BASE_URL", anthropicDefaultBase
@@ -302,8 +296,14 @@ func resolveEndpoint(kind, what string, c ProviderConfig, getenv func(string) st
 	return ep, nil
 }
 
+// Why is what to configure to make an unusable endpoint usable: the detail
+// of the ASSERTION_ERROR that names it.
+func (ep *Endpoint) Why() string {
+	return ep.whyUnusable(ep.what)
+}
+
 // whyUnusable is the detail of the ASSERTION_ERROR for an unusable provider.
-func (ep *endpoint) whyUnusable(what string) string {
+func (ep *Endpoint) whyUnusable(what string) string {
 	if ep.broken != "" {
 		return ep.broken + " Set it to an http(s) URL such as http://localhost:11434/v1."
 	}
@@ -330,14 +330,14 @@ func normalizeBase(raw string) (string, error) {
 	return u.Scheme + "://" + u.Host + path, nil
 }
 
-// cost is the USD price of a call's usage (0 for a model with no price).
-func (p *providers) cost(model string, u usage) float64 {
+// Cost is the USD price of a call's usage (0 for a model with no price).
+func (p *Client) Cost(model string, u Usage) float64 {
 	pr, ok := p.prices[model]
 	if !ok {
 		return 0
 	}
 	// Rounded to 1e-10 USD so that sums print without float noise.
-	return math.Round((float64(u.in)*pr.Input+float64(u.out)*pr.Output)/1e6*1e10) / 1e10
+	return math.Round((float64(u.In)*pr.Input+float64(u.Out)*pr.Output)/1e6*1e10) / 1e10
 }
 
 func orDefault(s, def string) string {

@@ -1,6 +1,6 @@
-// provider_anthropic.go: the Anthropic Messages API client (POST /v1/messages) over net/http, for the judge.
+// anthropic.go: the Anthropic Messages API client (POST /v1/messages) over net/http, for the judge.
 
-package assert
+package provider
 
 import (
 	"context"
@@ -17,7 +17,7 @@ const anthropicVersion = "2023-06-01"
 const judgeMaxTokens = 1024
 
 type anthropicClient struct {
-	ep   *endpoint
+	ep   *Endpoint
 	what string
 }
 
@@ -49,7 +49,7 @@ type anthropicResponse struct {
 
 // complete asks for one reply. The Messages API has no JSON mode: the
 // system prompt asks for JSON and the judge parses the first JSON object.
-func (c *anthropicClient) complete(ctx context.Context, model, system, user string, _ bool) (string, usage, error) {
+func (c *anthropicClient) complete(ctx context.Context, model, system, user string, _ bool) (string, Usage, error) {
 	body, _ := json.Marshal(anthropicRequest{
 		Model: model, MaxTokens: judgeMaxTokens, System: system,
 		Messages: []anthropicMessage{{Role: "user", Content: user}},
@@ -68,10 +68,10 @@ func (c *anthropicClient) complete(ctx context.Context, model, system, user stri
 }
 
 // decodeAnthropic joins the text blocks of a message and reads the usage.
-func decodeAnthropic(body []byte) (string, usage, error) {
+func decodeAnthropic(body []byte) (string, Usage, error) {
 	var r anthropicResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return "", usage{}, fmt.Errorf("not a message: %v", err)
+		return "", Usage{}, fmt.Errorf("not a message: %v", err)
 	}
 	var b strings.Builder
 	found := false
@@ -81,7 +81,7 @@ func decodeAnthropic(body []byte) (string, usage, error) {
 			found = true
 		}
 	}
-	u := usage{in: max(r.Usage.InputTokens, 0), out: max(r.Usage.OutputTokens, 0)}
+	u := Usage{In: max(r.Usage.InputTokens, 0), Out: max(r.Usage.OutputTokens, 0)}
 	if !found {
 		return "", u, fmt.Errorf("the message has no text content")
 	}

@@ -1,6 +1,6 @@
-// resultcache_test.go: the result cache's directory: persistence, atomic files, corruption and the size bound.
+// cache_test.go: the result cache's directory: persistence, atomic files, corruption and the size bound.
 
-package assert
+package provider
 
 import (
 	"os"
@@ -15,7 +15,7 @@ func TestResultCacheDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k1, k2, k3 := cacheKey("a"), cacheKey("b"), cacheKey("c")
+	k1, k2, k3 := CacheKey("a"), CacheKey("b"), CacheKey("c")
 	c.put(k1, []byte("one"))
 	c.put(k2, []byte("two"))
 	c.put(k3, []byte("three")) // evicts k1 from memory; the directory still has it
@@ -35,12 +35,12 @@ func TestResultCacheDir(t *testing.T) {
 			t.Errorf("temp file %s left behind: writes must be atomic", e.Name())
 		}
 	}
-	if cacheKey("ab", "c") == cacheKey("a", "bc") {
+	if CacheKey("ab", "c") == CacheKey("a", "bc") {
 		t.Error("keys must not collide across part boundaries")
 	}
 	// The key names files that outlive the engine: it must not change.
-	if k := cacheKey("embedding", "openai", "https://api.openai.com", "text-embedding-3-small", "Refund processed."); k != "11acd0118886081ee2f640fda12ae718744f6206051d6506d2e7d275cd36383c" {
-		t.Errorf("cacheKey changed to %s: every cache_dir of earlier runs would be missed", k)
+	if k := CacheKey("embedding", "openai", "https://api.openai.com", "text-embedding-3-small", "Refund processed."); k != "11acd0118886081ee2f640fda12ae718744f6206051d6506d2e7d275cd36383c" {
+		t.Errorf("CacheKey changed to %s: every cache_dir of earlier runs would be missed", k)
 	}
 }
 
@@ -50,16 +50,16 @@ func TestResultCacheCorruptAndBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := cacheKey("x")
+	k := CacheKey("x")
 	os.WriteFile(filepath.Join(dir, k+".json"), []byte("garbage"), 0o600)
 	v, ok := c.get(k)
 	if ok {
-		if _, vok := decodeVector(v); vok {
+		if _, vok := DecodeVector(v); vok {
 			t.Error("a corrupt vector file must not decode")
 		}
 	}
 	for i := range 20 {
-		c.put(cacheKey("k", string(rune('a'+i))), []byte(strings.Repeat("v", 30)))
+		c.put(CacheKey("k", string(rune('a'+i))), []byte(strings.Repeat("v", 30)))
 	}
 	var total int64
 	for _, f := range c.files() {
@@ -72,30 +72,30 @@ func TestResultCacheCorruptAndBounded(t *testing.T) {
 
 func TestVectorEncoding(t *testing.T) {
 	v := []float32{0.25, -1, 3.5e-8}
-	got, ok := decodeVector(encodeVector(v))
+	got, ok := DecodeVector(EncodeVector(v))
 	if !ok || len(got) != 3 || got[0] != v[0] || got[1] != v[1] || got[2] != v[2] {
 		t.Errorf("round trip: %v %v", got, ok)
 	}
 	for _, bad := range []string{"", "AEV1", "AEV1abc", "XXXX0000"} {
-		if _, ok := decodeVector([]byte(bad)); ok {
-			t.Errorf("decodeVector(%q) accepted", bad)
+		if _, ok := DecodeVector([]byte(bad)); ok {
+			t.Errorf("DecodeVector(%q) accepted", bad)
 		}
 	}
 }
 
 // FuzzDecodeVector: a cache file holds anything (another program, a torn
-// disk); what decodes is finite and is exactly what encodeVector writes.
+// disk); what decodes is finite and is exactly what EncodeVector writes.
 func FuzzDecodeVector(f *testing.F) {
 	for _, s := range []string{"", "AEV1", "AEV1abc", "XXXX0000", "AEV1\x00\x00\x80\x3f", "AEV1\x00\x00\xc0\x7f", `{"score":1}`} {
 		f.Add([]byte(s))
 	}
-	f.Add(encodeVector([]float32{0.25, -1, 3.5e-8}))
+	f.Add(EncodeVector([]float32{0.25, -1, 3.5e-8}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		v, ok := decodeVector(b)
+		v, ok := DecodeVector(b)
 		if !ok {
 			return
 		}
-		if len(v) == 0 || string(encodeVector(v)) != string(b) {
+		if len(v) == 0 || string(EncodeVector(v)) != string(b) {
 			t.Fatalf("%q decodes to %v, which does not encode back", b, v)
 		}
 	})

@@ -1,6 +1,6 @@
 // httpcall_test.go: retries, backoff, Retry-After, deadlines, size limits and key-safe errors of provider calls.
 
-package assert
+package provider
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func TestProviderCallErrors(t *testing.T) {
 		reason   string
 		judge    bool // a judge call, else an embedding call
 		script   []scripted
-		want     *ProviderError // nil: success
+		want     *Error // nil: success
 		attempts int
 	}{
 		{"429 then ok", "a rate limit is retried, honouring Retry-After", false,
@@ -31,47 +31,47 @@ func TestProviderCallErrors(t *testing.T) {
 			[]scripted{{status: 500, body: openAIErr("boom", "")}, {status: 502, body: "bad gateway"}}, nil, 3},
 		{"429 three times", "spec §5's message and detail, to the letter", false,
 			[]scripted{{status: 429}, {status: 429}, {status: 429, body: openAIErr("rate limit exceeded", "rate_limit_exceeded")}},
-			&ProviderError{Message: "embedding provider returned HTTP 429: rate limit exceeded", Detail: retryDetail, Transient: true}, 3},
+			&Error{Message: "embedding provider returned HTTP 429: rate limit exceeded", Detail: retryDetail, Transient: true}, 3},
 		{"500 three times", "the judge's message quotes the provider's error message", true,
 			[]scripted{{status: 500}, {status: 500}, {status: 500, body: openAIErr("The server had an error while processing your request.", "")}},
-			&ProviderError{Message: "judge provider returned HTTP 500: The server had an error while processing your request.", Detail: retryDetail, Transient: true}, 3},
+			&Error{Message: "judge provider returned HTTP 500: The server had an error while processing your request.", Detail: retryDetail, Transient: true}, 3},
 		{"429 without body", "no message from the provider: spec §5's wording", false,
 			[]scripted{{status: 429}, {status: 429}, {status: 429, body: "<html>busy</html>"}},
-			&ProviderError{Message: "embedding provider returned HTTP 429: rate limit exceeded", Detail: retryDetail, Transient: true}, 3},
+			&Error{Message: "embedding provider returned HTTP 429: rate limit exceeded", Detail: retryDetail, Transient: true}, 3},
 		{"401 bad key", "a rejected key fails at once, names the env var, never shows the key", true,
 			[]scripted{{status: 401, body: openAIErr("Incorrect API key provided: "+testKey+". You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_api_key")}},
-			&ProviderError{Message: "judge provider returned HTTP 401: Incorrect API key provided: [redacted]. You can find your API key at https://platform.openai.com/account/api-keys.",
+			&Error{Message: "judge provider returned HTTP 401: Incorrect API key provided: [redacted]. You can find your API key at https://platform.openai.com/account/api-keys.",
 				Detail: "The judge provider rejected the API key from OPENAI_API_KEY: set it to a valid key with access to model 'gpt-4.1-mini'."}, 1},
 		{"401 partial key echo", "a provider's masked echo of the key is scrubbed too", false,
 			[]scripted{{status: 401, body: openAIErr("Incorrect API key provided: sk-test-S***cdef.", "invalid_api_key")}},
-			&ProviderError{Message: "embedding provider returned HTTP 401: Incorrect API key provided: sk-[redacted].",
+			&Error{Message: "embedding provider returned HTTP 401: Incorrect API key provided: sk-[redacted].",
 				Detail: "The embedding provider rejected the API key from OPENAI_API_KEY: set it to a valid key with access to model 'text-embedding-3-small'."}, 1},
 		{"404 model", "an unknown model fails at once and says what to fix", false,
 			[]scripted{{status: 404, body: openAIErr("The model `nope` does not exist or you do not have access to it.", "model_not_found")}},
-			&ProviderError{Message: "embedding provider returned HTTP 404: The model `nope` does not exist or you do not have access to it.",
+			&Error{Message: "embedding provider returned HTTP 404: The model `nope` does not exist or you do not have access to it.",
 				Detail: "The embedding provider at BASE does not know model 'text-embedding-3-small' (or the endpoint): fix the assertion's model or embedding.model, and the base URL."}, 1},
 		{"400", "a rejected request is not retried", true,
 			[]scripted{{status: 400, body: `{"error":"json: cannot unmarshal"}`}},
-			&ProviderError{Message: "judge provider returned HTTP 400: json: cannot unmarshal",
+			&Error{Message: "judge provider returned HTTP 400: json: cannot unmarshal",
 				Detail: "The judge provider rejected the request for model 'gpt-4.1-mini': check that it is a chat model that accepts temperature 0 and JSON mode, and the assertion spec."}, 1},
 		{"huge body", "bodies are read through a size limit", false,
 			[]scripted{{status: 200, body: strings.Repeat(" ", maxResponseBytes+10)}},
-			&ProviderError{Message: "embedding provider response exceeds 4194304 bytes",
+			&Error{Message: "embedding provider response exceeds 4194304 bytes",
 				Detail: "The provider sent an unexpectedly large response; check that base_url points at an OpenAI- or Anthropic-compatible API."}, 1},
 		{"malformed json", "an unreadable 200 is an error, not a pass", false,
 			[]scripted{{status: 200, body: `{"data": [`}},
-			&ProviderError{Message: "embedding provider returned an invalid response: not an embeddings response: unexpected end of JSON input",
+			&Error{Message: "embedding provider returned an invalid response: not an embeddings response: unexpected end of JSON input",
 				Detail: "Check that the base URL points at an OpenAI-compatible /v1/embeddings endpoint and that 'text-embedding-3-small' is an embedding model."}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
 			f.push(tc.script...)
-			e := fakeEngine(t, f, nil)
-			ep := e.prov.embedder
+			p := fakeClient(t, f)
+			ep := p.embedder
 			var err error
 			if tc.judge {
-				_, _, err = (&openAIClient{ep: e.prov.judge, what: "judge"}).complete(context.Background(), "gpt-4.1-mini", "s", "u", true)
+				_, _, err = (&openAIClient{ep: p.judge, what: "judge"}).complete(context.Background(), "gpt-4.1-mini", "s", "u", true)
 			} else {
 				_, _, err = (&openAIClient{ep: ep, what: "embedding"}).embed(context.Background(), "text-embedding-3-small", []string{"a"})
 			}
@@ -84,9 +84,9 @@ func TestProviderCallErrors(t *testing.T) {
 				}
 				return
 			}
-			var pe *ProviderError
+			var pe *Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("%s: error %T %v, want *ProviderError", tc.reason, err, err)
+				t.Fatalf("%s: error %T %v, want *Error", tc.reason, err, err)
 			}
 			tc.want.Detail = strings.ReplaceAll(tc.want.Detail, "BASE", f.URL)
 			if diff := cmp.Diff(tc.want, pe); diff != "" {
@@ -101,10 +101,10 @@ func TestProviderCallErrors(t *testing.T) {
 
 func TestProviderNetworkErrorRetried(t *testing.T) {
 	f := newFake(t)
-	e := fakeEngine(t, f, nil)
+	p := fakeClient(t, f)
 	f.Close() // nothing listens any more
-	_, _, err := (&openAIClient{ep: e.prov.embedder, what: "embedding"}).embed(context.Background(), "m", []string{"a"})
-	var pe *ProviderError
+	_, _, err := (&openAIClient{ep: p.embedder, what: "embedding"}).embed(context.Background(), "m", []string{"a"})
+	var pe *Error
 	if !errors.As(err, &pe) || !pe.Transient || !strings.HasPrefix(pe.Message, "embedding provider unreachable: ") || pe.Detail != retryDetail {
 		t.Fatalf("a refused connection is a retryable provider error after 3 attempts, got %#v", err)
 	}
@@ -128,11 +128,11 @@ func TestProviderDeadline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
 			f.push(tc.script...)
-			e := fakeEngine(t, f, nil)
+			p := fakeClient(t, f)
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 			defer cancel()
 			start := time.Now()
-			_, _, err := (&openAIClient{ep: e.prov.judge, what: "judge"}).complete(ctx, "m", "s", "u", true)
+			_, _, err := (&openAIClient{ep: p.judge, what: "judge"}).complete(ctx, "m", "s", "u", true)
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("%s: error %v, want context.DeadlineExceeded", tc.reason, err)
 			}
@@ -199,7 +199,7 @@ func FuzzProviderErrorReply(f *testing.F) {
 			t.Fatalf("Retry-After %q: wait %v outside 0..%v", retryAfter, d, maxRetryAfter)
 		}
 		for _, errText := range []func([]byte) string{openAIErrText, anthropicErrText} {
-			msg := providerMessage(provRequest{ep: &endpoint{key: secret}, errText: errText}, status, body)
+			msg := providerMessage(provRequest{ep: &Endpoint{key: secret}, errText: errText}, status, body)
 			if msg == "" || len(msg) > maxErrorText+len("…") || strings.Contains(msg, secret) {
 				t.Fatalf("body %q: message %q is empty, too long or holds the key", body, msg)
 			}

@@ -1,6 +1,6 @@
 // httpcall.go: one provider HTTP call with retry, backoff, Retry-After, size limits and key-safe errors.
 
-package assert
+package provider
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ type httpDoer struct {
 
 // provRequest is one provider call, described independently of the provider.
 type provRequest struct {
-	ep     *endpoint // base URL, key (scrubbed from anything quoted back) and the doer
+	ep     *Endpoint // base URL, key (scrubbed from anything quoted back) and the doer
 	what   string    // "embedding" or "judge": spec §5 "embedding provider returned HTTP 429: ..."
 	path   string    // "/v1/embeddings", ...
 	header http.Header
@@ -63,21 +63,21 @@ type provRequest struct {
 // post sends r and decodes a 2xx reply with decode. A reply that does not
 // decode is an error the engine does not retry; what it quotes of the reply (a refusal)
 // is key-scrubbed, as error bodies are.
-func post[T any](ctx context.Context, r provRequest, decode func([]byte) (T, usage, error)) (T, usage, error) {
+func post[T any](ctx context.Context, r provRequest, decode func([]byte) (T, Usage, error)) (T, Usage, error) {
 	var zero T
 	body, err := r.ep.http.do(ctx, r)
 	if err != nil {
-		return zero, usage{}, err
+		return zero, Usage{}, err
 	}
 	v, u, err := decode(body)
 	if err != nil {
-		return zero, usage{}, &ProviderError{Message: scrub(fmt.Sprintf("%s provider returned an invalid response: %v", r.what, err), r.ep.key), Detail: r.invalid}
+		return zero, Usage{}, &Error{Message: scrub(fmt.Sprintf("%s provider returned an invalid response: %v", r.what, err), r.ep.key), Detail: r.invalid}
 	}
 	return v, u, nil
 }
 
 // do sends r, retrying 429, 5xx and network errors, and returns the body
-// of a 2xx response. Errors are *ProviderError, or the context's error
+// of a 2xx response. Errors are *Error, or the context's error
 // (context.DeadlineExceeded when the batch deadline expired: 3002 TIMEOUT).
 func (h *httpDoer) do(ctx context.Context, r provRequest) ([]byte, error) {
 	for attempt := 1; ; attempt++ {
@@ -131,7 +131,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // message is already the one to surface. A failure while ctx is done is
 // reported by do as the context's error. An endpoint with a timeout
 // (ATTEST_JUDGE_TIMEOUT_S) bounds the attempt: one that runs out is retried.
-func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *ProviderError) {
+func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *Error) {
 	if r.ep.timeout <= 0 {
 		return h.attempt(ctx, r)
 	}
@@ -139,33 +139,33 @@ func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryA
 	defer cancel()
 	body, retryAfter, pe := h.attempt(actx, r)
 	if pe != nil && actx.Err() != nil && ctx.Err() == nil {
-		pe = &ProviderError{Transient: true, Detail: retryDetail,
+		pe = &Error{Transient: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider did not answer within %v (%s)", r.what, r.ep.timeout, envJudgeTimeout)}
 	}
 	return body, retryAfter, pe
 }
 
 // attempt is once without the endpoint's own timeout.
-func (h *httpDoer) attempt(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *ProviderError) {
+func (h *httpDoer) attempt(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *Error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.ep.base+r.path, bytes.NewReader(r.body))
 	if err != nil {
-		return nil, 0, &ProviderError{Message: fmt.Sprintf("%s provider request could not be built: %s", r.what, scrub(err.Error(), r.ep.key)),
+		return nil, 0, &Error{Message: fmt.Sprintf("%s provider request could not be built: %s", r.what, scrub(err.Error(), r.ep.key)),
 			Detail: "Check the provider base_url in the --config file or the *_BASE_URL environment variable."}
 	}
 	req.Header = r.header.Clone()
 	resp, err := h.client.Do(req)
 	if err != nil {
-		return nil, 0, &ProviderError{Transient: true, Detail: retryDetail,
+		return nil, 0, &Error{Transient: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider unreachable: %s", r.what, scrub(netErrText(err), r.ep.key))}
 	}
 	defer resp.Body.Close()
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if readErr != nil {
-		return nil, 0, &ProviderError{Transient: true, Detail: retryDetail,
+		return nil, 0, &Error{Transient: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider response could not be read: %s", r.what, scrub(netErrText(readErr), r.ep.key))}
 	}
 	if len(body) > maxResponseBytes {
-		return nil, 0, &ProviderError{
+		return nil, 0, &Error{
 			Message: fmt.Sprintf("%s provider response exceeds %d bytes", r.what, maxResponseBytes),
 			Detail:  "The provider sent an unexpectedly large response; check that base_url points at an OpenAI- or Anthropic-compatible API."}
 	}
@@ -176,9 +176,9 @@ func (h *httpDoer) attempt(ctx context.Context, r provRequest) (body []byte, ret
 	text := fmt.Sprintf("%s provider returned HTTP %d: %s", r.what, resp.StatusCode, msg)
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 		return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
-			&ProviderError{Message: text, Detail: retryDetail, Transient: true}
+			&Error{Message: text, Detail: retryDetail, Transient: true}
 	}
-	return nil, 0, &ProviderError{Message: text, Detail: fix4xx(r, resp.StatusCode)}
+	return nil, 0, &Error{Message: text, Detail: fix4xx(r, resp.StatusCode)}
 }
 
 // fix4xx says what to change after a 4xx, which the engine does not retry.
@@ -265,9 +265,25 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 
 // newHTTPClient is the engine's shared client: deadlines come from each
 // request's context; the transport keeps a few idle connections per host for
-// the bounded concurrency of a batch.
+// the bounded concurrency of a batch (assert runs at most 8 provider calls
+// of a batch at once: twice that).
 func newHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 2 * costlyConcurrency
+	tr.MaxIdleConnsPerHost = idleConnsPerHost
 	return &http.Client{Transport: tr}
+}
+
+// idleConnsPerHost: idle connections kept per provider host.
+const idleConnsPerHost = 16
+
+// excerpt is s cut to at most limit bytes, on a UTF-8 boundary, marked "…".
+func excerpt(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
 }

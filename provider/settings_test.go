@@ -1,19 +1,16 @@
-// providers_test.go: fake OpenAI and Anthropic servers for layer 5–6 tests, and provider resolution from config and env.
+// settings_test.go: a fake OpenAI and Anthropic server for the client tests, and provider resolution from config and env.
 
-package assert
+package provider
 
 import (
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"attest-engine/trace"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -44,7 +41,7 @@ type fakeProvider struct {
 	mu      sync.Mutex
 	calls   []fakeCall
 	script  []scripted
-	vectors map[string][]float64 // embedding of a text; default: its lexical vector
+	vectors map[string][]float64 // embedding of a text; default: [1, its length]
 	reply   func(user string) string
 	delay   time.Duration // of every default response
 }
@@ -116,9 +113,7 @@ func (f *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 			tokens += len(strings.Fields(text))
 			vec, ok := f.vector(text)
 			if !ok {
-				for _, x := range lexicalVector(text) {
-					vec = append(vec, float64(x))
-				}
+				vec = []float64{1, float64(len(text))}
 			}
 			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": vec})
 		}
@@ -162,32 +157,14 @@ func envOf(kv ...string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-// fakeEngine is an Engine whose providers are the fake, through OPENAI_BASE_URL.
-func fakeEngine(t *testing.T, f *fakeProvider, mod func(*ProviderSettings)) *Engine {
+// fakeClient is a Client whose endpoints are the fake, through OPENAI_BASE_URL.
+func fakeClient(t *testing.T, f *fakeProvider) *Client {
 	t.Helper()
-	ps := ProviderSettings{Getenv: envOf("OPENAI_API_KEY", testKey, "OPENAI_BASE_URL", f.URL+"/v1"), RetryBase: time.Millisecond}
-	if mod != nil {
-		mod(&ps)
-	}
-	e, err := New(Config{ProviderSettings: ps})
+	c, err := New(Settings{Getenv: envOf("OPENAI_API_KEY", testKey, "OPENAI_BASE_URL", f.URL+"/v1"), RetryBase: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e
-}
-
-// refund56 is the spec §2.2 trace.
-func refund56(t testing.TB) map[string]any {
-	t.Helper()
-	b, err := os.ReadFile("../testdata/tracecheck/traces/refund.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := trace.Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v.(map[string]any)
+	return c
 }
 
 func TestProviderResolution(t *testing.T) {
@@ -200,36 +177,36 @@ func TestProviderResolution(t *testing.T) {
 		name   string
 		reason string
 		env    func(string) string
-		cfg    ProviderSettings
+		cfg    Settings
 		want   want
 	}{
 		{"nothing", "no key, no config: layers 5–6 not advertised", envOf(),
-			ProviderSettings{}, want{"", "https://api.openai.com", "OPENAI_API_KEY", "openai", "https://api.openai.com", "gpt-4.1-mini", false}},
+			Settings{}, want{"", "https://api.openai.com", "OPENAI_API_KEY", "openai", "https://api.openai.com", "gpt-4.1-mini", false}},
 		{"openai key", "OPENAI_API_KEY alone enables both layers", envOf("OPENAI_API_KEY", "k"),
-			ProviderSettings{}, want{"text-embedding-3-small", "https://api.openai.com", "OPENAI_API_KEY", "openai", "https://api.openai.com", "gpt-4.1-mini", true}},
+			Settings{}, want{"text-embedding-3-small", "https://api.openai.com", "OPENAI_API_KEY", "openai", "https://api.openai.com", "gpt-4.1-mini", true}},
 		{"attest key", "ATTEST_OPENAI_API_KEY is what SDK users set", envOf("ATTEST_OPENAI_API_KEY", "k"),
-			ProviderSettings{}, want{"text-embedding-3-small", "https://api.openai.com", "ATTEST_OPENAI_API_KEY", "openai", "https://api.openai.com", "gpt-4.1-mini", true}},
+			Settings{}, want{"text-embedding-3-small", "https://api.openai.com", "ATTEST_OPENAI_API_KEY", "openai", "https://api.openai.com", "gpt-4.1-mini", true}},
 		{"local server", "a base URL needs no key; /v1 and trailing slash trimmed", envOf("OPENAI_BASE_URL", "http://localhost:11434/v1/"),
-			ProviderSettings{}, want{"text-embedding-3-small", "http://localhost:11434", "OPENAI_API_KEY", "openai", "http://localhost:11434", "gpt-4.1-mini", true}},
+			Settings{}, want{"text-embedding-3-small", "http://localhost:11434", "OPENAI_API_KEY", "openai", "http://localhost:11434", "gpt-4.1-mini", true}},
 		{"anthropic judge only", "Anthropic key: judge usable, but no embedding model", envOf("ANTHROPIC_API_KEY", "k"),
-			ProviderSettings{}, want{"", "https://api.openai.com", "OPENAI_API_KEY", "anthropic", "https://api.anthropic.com", "claude-haiku-4-5", false}},
+			Settings{}, want{"", "https://api.openai.com", "OPENAI_API_KEY", "anthropic", "https://api.anthropic.com", "claude-haiku-4-5", false}},
 		{"anthropic judge and lexical", "lexical default + Anthropic judge: both layers usable offline for embeddings", envOf("ANTHROPIC_API_KEY", "k"),
-			ProviderSettings{Embedding: ProviderConfig{Provider: "lexical"}}, want{"lexical", "https://api.openai.com", "OPENAI_API_KEY", "anthropic", "https://api.anthropic.com", "claude-haiku-4-5", true}},
+			Settings{Embedding: Config{Provider: "lexical"}}, want{"lexical", "https://api.openai.com", "OPENAI_API_KEY", "anthropic", "https://api.anthropic.com", "claude-haiku-4-5", true}},
 		{"config wins", "config base_url, model and api_key_env override the env defaults", envOf("MY_KEY", "k", "OPENAI_BASE_URL", "http://ignored"),
-			ProviderSettings{Embedding: ProviderConfig{BaseURL: "https://gw.example.com/openai/v1", Model: "emb-x", APIKeyEnv: "MY_KEY"},
-				Judge: ProviderConfig{Provider: "openai", Model: "judge-x"}},
+			Settings{Embedding: Config{BaseURL: "https://gw.example.com/openai/v1", Model: "emb-x", APIKeyEnv: "MY_KEY"},
+				Judge: Config{Provider: "openai", Model: "judge-x"}},
 			want{"emb-x", "https://gw.example.com/openai", "MY_KEY", "openai", "http://ignored", "judge-x", true}},
 		{"bad env base url", "a bad OPENAI_BASE_URL makes the provider unusable, not the engine", envOf("OPENAI_BASE_URL", "localhost:11434"),
-			ProviderSettings{}, want{"", "", "OPENAI_API_KEY", "openai", "", "gpt-4.1-mini", false}},
+			Settings{}, want{"", "", "OPENAI_API_KEY", "openai", "", "gpt-4.1-mini", false}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.Getenv = tc.env
-			p, err := newProviders(tc.cfg)
+			p, err := New(tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := want{p.embedDefault, p.embedder.base, p.embedder.keyEnv, p.judge.kind, p.judge.base, p.judge.model, p.usable()}
+			got := want{p.embedDefault, p.embedder.base, p.embedder.keyEnv, p.judge.kind, p.judge.base, p.judge.model, p.Usable()}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
 			}
@@ -240,19 +217,19 @@ func TestProviderResolution(t *testing.T) {
 func TestProviderConfigErrors(t *testing.T) {
 	tests := []struct {
 		name, reason string
-		cfg          ProviderSettings
+		cfg          Settings
 		want         string
 	}{
-		{"embedding provider", "anthropic has no embeddings API", ProviderSettings{Embedding: ProviderConfig{Provider: "anthropic"}}, `config embedding.provider "anthropic"`},
-		{"judge provider", "lexical cannot judge", ProviderSettings{Judge: ProviderConfig{Provider: "lexical"}}, `config judge.provider "lexical"`},
-		{"base url scheme", "a base URL must be http(s)", ProviderSettings{Judge: ProviderConfig{BaseURL: "ftp://x"}}, `config judge.base_url`},
-		{"base url credentials", "credentials in a URL would be logged", ProviderSettings{Embedding: ProviderConfig{BaseURL: "https://u:p@x"}}, "must not carry credentials"},
-		{"negative price", "prices are non-negative", ProviderSettings{Prices: map[string]Price{"m": {Input: -1}}}, `config prices["m"]`},
-		{"negative cache", "cache_size is a count", ProviderSettings{CacheSize: -1}, "config cache_size"},
+		{"embedding provider", "anthropic has no embeddings API", Settings{Embedding: Config{Provider: "anthropic"}}, `config embedding.provider "anthropic"`},
+		{"judge provider", "lexical cannot judge", Settings{Judge: Config{Provider: "lexical"}}, `config judge.provider "lexical"`},
+		{"base url scheme", "a base URL must be http(s)", Settings{Judge: Config{BaseURL: "ftp://x"}}, `config judge.base_url`},
+		{"base url credentials", "credentials in a URL would be logged", Settings{Embedding: Config{BaseURL: "https://u:p@x"}}, "must not carry credentials"},
+		{"negative price", "prices are non-negative", Settings{Prices: map[string]Price{"m": {Input: -1}}}, `config prices["m"]`},
+		{"negative cache", "cache_size is a count", Settings{CacheSize: -1}, "config cache_size"},
 	}
 	for _, tc := range tests {
 		tc.cfg.Getenv = envOf()
-		_, err := newProviders(tc.cfg)
+		_, err := New(tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s (%s): error %v, want it to contain %q", tc.name, tc.reason, err, tc.want)
 		}
@@ -260,23 +237,23 @@ func TestProviderConfigErrors(t *testing.T) {
 }
 
 func TestCostFromPrices(t *testing.T) {
-	p, err := newProviders(ProviderSettings{Getenv: envOf(), Prices: map[string]Price{"gpt-4.1": {Input: 1, Output: 2}, "local": {}}})
+	p, err := New(Settings{Getenv: envOf(), Prices: map[string]Price{"gpt-4.1": {Input: 1, Output: 2}, "local": {}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		model  string
-		u      usage
+		u      Usage
 		want   float64
 		reason string
 	}{
-		{"gpt-4.1", usage{1000, 500}, 0.002, "config overrides the built-in price"},
-		{"text-embedding-3-small", usage{2_000_000, 0}, 0.04, "built-in list price"},
-		{"unknown-model", usage{1000, 1000}, 0, "a model with no price costs 0"},
-		{"local", usage{1000, 1000}, 0, "a zero price marks a free model"},
+		{"gpt-4.1", Usage{1000, 500}, 0.002, "config overrides the built-in price"},
+		{"text-embedding-3-small", Usage{2_000_000, 0}, 0.04, "built-in list price"},
+		{"unknown-model", Usage{1000, 1000}, 0, "a model with no price costs 0"},
+		{"local", Usage{1000, 1000}, 0, "a zero price marks a free model"},
 	}
 	for _, tc := range tests {
-		if got := p.cost(tc.model, tc.u); got != tc.want {
+		if got := p.Cost(tc.model, tc.u); got != tc.want {
 			t.Errorf("cost(%s) = %v, want %v: %s", tc.model, got, tc.want, tc.reason)
 		}
 	}

@@ -1,6 +1,6 @@
-// provider_openai_test.go: decoding OpenAI-compatible responses, and fuzzing those decoders.
+// openai_test.go: decoding OpenAI-compatible responses, and fuzzing those decoders.
 
-package assert
+package provider
 
 import (
 	"strings"
@@ -38,12 +38,12 @@ func TestDecodeOpenAIChat(t *testing.T) {
 	tests := []struct {
 		body, want, why string
 		ok              bool
-		u               usage
+		u               Usage
 	}{
-		{`{"choices":[{"index":0,"message":{"role":"assistant","content":"{\"score\":1}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13}}`, `{"score":1}`, "content and usage", true, usage{10, 3}},
-		{`{"choices":[]}`, "", "no choices", false, usage{}},
-		{`{"choices":[{"message":{"content":null,"refusal":"I can't"}}]}`, "", "a refusal is an error", false, usage{}},
-		{`{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":-5}}`, "x", "negative usage clamps to 0", true, usage{}},
+		{`{"choices":[{"index":0,"message":{"role":"assistant","content":"{\"score\":1}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13}}`, `{"score":1}`, "content and usage", true, Usage{10, 3}},
+		{`{"choices":[]}`, "", "no choices", false, Usage{}},
+		{`{"choices":[{"message":{"content":null,"refusal":"I can't"}}]}`, "", "a refusal is an error", false, Usage{}},
+		{`{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":-5}}`, "x", "negative usage clamps to 0", true, Usage{}},
 	}
 	for _, tc := range tests {
 		got, u, err := decodeOpenAIChat([]byte(tc.body))

@@ -1,6 +1,6 @@
-// providerenv.go: the ATTEST_* environment variables the earlier engine read, under the config file.
+// env.go: the ATTEST_* environment variables the earlier engine read, under the config file.
 
-package assert
+package provider
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ type providerEnv struct {
 
 // readProviderEnv fills the settings the config file left empty from the
 // ATTEST_* variables, and says which values it could not use.
-func readProviderEnv(s *ProviderSettings, getenv func(string) string) providerEnv {
+func readProviderEnv(s *Settings, getenv func(string) string) providerEnv {
 	var env providerEnv
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
 	unusable := func(name, value, want, off string) string {
@@ -46,7 +46,7 @@ func readProviderEnv(s *ProviderSettings, getenv func(string) string) providerEn
 	}
 	if v := get(envEmbeddingProvider); v != "" && s.Embedding.Provider == "" {
 		switch p := strings.ToLower(v); p {
-		case "openai", lexicalModel:
+		case "openai", LexicalModel:
 			s.Embedding.Provider = p
 		default:
 			env.embedOff = unusable(envEmbeddingProvider, v, `want "openai" or "lexical"`, "the embedding provider is off") +

@@ -1,6 +1,6 @@
-// resultcache.go: the cache of judge verdicts and embedding vectors: a bounded LRU, optionally backed by a directory.
+// cache.go: the cache of judge verdicts and embedding vectors: a bounded LRU, optionally backed by a directory; the vector encoding it keeps.
 
-package assert
+package provider
 
 import (
 	"crypto/sha256"
@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,7 +25,7 @@ const maxCacheValue = 1 << 20
 // provider that answers with the largest vectors it may.
 const maxMemBytes = 64 << 20
 
-// resultCache maps a key (cacheKey of everything that affects an answer) to
+// resultCache maps a key (CacheKey of everything that affects an answer) to
 // an encoded answer. Memory is bounded by entries and by maxMemBytes; the
 // directory, when set, by bytes: one file per key, written atomically (temp file + rename), the
 // least recently used files removed first. The cache is best-effort: a
@@ -53,9 +54,9 @@ func newResultCache(entries int, dir string, maxDir int64) (*resultCache, error)
 	return c, nil
 }
 
-// cacheKey hashes the parts, each length-prefixed so that no two lists of
+// CacheKey hashes the parts, each length-prefixed so that no two lists of
 // parts share a key.
-func cacheKey(parts ...string) string {
+func CacheKey(parts ...string) string {
 	const domain = "attest-result-cache-v1"
 	n := len(domain)
 	for _, p := range parts {
@@ -199,4 +200,35 @@ func (f *flights) claim(key string) (release func(), wait <-chan struct{}) {
 		f.mu.Unlock()
 		close(ch)
 	}, nil
+}
+
+// Cached vectors: "AEV1" and the float32 values, little-endian.
+const vectorMagic = "AEV1"
+
+// EncodeVector is a vector as the cache keeps it.
+func EncodeVector(v []float32) []byte {
+	b := make([]byte, 0, len(vectorMagic)+4*len(v))
+	b = append(b, vectorMagic...)
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
+// DecodeVector reads EncodeVector's bytes; false for anything else, or a
+// non-finite value.
+func DecodeVector(b []byte) ([]float32, bool) {
+	if len(b) <= len(vectorMagic) || string(b[:len(vectorMagic)]) != vectorMagic || (len(b)-len(vectorMagic))%4 != 0 {
+		return nil, false
+	}
+	b = b[len(vectorMagic):]
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		f := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return nil, false
+		}
+		v[i] = f
+	}
+	return v, true
 }
