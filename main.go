@@ -17,7 +17,10 @@ import (
 	"syscall"
 	"time"
 
+	"attest-engine/assert"
+	"attest-engine/eval"
 	"attest-engine/logsink"
+	"attest-engine/report"
 	"attest-engine/rpc"
 )
 
@@ -66,7 +69,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			context.AfterFunc(ctx, stop) // a second signal ends the process at once
-			return rpc.Eval(ctx, args[1:], stdin, stdout, stderr)
+			return eval.Run(ctx, args[1:], stdin, stdout, stderr)
 		case "version": // the earlier engine's subcommand (../shared/sdk-compat.md)
 			if len(args) > 1 {
 				return usageError("version takes no arguments, got %q", args[1])
@@ -95,7 +98,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
 		return 2
 	}
-	timeout, err := rpc.ParseTimeout(*evalTimeout)
+	timeout, err := eval.ParseTimeout(*evalTimeout)
 	if err != nil {
 		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
 		return 2
@@ -110,15 +113,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer sink.Flush(flushLogs)
 	logger := newLogger(sink, level)
 
-	var cfg rpc.Config
+	var cfg assert.Config
 	if *configPath != "" {
-		if cfg, err = rpc.LoadConfig(*configPath); err != nil {
+		if cfg, err = assert.LoadConfig(*configPath); err != nil {
 			logger.Error(err.Error())
 			fmt.Fprintf(stderr, "attest-engine: %v\n", err)
 			return 2
 		}
 	}
-	engine, err := rpc.NewEngine(cfg)
+	engine, err := assert.New(cfg)
 	if err != nil {
 		logger.Error(err.Error())
 		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
@@ -130,11 +133,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	srv := rpc.New(rpc.Options{Engine: engine, Config: cfg, EvalTimeout: timeout, Logger: logger, Version: version, ReportPath: *reportPath})
+	opts := rpc.Options{Engine: engine, Config: cfg, EvalTimeout: timeout, Logger: logger, Version: version}
+	if *reportPath != "" {
+		opts.Report = reportTo(*reportPath, logger)
+	}
+	srv := rpc.New(opts)
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		logger.Error("serving stopped", "error", err.Error())
 	}
 	return 0
+}
+
+// reportTo is the server's --report: when serving ends, every result of the
+// session goes to path, in the format its extension names. A failure is
+// logged; it never changes the protocol's answers or the exit status.
+func reportTo(path string, logger *slog.Logger) func([]rpc.Record) {
+	return func(records []rpc.Record) {
+		list := make([]report.Recorded, len(records))
+		for i, r := range records {
+			list[i] = report.Recorded{TraceID: r.TraceID, Suite: r.Suite, Plugin: r.Plugin, Result: r.Result}
+		}
+		traces := report.ByTrace(list)
+		if err := report.WriteFile(path, traces); err != nil {
+			logger.Error("writing report", "path", path, "error", err.Error())
+			return
+		}
+		logger.Info("report written", "path", path, "format", string(report.FormatForPath(path)), "traces", len(traces))
+	}
 }
 
 // printVersion is what --version and the version subcommand print: the

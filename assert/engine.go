@@ -1,4 +1,4 @@
-// engine.go: the Engine, its configuration, and batch evaluation in layer order.
+// engine.go: the Engine and batch evaluation in layer order.
 
 package assert
 
@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -14,19 +15,6 @@ import (
 	"attest-engine/jsonschema"
 	"attest-engine/provider"
 )
-
-// Config is the assertion layers' part of the engine configuration file.
-type Config struct {
-	// SkipAfterHardFail skips the costly layers (5 and 6) of a batch once a
-	// cheaper layer hard-failed (spec §4: "engine decides based on
-	// configuration"). Skipped assertions still get a result saying so.
-	SkipAfterHardFail bool `json:"skip_after_hard_fail"`
-
-	// SchemaLoader resolves $ref URIs outside a schema (config schema_dirs).
-	SchemaLoader jsonschema.Loader `json:"-"`
-
-	provider.Settings
-}
 
 // layer of each assertion type: cheap layers are evaluated first (spec §4).
 type compiler struct {
@@ -86,8 +74,17 @@ func (ent idempotentEntry) matches(a Assertion, traceHash uint64) bool {
 	return ent.typ == a.Type && ent.agent == a.AgentID && ent.traceHash == traceHash && sameJSON(ent.spec, a.Spec)
 }
 
-// New returns an Engine for cfg.
+// New returns an Engine for cfg. With SchemaDirs set, the only files a
+// schema's $ref can reach are under those directories (offline $ref).
 func New(cfg Config) (*Engine, error) {
+	if len(cfg.SchemaDirs) > 0 {
+		for prefix, dir := range cfg.SchemaDirs {
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return nil, fmt.Errorf("config schema_dirs[%q]: %q is not a readable directory", prefix, dir)
+			}
+		}
+		cfg.SchemaLoader = jsonschema.DirLoader(cfg.SchemaDirs)
+	}
 	p, err := provider.New(cfg.Settings)
 	if err != nil {
 		return nil, err

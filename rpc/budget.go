@@ -3,8 +3,6 @@
 package rpc
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -12,66 +10,6 @@ import (
 
 	"attest-engine/assert"
 )
-
-// BudgetConfig is the config key soft_failure_budget. A suite is named by
-// the optional "suite" param of evaluate_batch and submit_plugin_result;
-// results sent without one belong to the unnamed suite "". A suite listed
-// under suites has its own budget; every other suite, the unnamed one
-// included, has the default budget; with no default it has none.
-//
-//	"soft_failure_budget": {
-//	  "default": {"max_count": 5},
-//	  "suites": {"checkout": {"max_fraction": 0.2}, "smoke": {"max_count": 0}}
-//	}
-type BudgetConfig struct {
-	Default *Budget           `json:"default"`
-	Suites  map[string]Budget `json:"suites"`
-}
-
-// Budget bounds the soft failures of one suite: exactly one of max_count
-// (soft failures allowed, an integer >= 0) and max_fraction (soft failures
-// allowed per result evaluated in the suite, 0 to 1).
-type Budget struct {
-	MaxCount    *int64   `json:"max_count"`
-	MaxFraction *float64 `json:"max_fraction"`
-}
-
-// UnmarshalJSON checks a budget as the config file is read.
-func (b *Budget) UnmarshalJSON(data []byte) error {
-	type plain Budget
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
-	}
-	switch {
-	case p.MaxCount != nil && p.MaxFraction != nil:
-		return errors.New("soft_failure_budget: a budget sets max_count or max_fraction, not both")
-	case p.MaxCount == nil && p.MaxFraction == nil:
-		return errors.New("soft_failure_budget: a budget needs max_count or max_fraction")
-	case p.MaxCount != nil && *p.MaxCount < 0:
-		return fmt.Errorf("soft_failure_budget: max_count %d must be 0 or more", *p.MaxCount)
-	case p.MaxFraction != nil && !(*p.MaxFraction >= 0 && *p.MaxFraction <= 1):
-		return fmt.Errorf("soft_failure_budget: max_fraction %v must be between 0 and 1", *p.MaxFraction)
-	}
-	*b = Budget(p)
-	return nil
-}
-
-// allows reports whether the n-th soft failure of a suite that has
-// evaluated results so far stays soft.
-func (b Budget) allows(n, evaluated int64) bool {
-	if b.MaxCount != nil {
-		return n <= *b.MaxCount
-	}
-	return float64(n) <= *b.MaxFraction*float64(evaluated)+1e-9
-}
-
-func (b Budget) String() string {
-	if b.MaxCount != nil {
-		return "max_count " + strconv.FormatInt(*b.MaxCount, 10)
-	}
-	return "max_fraction " + strconv.FormatFloat(*b.MaxFraction, 'f', -1, 64)
-}
 
 // suiteCounts are one suite's numbers, reported by shutdown.
 type suiteCounts struct {
@@ -95,7 +33,7 @@ type pluginKey struct{ suite, traceID, plugin, assertionID string }
 // maxPluginKeys plugin results for duplicate detection (an older one sent
 // again is accepted again).
 type ledger struct {
-	cfg        BudgetConfig
+	cfg        assert.BudgetConfig
 	mu         sync.Mutex
 	counts     map[string]*suiteCounts
 	plugins    map[pluginKey]bool
@@ -108,7 +46,7 @@ const (
 	maxPluginKeys = 1 << 16
 )
 
-func newLedger(cfg BudgetConfig) *ledger {
+func newLedger(cfg assert.BudgetConfig) *ledger {
 	return &ledger{cfg: cfg, counts: map[string]*suiteCounts{}, plugins: map[pluginKey]bool{}}
 }
 
@@ -124,14 +62,14 @@ func (l *ledger) admit(suite string) error {
 		"invalid params: too many suites in this session")
 }
 
-func (l *ledger) budget(suite string) (Budget, bool) {
+func (l *ledger) budget(suite string) (assert.Budget, bool) {
 	if b, ok := l.cfg.Suites[suite]; ok {
 		return b, true
 	}
 	if l.cfg.Default != nil {
 		return *l.cfg.Default, true
 	}
-	return Budget{}, false
+	return assert.Budget{}, false
 }
 
 // apply counts results into suite and escalates the soft failures beyond the
@@ -165,7 +103,7 @@ func (l *ledger) applyLocked(suite string, results []assert.Result) {
 		if r.Skipped || r.Status != assert.SoftFail {
 			continue
 		}
-		if !limited || b.allows(c.soft+1, c.evaluated) {
+		if !limited || b.Allows(c.soft+1, c.evaluated) {
 			c.soft++
 			continue
 		}
@@ -176,7 +114,7 @@ func (l *ledger) applyLocked(suite string, results []assert.Result) {
 }
 
 // escalationNote appends why a soft failure is reported as hard_fail.
-func escalationNote(explanation, suite string, b Budget, c *suiteCounts) string {
+func escalationNote(explanation, suite string, b assert.Budget, c *suiteCounts) string {
 	name := "the unnamed suite"
 	if suite != "" {
 		name = "suite '" + suite + "'"

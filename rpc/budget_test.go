@@ -31,7 +31,7 @@ var budgetTranscripts = []struct {
 func TestBudgetTranscripts(t *testing.T) {
 	for _, tc := range budgetTranscripts {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := ParseConfig([]byte(tc.config))
+			cfg, err := assert.ParseConfig([]byte(tc.config))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,9 +47,9 @@ func TestBudgetTranscripts(t *testing.T) {
 
 // sequential sends each line and waits for its one answer line before the
 // next, and returns the answers.
-func sequential(t *testing.T, cfg Config, lines []string) string {
+func sequential(t *testing.T, cfg assert.Config, lines []string) string {
 	t.Helper()
-	eng, err := assert.New(cfg.Config)
+	eng, err := assert.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestBudgetConfig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseConfig([]byte(tc.config))
+			_, err := assert.ParseConfig([]byte(tc.config))
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Errorf("%s: %v", tc.reason, err)
@@ -118,7 +118,7 @@ func TestBudgetConfig(t *testing.T) {
 func TestBudgetConcurrent(t *testing.T) {
 	const batches, perBatch, limit = 50, 7, 40
 	n := int64(limit)
-	l := &ledger{cfg: BudgetConfig{Suites: map[string]Budget{"s": {MaxCount: &n}}}, counts: map[string]*suiteCounts{}, plugins: map[pluginKey]bool{}}
+	l := &ledger{cfg: assert.BudgetConfig{Suites: map[string]assert.Budget{"s": {MaxCount: &n}}}, counts: map[string]*suiteCounts{}, plugins: map[pluginKey]bool{}}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	statuses := map[assert.Status]int{}
@@ -152,7 +152,7 @@ func TestBudgetConcurrent(t *testing.T) {
 
 func TestBudgetSkippedNotCounted(t *testing.T) {
 	zero := int64(0)
-	l := &ledger{cfg: BudgetConfig{Default: &Budget{MaxCount: &zero}}, counts: map[string]*suiteCounts{}}
+	l := &ledger{cfg: assert.BudgetConfig{Default: &assert.Budget{MaxCount: &zero}}, counts: map[string]*suiteCounts{}}
 	rs := []assert.Result{{Status: assert.SoftFail, Skipped: true, Explanation: "Skipped."}, {Status: assert.SoftFail, Explanation: "soft."}}
 	l.apply("", rs)
 	if rs[0].Status != assert.SoftFail || rs[1].Status != assert.HardFail {
@@ -166,7 +166,7 @@ func TestBudgetSkippedNotCounted(t *testing.T) {
 // TestLedgerBounds: the suites a session counts and the plugin results it
 // remembers for duplicate detection are bounded, whatever the SDK sends.
 func TestLedgerBounds(t *testing.T) {
-	l := newLedger(BudgetConfig{})
+	l := newLedger(assert.BudgetConfig{})
 	for i := range maxSuites {
 		if err := l.admit(fmt.Sprint("s", i)); err != nil {
 			t.Fatalf("suite %d of %d refused: %v", i, maxSuites, err)

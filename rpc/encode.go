@@ -36,7 +36,7 @@ func encodeError(id any, e *Error) []byte {
 	b = append(b, `,"message":`...)
 	b = appendString(b, e.Message)
 	b = append(b, `,"data":{"error_type":`...)
-	b = appendString(b, errorTypes[e.Code])
+	b = appendString(b, errorType(e.Code))
 	b = append(b, `,"retryable":`...)
 	b = strconv.AppendBool(b, e.Retryable)
 	b = append(b, `,"detail":`...)

@@ -3,44 +3,43 @@
 package rpc
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"attest-engine/assert"
-	"attest-engine/provider"
-	"attest-engine/trace"
 )
 
 // Wire codes are part of a published protocol: explicit numbers, never iota.
+// An evaluation's own codes (1001, 1002, 2001, 3001, 3002) are the
+// evaluation core's (assert.FailureOf); the protocol adds these.
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
 	codeMethodNotFound = -32601
 	codeInvalidParams  = -32602
 
-	codeInvalidTrace   = 1001 // INVALID_TRACE
-	codeAssertionError = 1002 // ASSERTION_ERROR
-	codeProviderError  = 2001 // PROVIDER_ERROR
-	codeEngineError    = 3001 // ENGINE_ERROR
-	codeTimeout        = 3002 // TIMEOUT
+	codeInvalidTrace   = assert.CodeInvalidTrace
+	codeAssertionError = assert.CodeAssertionError
+	codeEngineError    = assert.CodeEngineError
 	codeSessionError   = 3003 // SESSION_ERROR
 )
 
-// errorTypes names each code for the error's data.error_type (spec §5). The
+// errorType names each code for the error's data.error_type (spec §5). The
 // JSON-RPC codes have no name in the spec; they get the JSON-RPC 2.0 ones.
-var errorTypes = map[int]string{
-	codeParseError:     "PARSE_ERROR",
-	codeInvalidRequest: "INVALID_REQUEST",
-	codeMethodNotFound: "METHOD_NOT_FOUND",
-	codeInvalidParams:  "INVALID_PARAMS",
-	codeInvalidTrace:   "INVALID_TRACE",
-	codeAssertionError: "ASSERTION_ERROR",
-	codeProviderError:  "PROVIDER_ERROR",
-	codeEngineError:    "ENGINE_ERROR",
-	codeTimeout:        "TIMEOUT",
-	codeSessionError:   "SESSION_ERROR",
+func errorType(code int) string {
+	switch code {
+	case codeParseError:
+		return "PARSE_ERROR"
+	case codeInvalidRequest:
+		return "INVALID_REQUEST"
+	case codeMethodNotFound:
+		return "METHOD_NOT_FOUND"
+	case codeInvalidParams:
+		return "INVALID_PARAMS"
+	case codeSessionError:
+		return "SESSION_ERROR"
+	}
+	return assert.ErrorType(code)
 }
 
 // Error is a JSON-RPC error object with the spec's data field.
@@ -62,37 +61,14 @@ func sessionError(message, detail string) *Error {
 	return &Error{Code: codeSessionError, Message: message, Detail: detail}
 }
 
-// toWire maps any error from the engine's packages to its wire form. It is
-// the only place where package errors meet protocol codes.
-func (s *Server) toWire(err error) *Error { return wireError(err, s.evalTimeout) }
-
-// wireError is toWire for an evaluation under the given time limit (the
-// TIMEOUT message names it); the CLI's eval uses it too.
-func wireError(err error, timeout time.Duration) *Error {
-	var (
-		we *Error
-		te *trace.Error
-		ae *assert.Error
-		pe *provider.Error
-	)
-	switch {
-	case errors.As(err, &we):
+// toWire maps any error from the engine's packages to its wire form: the
+// protocol's own errors as they are, the rest as the evaluation core maps
+// them (assert.FailureOf).
+func (s *Server) toWire(err error) *Error {
+	var we *Error
+	if errors.As(err, &we) {
 		return we
-	case errors.As(err, &te):
-		return &Error{Code: codeInvalidTrace, Message: te.Message, Detail: te.Detail}
-	case errors.As(err, &ae):
-		return &Error{Code: codeAssertionError, Message: ae.Error(), Detail: ae.Detail}
-	case errors.As(err, &pe):
-		// Spec §5 table: PROVIDER_ERROR is retryable, "invalid API key"
-		// included (the SDK may retry once the key is fixed).
-		return &Error{Code: codeProviderError, Message: pe.Message, Detail: pe.Detail, Retryable: true}
-	case errors.Is(err, context.DeadlineExceeded):
-		// Spec §5, TIMEOUT example.
-		return &Error{Code: codeTimeout, Retryable: true,
-			Message: fmt.Sprintf("evaluation timed out after %dms", (timeout+time.Millisecond-1)/time.Millisecond),
-			Detail:  "LLM-backed assertions (layers 5-6) can be slow. Reduce batch size or increase the engine timeout via --eval-timeout flag."}
-	default:
-		return &Error{Code: codeEngineError, Message: "internal engine error: " + err.Error(),
-			Detail: "This is a bug in the engine. Please report it with the engine log (stderr)."}
 	}
+	f := assert.FailureOf(err, s.evalTimeout)
+	return &Error{Code: f.Code, Message: f.Message, Detail: f.Detail, Retryable: f.Retryable}
 }

@@ -391,10 +391,3 @@ func (s *Server) gate(req *request) bool {
 	}
 	return e == nil
 }
-
-func panicText(p any) string {
-	if err, ok := p.(error); ok {
-		return err.Error()
-	}
-	return fmt.Sprint(p)
-}

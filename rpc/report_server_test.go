@@ -1,21 +1,19 @@
-// report_server_test.go: --report in server mode: written whichever way serving ends, never changing answers.
+// report_server_test.go: --report in server mode: every result handed over whichever way serving ends (main.go writes the file).
 
 package rpc
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"attest-engine/assert"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const (
@@ -25,16 +23,23 @@ const (
 )
 
 // serveWithReport serves input (ended as `ending` says) with a report asked
-// for at path, after recording a native and a plugin result directly, and
-// returns stdout and the log.
-func serveWithReport(t *testing.T, path, ending string) (string, string) {
+// for, after recording a native and a plugin result directly, and returns
+// stdout and what Options.Report received, once per call.
+func serveWithReport(t *testing.T, ending string) (string, [][]Record) {
 	t.Helper()
 	eng, err := assert.New(assert.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logBuf bytes.Buffer
-	s := New(Options{Engine: eng, ReportPath: path, Logger: slog.New(slog.NewJSONHandler(&logBuf, nil))})
+	var (
+		mu    sync.Mutex
+		calls [][]Record
+	)
+	s := New(Options{Engine: eng, Report: func(recs []Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, recs)
+	}})
 	s.record.add("trc_seed", "", "", assert.Result{AssertionID: "native_1", Status: assert.HardFail, Explanation: "seeded"})
 	s.record.add("trc_seed", "", "safety", assert.Result{AssertionID: "plugin_1", Status: assert.Pass, Score: 0.9, Explanation: "seeded plugin"})
 	lines := reportInit + "\n" + reportEval + "\n"
@@ -60,7 +65,9 @@ func serveWithReport(t *testing.T, path, ending string) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out.String(), logBuf.String()
+	mu.Lock()
+	defer mu.Unlock()
+	return out.String(), calls
 }
 
 // lockedBuffer is a bytes.Buffer safe to read while the server writes.
@@ -82,65 +89,45 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestServerReport(t *testing.T) {
+	type rec struct{ TraceID, Plugin, AssertionID string }
+	want := []rec{{"trc_seed", "", "native_1"}, {"trc_seed", "safety", "plugin_1"}, {"trc_wire", "", "c1"}}
 	tests := []struct {
-		ending, file string
-		reason       string
+		ending, reason string
 	}{
-		{"shutdown", "report.json", "written after the shutdown answer, as JSON for .json"},
-		{"eof", "report.xml", "written at end of input, as JUnit for .xml"},
-		{"sigterm", "report.txt", "written at SIGTERM, as text for any other extension"},
+		{"shutdown", "handed over after the shutdown answer"},
+		{"eof", "handed over at end of input"},
+		{"sigterm", "handed over at SIGTERM"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.ending, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), tc.file)
-			serveWithReport(t, path, tc.ending)
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%s: %v", tc.reason, err)
+			_, calls := serveWithReport(t, tc.ending)
+			if len(calls) != 1 {
+				t.Fatalf("%s: Report called %d times, want once", tc.reason, len(calls))
 			}
-			switch FormatForPath(path) {
-			case FormatJSON:
-				var doc struct {
-					Traces []struct {
-						Name    string
-						Results []struct{ AssertionID, Plugin string } `json:"results"`
-					}
-				}
-				if err := json.Unmarshal(data, &doc); err != nil {
-					t.Fatalf("%s: %v", tc.reason, err)
-				}
-				if len(doc.Traces) != 2 || doc.Traces[0].Name != "trc_seed" || len(doc.Traces[0].Results) != 2 || doc.Traces[1].Name != "trc_wire" {
-					t.Errorf("%s: want trc_seed (native and plugin results) then trc_wire: %s", tc.reason, data)
-				}
-			case FormatJUnit:
-				if doc := checkJUnit(t, data); len(doc.Suites) != 2 {
-					t.Errorf("%s: %d testsuites, want 2", tc.reason, len(doc.Suites))
-				}
-			default:
-				for _, want := range []string{"trace trc_seed: hard_fail", "plugin_1 (plugin safety)", "trace trc_wire", "FAIL\n"} {
-					if !strings.Contains(string(data), want) {
-						t.Errorf("%s: text report lacks %q:\n%s", tc.reason, want, data)
-					}
-				}
+			var got []rec
+			for _, r := range calls[0] {
+				got = append(got, rec{r.TraceID, r.Plugin, r.Result.AssertionID})
 			}
-			matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*"))
-			if len(matches) > 0 {
-				t.Errorf("temporary files left behind: %v", matches)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: native and plugin results in the order recorded (-want +got):\n%s", tc.reason, diff)
 			}
 		})
 	}
 }
 
-func TestServerReportFailureIsOnlyLogged(t *testing.T) {
-	good := filepath.Join(t.TempDir(), "ok.json")
-	bad := filepath.Join(t.TempDir(), "missing-dir", "report.json")
-	want, _ := serveWithReport(t, good, "shutdown")
-	got, log := serveWithReport(t, bad, "shutdown")
-	if normalize(t, []byte(got)) != normalize(t, []byte(want)) {
-		t.Errorf("a report that cannot be written changed the answers:\n%s\nvs\n%s", got, want)
+func TestServerReportDoesNotChangeAnswers(t *testing.T) {
+	eng, err := assert.New(assert.Config{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(log, "writing report") {
-		t.Errorf("the failed report write was not logged: %s", log)
+	var plain lockedBuffer
+	input := reportInit + "\n" + reportEval + "\n" + reportClose + "\n"
+	if err := New(Options{Engine: eng}).Serve(context.Background(), strings.NewReader(input), &plain); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := serveWithReport(t, "shutdown")
+	if normalize(t, []byte(got)) != normalize(t, []byte(plain.String())) {
+		t.Errorf("asking for a report changed the answers:\n%s\nvs\n%s", got, plain.String())
 	}
 }
 

@@ -41,11 +41,14 @@ const (
 // Options configures a Server.
 type Options struct {
 	Engine      *assert.Engine
-	Config      Config
+	Config      assert.Config
 	EvalTimeout time.Duration // per batch; 0 means 30s
 	Logger      *slog.Logger
 	Version     string // engine_version; "" means the built-in one
-	ReportPath  string // --report: where every result of the session is written when serving ends
+	// Report, when set, receives every result of the session (native and
+	// plugin, in the order recorded) once serving ends (--report); nil: no
+	// result is kept.
+	Report func([]Record)
 }
 
 type sessionState int
@@ -60,10 +63,11 @@ const (
 // Server is one engine process's protocol endpoint.
 type Server struct {
 	engine      *assert.Engine
-	cfg         Config
+	cfg         assert.Config
 	evalTimeout time.Duration
 	log         *slog.Logger
 	version     string
+	reportTo    func([]Record)
 
 	out     *lineWriter
 	stopped chan struct{} // closed once the shutdown request is answered
@@ -108,7 +112,7 @@ func New(opts Options) *Server {
 		quit:        make(chan struct{}),
 		maxLine:     MaxLineBytes,
 	}
-	s.record.path = opts.ReportPath
+	s.reportTo, s.record.on = opts.Report, opts.Report != nil
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout
 	}
@@ -127,7 +131,7 @@ func New(opts Options) *Server {
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	// The report (--report) is written last, whichever way serving ends:
 	// after the shutdown answer, at end of input, or at SIGTERM.
-	defer s.writeReport()
+	defer s.report()
 	defer s.repeats.summarize(s.log)
 	defer close(s.quit)
 	s.out = &lineWriter{w: out, inFlight: func() int { return len(s.sem) }}
@@ -335,10 +339,15 @@ func (s *Server) run(c *call) {
 		}
 	}
 	if err == nil {
+		// The request's deadline covers any method run here; evaluate_batch's
+		// own rule is the evaluation core's (assert.Run).
 		line, err = c.fn(s, ctx, c.req)
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()
 		}
+	}
+	if pe := (*assert.Panic)(nil); errors.As(err, &pe) {
+		s.logPanic("recovered panic", pe)
 	}
 	s.settle(c)
 	if err != nil {
@@ -347,12 +356,18 @@ func (s *Server) run(c *call) {
 	s.send(c.req, line, true)
 }
 
-// answerPanic logs a recovered panic and answers req with ENGINE_ERROR: the
-// engine keeps serving.
+// answerPanic logs a recovered panic and answers req with ENGINE_ERROR, as
+// the evaluation core answers one it recovered (assert.Run): the engine
+// keeps serving.
 func (s *Server) answerPanic(req *request, msg string, p any) {
-	s.log.Error(msg, "panic", panicText(p), "stack", string(debug.Stack()))
-	s.replyError(req, &Error{Code: codeEngineError, Message: "internal engine error: " + panicText(p),
-		Detail: "This is a bug in the engine; the engine keeps serving. Please report it with the engine log (stderr)."})
+	pe := &assert.Panic{Value: p, Stack: debug.Stack()}
+	s.logPanic(msg, pe)
+	s.replyError(req, s.toWire(pe))
+}
+
+// logPanic logs a recovered panic with its stack.
+func (s *Server) logPanic(msg string, p *assert.Panic) {
+	s.log.Error(msg, "panic", p.Error(), "stack", string(p.Stack))
 }
 
 // settle is the end of a large request's work, before its answer: it drops

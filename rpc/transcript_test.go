@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"attest-engine/assert"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -141,4 +143,24 @@ func normalize(t *testing.T, out []byte) string {
 		b.WriteString(a.line)
 	}
 	return b.String()
+}
+
+// checkGolden compares got with a golden file, rewriting it under -update.
+func checkGolden(t *testing.T, path, got, reason string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./rpc -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s: %s\n(-want +got):\n%s", path, reason, diff)
+	}
 }

@@ -1,20 +1,24 @@
-// config.go: the --config file: strict JSON, unknown keys an error naming the key.
+// config.go: the --config file, read by the server and the eval command alike: strict JSON, unknown keys an error naming the key.
 
-package rpc
+package assert
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 
-	"attest-engine/assert"
+	"attest-engine/jsonschema"
+	"attest-engine/provider"
 	"attest-engine/trace"
 )
 
-// Config is the engine configuration file. Every key is optional.
+// Config is the engine's configuration: the --config file (every key is
+// optional) and what the program sets besides.
 type Config struct {
 	// SchemaDirs maps a URI prefix to a local directory: a $ref under the
 	// prefix resolves to the file at the rest of the URI (".json" appended
@@ -29,7 +33,16 @@ type Config struct {
 	// capability soft_failures); see budget.go. Absent: nothing escalates.
 	SoftFailureBudget BudgetConfig `json:"soft_failure_budget"`
 
-	assert.Config
+	// SkipAfterHardFail skips the costly layers (5 and 6) of a batch once a
+	// cheaper layer hard-failed (spec §4: "engine decides based on
+	// configuration"). Skipped assertions still get a result saying so.
+	SkipAfterHardFail bool `json:"skip_after_hard_fail"`
+
+	// SchemaLoader resolves $ref URIs outside a schema; New sets it from
+	// SchemaDirs when that is set.
+	SchemaLoader jsonschema.Loader `json:"-"`
+
+	provider.Settings
 }
 
 // maxConfigBytes bounds the config file; it is trusted but still read whole.
@@ -138,4 +151,65 @@ func collectFields(t reflect.Type, out map[string]reflect.Type) {
 		}
 		out[name] = f.Type
 	}
+}
+
+// BudgetConfig is the config key soft_failure_budget. A suite is named by
+// the optional "suite" param of evaluate_batch and submit_plugin_result;
+// results sent without one belong to the unnamed suite "". A suite listed
+// under suites has its own budget; every other suite, the unnamed one
+// included, has the default budget; with no default it has none.
+//
+//	"soft_failure_budget": {
+//	  "default": {"max_count": 5},
+//	  "suites": {"checkout": {"max_fraction": 0.2}, "smoke": {"max_count": 0}}
+//	}
+type BudgetConfig struct {
+	Default *Budget           `json:"default"`
+	Suites  map[string]Budget `json:"suites"`
+}
+
+// Budget bounds the soft failures of one suite: exactly one of max_count
+// (soft failures allowed, an integer >= 0) and max_fraction (soft failures
+// allowed per result evaluated in the suite, 0 to 1).
+type Budget struct {
+	MaxCount    *int64   `json:"max_count"`
+	MaxFraction *float64 `json:"max_fraction"`
+}
+
+// UnmarshalJSON checks a budget as the config file is read.
+func (b *Budget) UnmarshalJSON(data []byte) error {
+	type plain Budget
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	switch {
+	case p.MaxCount != nil && p.MaxFraction != nil:
+		return errors.New("soft_failure_budget: a budget sets max_count or max_fraction, not both")
+	case p.MaxCount == nil && p.MaxFraction == nil:
+		return errors.New("soft_failure_budget: a budget needs max_count or max_fraction")
+	case p.MaxCount != nil && *p.MaxCount < 0:
+		return fmt.Errorf("soft_failure_budget: max_count %d must be 0 or more", *p.MaxCount)
+	case p.MaxFraction != nil && !(*p.MaxFraction >= 0 && *p.MaxFraction <= 1):
+		return fmt.Errorf("soft_failure_budget: max_fraction %v must be between 0 and 1", *p.MaxFraction)
+	}
+	*b = Budget(p)
+	return nil
+}
+
+// Allows reports whether the n-th soft failure of a suite that has
+// evaluated results so far stays soft.
+func (b Budget) Allows(n, evaluated int64) bool {
+	if b.MaxCount != nil {
+		return n <= *b.MaxCount
+	}
+	return float64(n) <= *b.MaxFraction*float64(evaluated)+1e-9
+}
+
+// String names the budget as an escalated result's explanation does.
+func (b Budget) String() string {
+	if b.MaxCount != nil {
+		return "max_count " + strconv.FormatInt(*b.MaxCount, 10)
+	}
+	return "max_fraction " + strconv.FormatFloat(*b.MaxFraction, 'f', -1, 64)
 }

@@ -1,6 +1,6 @@
-// report_json.go: the JSON report: one document, written a trace at a time, keys in a fixed order.
+// json.go: the JSON report: one document, written a trace at a time, keys in a fixed order.
 
-package rpc
+package report
 
 import (
 	"bytes"
@@ -73,12 +73,12 @@ type jsonTotals struct {
 	DurationMS   int64   `json:"duration_ms"`
 }
 
-func (j *jsonReport) begin() error {
+func (j *jsonReport) Begin() error {
 	_, err := io.WriteString(j.w, `{"format_version":1,"traces":[`)
 	return err
 }
 
-func (j *jsonReport) trace(tr *TraceReport) error {
+func (j *jsonReport) Trace(tr *Trace) error {
 	out := jsonTrace{Name: tr.Name, TraceID: tr.TraceID, Status: tr.Status(), DurationMS: tr.DurationMS, Results: []jsonResult{}}
 	for _, rec := range tr.Results {
 		r := rec.Result
@@ -99,7 +99,7 @@ func (j *jsonReport) trace(tr *TraceReport) error {
 	return j.write(sep, out)
 }
 
-func (j *jsonReport) end(tot *Totals) error {
+func (j *jsonReport) End(tot *Totals) error {
 	return j.write("\n],\"totals\":", jsonTotals{
 		Passed: tot.Passed(), Complete: !tot.Incomplete, Traces: tot.Traces, FailedTraces: tot.FailedTraces, Results: tot.Results,
 		Pass: tot.Pass, SoftFail: tot.SoftFail, HardFail: tot.HardFail, Skipped: tot.Skipped, Errors: tot.Errors,

@@ -1,6 +1,6 @@
-// report.go: reports of a run: the model, totals, format choice, and the server's report file.
+// report.go: the results model, totals, format choice, and writing a whole report or a report file.
 
-package rpc
+package report
 
 import (
 	"fmt"
@@ -17,8 +17,8 @@ type Format string
 
 const (
 	FormatText  Format = "text"  // a readable summary
-	FormatJSON  Format = "json"  // one JSON document (report_json.go)
-	FormatJUnit Format = "junit" // JUnit XML as CI systems read it (report_junit.go)
+	FormatJSON  Format = "json"  // one JSON document (json.go)
+	FormatJUnit Format = "junit" // JUnit XML as CI systems read it (junit.go)
 )
 
 // ParseFormat reads a --format value.
@@ -42,19 +42,19 @@ func FormatForPath(path string) Format {
 	return FormatText
 }
 
-// TraceReport is one trace's part of a report: its results, or the error
+// Trace is one trace's part of a report: its results, or the error
 // that kept it from being evaluated.
-type TraceReport struct {
+type Trace struct {
 	Name       string // trace_id; "#<n>" (1-based position in the input) when there is none
 	TraceID    string // "" when the trace has no usable trace_id
 	Results    []Recorded
-	Err        *EntryError // set when the trace could not be evaluated; Results is then empty
+	Err        *Error // set when the trace could not be evaluated; Results is then empty
 	DurationMS int64
 }
 
-// EntryError is why a trace has no results: an invalid trace (1001), an
+// Error is why a trace has no results: an invalid trace (1001), an
 // assertion that cannot be evaluated (1002), a timeout, a provider failure.
-type EntryError struct {
+type Error struct {
 	AssertionID string // the assertion at fault, for ASSERTION_ERROR; "" otherwise
 	Type        string // that assertion's type, when known
 	Code        int    // the wire code the server would answer with (spec §5)
@@ -63,15 +63,12 @@ type EntryError struct {
 }
 
 // ErrorType names the code as spec §5 does (INVALID_TRACE, ...).
-func (e *EntryError) ErrorType() string {
-	if t, ok := errorTypes[e.Code]; ok {
-		return t
-	}
-	return "ENGINE_ERROR"
+func (e *Error) ErrorType() string {
+	return assert.ErrorType(e.Code)
 }
 
 // Status sums up a trace: error, hard_fail, soft_fail or pass.
-func (t *TraceReport) Status() string {
+func (t *Trace) Status() string {
 	if t.Err != nil {
 		return "error"
 	}
@@ -104,7 +101,8 @@ type Totals struct {
 	Incomplete bool
 }
 
-func (t *Totals) add(tr *TraceReport) {
+// Add counts one trace.
+func (t *Totals) Add(tr *Trace) {
 	t.Traces++
 	if tr.Err != nil {
 		t.Errors++
@@ -132,15 +130,16 @@ func (t *Totals) add(tr *TraceReport) {
 // Passed reports whether nothing hard-failed and every trace was evaluated.
 func (t *Totals) Passed() bool { return t.HardFail == 0 && t.Errors == 0 && !t.Incomplete }
 
-// reportWriter writes a report as it is produced: begin, one trace at a
+// Writer writes a report as it is produced: begin, one trace at a
 // time in report order, then end. No format holds more than one trace.
-type reportWriter interface {
-	begin() error
-	trace(tr *TraceReport) error
-	end(tot *Totals) error
+type Writer interface {
+	Begin() error
+	Trace(tr *Trace) error // the next trace, in report order
+	End(tot *Totals) error
 }
 
-func newReportWriter(f Format, w io.Writer) reportWriter {
+// NewWriter returns the streaming writer of format f.
+func NewWriter(f Format, w io.Writer) Writer {
 	switch f {
 	case FormatJSON:
 		return &jsonReport{w: w}
@@ -150,41 +149,31 @@ func newReportWriter(f Format, w io.Writer) reportWriter {
 	return &textReport{w: w}
 }
 
-// WriteReport writes a whole report of traces in format f. The total
+// Write writes a whole report of traces in format f. The total
 // duration is the sum of the traces' durations.
-func WriteReport(w io.Writer, f Format, traces []TraceReport) error {
-	rw := newReportWriter(f, w)
-	if err := rw.begin(); err != nil {
+func Write(w io.Writer, f Format, traces []Trace) error {
+	rw := NewWriter(f, w)
+	if err := rw.Begin(); err != nil {
 		return err
 	}
 	var tot Totals
 	for i := range traces {
-		tot.add(&traces[i])
+		tot.Add(&traces[i])
 		tot.DurationMS += traces[i].DurationMS
-		if err := rw.trace(&traces[i]); err != nil {
+		if err := rw.Trace(&traces[i]); err != nil {
 			return err
 		}
 	}
-	return rw.end(&tot)
+	return rw.End(&tot)
 }
 
-// writeReport writes the session's report (--report) when serving ends. The
-// file appears whole or not at all: it is written beside its final name and
-// renamed. A failure is logged; it never changes the protocol's answers or
-// the exit status.
-func (s *Server) writeReport() {
-	path := s.record.path
-	if path == "" {
-		return
-	}
-	traces := groupByTrace(s.record.snapshot())
-	if err := writeFileAtomic(path, func(w io.Writer) error {
-		return WriteReport(w, FormatForPath(path), traces)
-	}); err != nil {
-		s.log.Error("writing report", "path", path, "error", err.Error())
-		return
-	}
-	s.log.Info("report written", "path", path, "format", string(FormatForPath(path)), "traces", len(traces))
+// WriteFile writes a whole report to path, in the format its extension
+// names (FormatForPath). The file appears whole or not at all: it is
+// written beside its final name and renamed.
+func WriteFile(path string, traces []Trace) error {
+	return writeFileAtomic(path, func(w io.Writer) error {
+		return Write(w, FormatForPath(path), traces)
+	})
 }
 
 // writeFileAtomic writes a file through a temporary one in the same directory.

@@ -1,6 +1,6 @@
-// report_text.go: the readable report: per trace, each result's status, score and explanation; then totals.
+// text.go: the readable report: per trace, each result's status, score and explanation; then totals.
 
-package rpc
+package report
 
 import (
 	"fmt"
@@ -30,9 +30,9 @@ type textReport struct {
 
 const textIndent = "             " // under the assertion id: 2 + len("hard_fail") + 2
 
-func (t *textReport) begin() error { return nil }
+func (t *textReport) Begin() error { return nil }
 
-func (t *textReport) trace(tr *TraceReport) error {
+func (t *textReport) Trace(tr *Trace) error {
 	b := &t.b
 	b.Reset()
 	if t.any {
@@ -40,13 +40,13 @@ func (t *textReport) trace(tr *TraceReport) error {
 	}
 	t.any = true
 	if tr.Err != nil {
-		fmt.Fprintf(b, "trace %s: error (%s)\n", clean(tr.Name), millis(tr.DurationMS))
+		fmt.Fprintf(b, "trace %s: error (%s)\n", Clean(tr.Name), millis(tr.DurationMS))
 		e := tr.Err
 		fmt.Fprintf(b, "  %-9s  ", "error")
 		if e.AssertionID != "" {
-			b.WriteString(clean(e.AssertionID))
+			b.WriteString(Clean(e.AssertionID))
 			if e.Type != "" {
-				fmt.Fprintf(b, " (%s)", clean(e.Type))
+				fmt.Fprintf(b, " (%s)", Clean(e.Type))
 			}
 			b.WriteString("  ")
 		}
@@ -57,7 +57,7 @@ func (t *textReport) trace(tr *TraceReport) error {
 			writeIndented(b, "fix: "+e.Detail)
 		}
 	} else {
-		fmt.Fprintf(b, "trace %s: %s (%d %s, %s)\n", clean(tr.Name), tr.Status(), len(tr.Results), plural(len(tr.Results), "result"), millis(tr.DurationMS))
+		fmt.Fprintf(b, "trace %s: %s (%d %s, %s)\n", Clean(tr.Name), tr.Status(), len(tr.Results), plural(len(tr.Results), "result"), millis(tr.DurationMS))
 		for i := range tr.Results {
 			writeTextResult(b, &tr.Results[i])
 		}
@@ -72,15 +72,15 @@ func writeTextResult(b *strings.Builder, rec *Recorded) {
 	if r.Skipped {
 		label = "skipped"
 	}
-	fmt.Fprintf(b, "  %-9s  %s", label, clean(r.AssertionID))
+	fmt.Fprintf(b, "  %-9s  %s", label, Clean(r.AssertionID))
 	switch {
 	case rec.Plugin != "":
-		fmt.Fprintf(b, " (plugin %s)", clean(rec.Plugin))
+		fmt.Fprintf(b, " (plugin %s)", Clean(rec.Plugin))
 	case rec.Type != "":
-		fmt.Fprintf(b, " (%s)", clean(rec.Type))
+		fmt.Fprintf(b, " (%s)", Clean(rec.Type))
 	}
 	if rec.Suite != "" {
-		fmt.Fprintf(b, " [suite %s]", clean(rec.Suite))
+		fmt.Fprintf(b, " [suite %s]", Clean(rec.Suite))
 	}
 	fmt.Fprintf(b, "  score %s", strconv.FormatFloat(r.Score, 'f', -1, 64))
 	if r.Cost != 0 {
@@ -92,7 +92,7 @@ func writeTextResult(b *strings.Builder, rec *Recorded) {
 	}
 }
 
-func (t *textReport) end(tot *Totals) error {
+func (t *textReport) End(tot *Totals) error {
 	b := &t.b
 	b.Reset()
 	if t.any {
@@ -118,7 +118,7 @@ func (t *textReport) end(tot *Totals) error {
 func writeIndented(b *strings.Builder, text string) {
 	for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
 		b.WriteString(textIndent)
-		b.WriteString(clean(strings.TrimSuffix(line, "\r")))
+		b.WriteString(Clean(strings.TrimSuffix(line, "\r")))
 		b.WriteByte('\n')
 	}
 }
@@ -137,9 +137,9 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// clean escapes control characters (C0, DEL, C1) and invalid UTF-8, which
+// Clean escapes control characters (C0, DEL, C1) and invalid UTF-8, which
 // in a terminal could move the cursor, recolour or retitle it.
-func clean(s string) string {
+func Clean(s string) string {
 	ok := true
 	for _, r := range s {
 		if r == utf8.RuneError || (r != '\t' && unicode.IsControl(r)) {

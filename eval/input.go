@@ -1,8 +1,9 @@
-// cli_input.go: the eval subcommand's input files: NDJSON or one document, and the forms of an assertions file.
+// input.go: the eval command's input files: NDJSON or one document, and the forms of an assertions file.
 
-package rpc
+package eval
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -261,6 +262,68 @@ func (s *assertionSource) nextLine() (doc, error) {
 
 // toAssertions reads a list as evaluate_batch reads its assertions.
 func toAssertions(list []any) assertionList {
-	as, err := assertions(map[string]any{"assertions": list})
+	as, err := assert.Parse(list)
 	return assertionList{list: as, err: err}
+}
+
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// lineReader reads LF-terminated lines, holding at most max bytes of any one
+// line in memory: a longer line is read to its end and reported too long,
+// with its full length. (The server's reader, rpc/framing.go, adds a chunked
+// buffer for the many large requests of a session; a run here reads one
+// trace at a time.)
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// next returns the next line without its LF, valid until the next call;
+// when the line exceeded the limit, tooLong is true and size is its full
+// length. At end of input err is io.EOF (a final line without LF is still
+// returned first).
+func (lr *lineReader) next() (line []byte, size int, tooLong bool, err error) {
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		size += len(chunk)
+		if !tooLong {
+			if len(lr.buf)+len(chunk) > lr.max+1 { // +1: the LF itself
+				tooLong, lr.buf = true, lr.buf[:0]
+			} else {
+				lr.buf = append(lr.buf, chunk...)
+			}
+		}
+		switch err {
+		case bufio.ErrBufferFull:
+			continue
+		case nil:
+			size-- // the LF
+			return bytes.TrimSuffix(lr.buf, []byte("\n")), size, tooLong, nil
+		default:
+			if size == 0 {
+				return nil, 0, false, err
+			}
+			return lr.buf, size, tooLong, nil // last line without LF; EOF comes next call
+		}
+	}
 }

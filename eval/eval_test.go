@@ -1,11 +1,12 @@
-// cli_test.go: golden runs of the eval subcommand, in process: args in; exit status, stdout and stderr out.
+// eval_test.go: golden runs of the eval command, in process: args in; exit status, stdout and stderr out.
 
-package rpc
+package eval
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files")
 
 const cliDir = "../testdata/cli"
 
@@ -126,7 +131,7 @@ func TestCLIGolden(t *testing.T) {
 				}
 			}
 			var stdout, stderr bytes.Buffer
-			code := Eval(context.Background(), args, bytes.NewReader(stdin), &stdout, &stderr)
+			code := Run(context.Background(), args, bytes.NewReader(stdin), &stdout, &stderr)
 			if code != tc.want {
 				t.Errorf("exit status %d, want %d: %s\nstderr: %s", code, tc.want, tc.reason, stderr.String())
 			}
@@ -156,7 +161,7 @@ func TestCLIOrderAndBounds(t *testing.T) {
 	}
 	for _, jobs := range []string{"1", "3", "16"} {
 		var stdout, stderr bytes.Buffer
-		code := Eval(context.Background(), []string{"--trace", "-", "--assertions", asserts, "--format", "json", "--jobs", jobs},
+		code := Run(context.Background(), []string{"--trace", "-", "--assertions", asserts, "--format", "json", "--jobs", jobs},
 			strings.NewReader(traces.String()), &stdout, &stderr)
 		if code != 0 {
 			t.Fatalf("jobs %s: exit %d: %s", jobs, code, stderr.String())
@@ -186,7 +191,7 @@ func TestCLIInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // as if SIGINT arrived before the first trace was read
 	var stdout, stderr bytes.Buffer
-	code := Eval(ctx, []string{"--trace", filepath.Join(cliDir, "traces.ndjson"), "--assertions", filepath.Join(cliDir, "assertions.json"), "--format", "json"},
+	code := Run(ctx, []string{"--trace", filepath.Join(cliDir, "traces.ndjson"), "--assertions", filepath.Join(cliDir, "assertions.json"), "--format", "json"},
 		strings.NewReader(""), &stdout, &stderr)
 	if code != 1 {
 		t.Errorf("exit %d, want 1: an interrupted run is not a pass", code)
@@ -242,5 +247,22 @@ func TestParseTimeout(t *testing.T) {
 		if (err != nil) != (tc.want == 0) || got != tc.want {
 			t.Errorf("ParseTimeout(%q) = %v, %v; want %v: %s", tc.in, got, err, tc.want, tc.reason)
 		}
+	}
+}
+
+// checkGolden compares got with a golden file, rewriting it under -update.
+func checkGolden(t *testing.T, path, got, reason string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./eval -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s: %s\n(-want +got):\n%s", path, reason, diff)
 	}
 }

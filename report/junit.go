@@ -1,6 +1,6 @@
-// report_junit.go: the JUnit XML report, in the shape CI systems parse (GitHub Actions, GitLab, Jenkins).
+// junit.go: the JUnit XML report, in the shape CI systems parse (GitHub Actions, GitLab, Jenkins).
 
-package rpc
+package report
 
 import (
 	"encoding/xml"
@@ -71,12 +71,12 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-func (j *junitReport) begin() error {
+func (j *junitReport) Begin() error {
 	_, err := io.WriteString(j.w, xml.Header+`<testsuites name="attest-engine">`+"\n")
 	return err
 }
 
-func (j *junitReport) trace(tr *TraceReport) error {
+func (j *junitReport) Trace(tr *Trace) error {
 	s := junitSuite{Name: tr.Name, Time: seconds(tr.DurationMS)}
 	var props []junitProperty
 	if tr.TraceID != "" {
@@ -127,7 +127,7 @@ func (j *junitReport) trace(tr *TraceReport) error {
 // junitResult is one result as a testcase. Its classname is the assertion
 // type when known, else the suite, else plugin.<name>, else the trace: CI
 // systems group testcases by classname.
-func junitResult(tr *TraceReport, rec *Recorded) junitCase {
+func junitResult(tr *Trace, rec *Recorded) junitCase {
 	r := &rec.Result
 	c := junitCase{Name: r.AssertionID, Time: seconds(r.DurationMS), SystemOut: r.Explanation}
 	switch {
@@ -164,7 +164,7 @@ func junitResult(tr *TraceReport, rec *Recorded) junitCase {
 	return c
 }
 
-func (j *junitReport) end(*Totals) error {
+func (j *junitReport) End(*Totals) error {
 	_, err := io.WriteString(j.w, "</testsuites>\n")
 	return err
 }

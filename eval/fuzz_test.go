@@ -1,6 +1,6 @@
-// cli_fuzz_test.go: fuzzing the eval subcommand's reading of trace and assertion files.
+// fuzz_test.go: fuzzing the eval command's reading of trace and assertion files.
 
-package rpc
+package eval
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"attest-engine/assert"
+	"attest-engine/report"
 )
 
 // FuzzEvalInput runs the whole eval pipeline on arbitrary trace and
@@ -41,14 +44,14 @@ func FuzzEvalInput(f *testing.F) {
 	f.Add([]byte("{\n"), []byte("[\n{\"assertion_id\":\"a\",\"type\":\"content\",\"spec\":{}}\n]"))
 	f.Add([]byte(`{"a":1,"a":2}`), []byte("[]\n[]\n[]"))
 
-	eng, err := NewEngine(Config{})
+	eng, err := assert.New(assert.Config{})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, traces, asserts []byte) {
 		var stdout, stderr bytes.Buffer
-		c := &evalCmd{tracePath: "traces", assertionsPath: "assertions", format: FormatJSON, timeout: time.Second, jobs: 2,
-			engine: eng, con: newConsole(&stderr)}
+		c := &evalCmd{tracePath: "traces", assertionsPath: "assertions", format: report.FormatJSON, jobs: 2,
+			ev: Evaluator{Engine: eng, Timeout: time.Second}, con: newConsole(&stderr)}
 		var code int
 		finished := make(chan struct{})
 		go func() {

@@ -1,10 +1,11 @@
 // report_test.go: golden reports in the three formats, from a fixed set of results.
 
-package rpc
+package report
 
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,13 +18,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+var update = flag.Bool("update", false, "rewrite golden files")
+
 const reportDir = "../testdata/report"
 
 // fixtureTraces covers what a report must show: every status, skipped,
 // plugin and suite results, costs, request ids, the error entries of an
 // invalid trace (without a trace_id) and of an assertion error, a trace
 // without assertions, and text that must be escaped in XML and a terminal.
-func fixtureTraces() []TraceReport {
+func fixtureTraces() []Trace {
 	res := func(id string, st assert.Status, score float64, expl string) assert.Result {
 		return assert.Result{AssertionID: id, Status: st, Score: score, Explanation: expl}
 	}
@@ -33,7 +36,7 @@ func fixtureTraces() []TraceReport {
 	costly.DurationMS = 1
 	skipped := res("assert_008", assert.SoftFail, 0, "Skipped: not evaluated because assertion 'assert_007' hard-failed in a cheaper layer and skip_after_hard_fail is on.")
 	skipped.Skipped = true
-	return []TraceReport{
+	return []Trace{
 		{Name: "trc_abc123", TraceID: "trc_abc123", DurationMS: 1845, Results: []Recorded{
 			{TraceID: "trc_abc123", Type: "schema", Result: res("assert_001", assert.Pass, 1, "Tool result for 'lookup_order' matches schema: all required fields present, types valid.")},
 			{TraceID: "trc_abc123", Type: "content", Result: res("assert_005", assert.SoftFail, 0, "output.message contains 'cannot process'.")},
@@ -43,9 +46,9 @@ func fixtureTraces() []TraceReport {
 			{TraceID: "trc_abc123", Plugin: "my_custom_safety_checker", Result: res("plugin_assert_001", assert.Pass, 0.88, "Custom safety classifier returned score 0.88; above threshold 0.75.")},
 			{TraceID: "trc_abc123", Suite: "refunds", Result: res("assert_009", assert.Pass, 1, "")},
 		}},
-		{Name: "#2", DurationMS: 0, Err: &EntryError{Code: codeInvalidTrace, Message: "trace missing required field: trace_id",
+		{Name: "#2", DurationMS: 0, Err: &Error{Code: assert.CodeInvalidTrace, Message: "trace missing required field: trace_id",
 			Detail: "Every trace must include a non-empty trace_id string."}},
-		{Name: "trc_regex", TraceID: "trc_regex", DurationMS: 3, Err: &EntryError{AssertionID: "assert_007", Type: "content", Code: codeAssertionError,
+		{Name: "trc_regex", TraceID: "trc_regex", DurationMS: 3, Err: &Error{AssertionID: "assert_007", Type: "content", Code: assert.CodeAssertionError,
 			Message: "assertion 'assert_007' failed: invalid regex '[unclosed'", Detail: "The regex pattern '[unclosed' is not valid RE2 syntax. Fix the regex in assertion spec."}},
 		{Name: "trc_empty", TraceID: "trc_empty", DurationMS: 12},
 		{Name: "trc_<&\"'>", TraceID: "trc_<&\"'>", DurationMS: 12345, Results: []Recorded{
@@ -68,7 +71,7 @@ func TestReportGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(string(tc.format), func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteReport(&buf, tc.format, fixtureTraces()); err != nil {
+			if err := Write(&buf, tc.format, fixtureTraces()); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, filepath.Join(reportDir, tc.file), buf.String(), tc.reason)
@@ -89,7 +92,7 @@ func checkGolden(t *testing.T, path, got, reason string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./rpc -update to create it)", err)
+		t.Fatalf("%v (run go test ./report -update to create it)", err)
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s: %s\n(-want +got):\n%s", path, reason, diff)
@@ -99,7 +102,7 @@ func checkGolden(t *testing.T, path, got, reason string) {
 func TestReportJSONParses(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		traces []TraceReport
+		traces []Trace
 		reason string
 	}{
 		{"fixture", fixtureTraces(), "the full fixture is one valid JSON document whose totals add up"},
@@ -107,7 +110,7 @@ func TestReportJSONParses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteReport(&buf, FormatJSON, tc.traces); err != nil {
+			if err := Write(&buf, FormatJSON, tc.traces); err != nil {
 				t.Fatal(err)
 			}
 			var doc struct {
@@ -176,8 +179,8 @@ func TestClean(t *testing.T) {
 		{"bad \xff utf8", `bad \xff utf8`, "invalid UTF-8 is shown as its byte"},
 	}
 	for _, tc := range tests {
-		if got := clean(tc.in); got != tc.want {
-			t.Errorf("clean(%q) = %q, want %q: %s", tc.in, got, tc.want, tc.reason)
+		if got := Clean(tc.in); got != tc.want {
+			t.Errorf("Clean(%q) = %q, want %q: %s", tc.in, got, tc.want, tc.reason)
 		}
 	}
 }
@@ -219,14 +222,14 @@ func FuzzReports(f *testing.F) {
 		}
 		r := assert.Result{AssertionID: assertionID, Status: []assert.Status{assert.Pass, assert.SoftFail, assert.HardFail}[kind%3],
 			Score: score, Cost: score, Explanation: text, RequestID: text, Skipped: kind&4 != 0}
-		traces := []TraceReport{
+		traces := []Trace{
 			{Name: name, TraceID: traceID, Results: []Recorded{{TraceID: traceID, Type: typ, Suite: text, Plugin: typ, Result: r}}},
-			{Name: name, TraceID: traceID, Err: &EntryError{AssertionID: assertionID, Type: typ, Code: []int{codeInvalidTrace, codeAssertionError, 42}[kind%3],
+			{Name: name, TraceID: traceID, Err: &Error{AssertionID: assertionID, Type: typ, Code: []int{assert.CodeInvalidTrace, assert.CodeAssertionError, 42}[kind%3],
 				Message: text, Detail: text}},
 		}
 		for _, format := range []Format{FormatJSON, FormatJUnit, FormatText} {
 			var buf bytes.Buffer
-			if err := WriteReport(&buf, format, traces); err != nil {
+			if err := Write(&buf, format, traces); err != nil {
 				t.Fatalf("%s: %v", format, err)
 			}
 			out := buf.Bytes()

@@ -1,6 +1,6 @@
-// cli.go: the eval subcommand's flags and files; the engine construction it shares with the server.
+// eval.go: the eval command: flags, files, and the limits it shares with the server.
 
-package rpc
+package eval
 
 import (
 	"context"
@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"attest-engine/assert"
-	"attest-engine/jsonschema"
+	"attest-engine/report"
+	"attest-engine/trace"
 )
 
 const evalUsage = `usage: attest-engine eval --trace <file|-> --assertions <file> [flags]
@@ -35,22 +36,28 @@ bad input (unreadable file, not JSON, bad flags).
 Flags:
 `
 
+// Limits the eval command shares with the server (package rpc): a trace
+// line is bounded as a request line is, and the traces in hand as the
+// requests in flight. A test of package main checks that they agree.
+const (
+	MaxLineBytes = trace.MaxTraceBytes + 6<<20 // rpc.MaxLineBytes
+	MaxJobs      = 64                          // rpc.MaxInFlight
+)
+
 // evalCmd is one run of the eval subcommand.
 type evalCmd struct {
 	tracePath, assertionsPath, configPath, outputPath string
 
-	format  Format
-	timeout time.Duration
-	jobs    int
-	cfg     Config
-	engine  *assert.Engine
-	con     *console
+	format report.Format
+	jobs   int
+	ev     Evaluator
+	con    *console
 }
 
-// Eval runs `attest-engine eval` with the arguments after "eval" and returns
+// Run runs `attest-engine eval` with the arguments after "eval" and returns
 // the exit status. ctx ends the run early (SIGINT, SIGTERM): no further
 // traces are read, the ones in hand finish, and the report is closed.
-func Eval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &evalCmd{con: newConsole(stderr)}
 	if code, ok := c.parseFlags(args, stderr); !ok {
 		return code
@@ -112,25 +119,26 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 		err = errors.New("--assertions is required")
 	case c.jobs < 1:
 		err = fmt.Errorf("--jobs %d: want at least 1", c.jobs)
-	case c.jobs > MaxInFlight:
+	case c.jobs > MaxJobs:
 		// Each job holds a trace (and the pool sizes a queue by it): a
 		// mistyped count must not exhaust memory. The server's bound serves.
-		err = fmt.Errorf("--jobs %d: want at most %d", c.jobs, MaxInFlight)
+		err = fmt.Errorf("--jobs %d: want at most %d", c.jobs, MaxJobs)
 	}
 	if err == nil {
-		c.format, err = ParseFormat(*format)
+		c.format, err = report.ParseFormat(*format)
 	}
 	if err == nil {
-		c.timeout, err = ParseTimeout(*timeout)
+		c.ev.Timeout, err = ParseTimeout(*timeout)
 	}
+	var cfg assert.Config
 	if err == nil && c.configPath != "" {
-		c.cfg, err = LoadConfig(c.configPath)
+		cfg, err = assert.LoadConfig(c.configPath)
 	}
 	if err == nil {
-		c.engine, err = NewEngine(c.cfg)
+		c.ev.Engine, err = assert.New(cfg)
 	}
 	if err == nil {
-		for _, w := range c.engine.Warnings() {
+		for _, w := range c.ev.Engine.Warnings() {
 			c.con.printf("attest-engine eval: warning: %s\n", w)
 		}
 	}
@@ -166,22 +174,8 @@ func inputName(path string) string {
 	return path
 }
 
-// NewEngine builds the assertion engine a config describes: the server and
-// the eval subcommand construct it the same way.
-func NewEngine(cfg Config) (*assert.Engine, error) {
-	if len(cfg.SchemaDirs) > 0 {
-		// The only files a schema can reach: config schema_dirs (issue: offline $ref).
-		for prefix, dir := range cfg.SchemaDirs {
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return nil, fmt.Errorf("config schema_dirs[%q]: %q is not a readable directory", prefix, dir)
-			}
-		}
-		cfg.Config.SchemaLoader = jsonschema.DirLoader(cfg.SchemaDirs)
-	}
-	return assert.New(cfg.Config)
-}
-
-// ParseTimeout reads --eval-timeout: a Go duration, or a bare number of milliseconds.
+// ParseTimeout reads --eval-timeout, the server's and the eval command's:
+// a Go duration, or a bare number of milliseconds.
 func ParseTimeout(s string) (time.Duration, error) {
 	text := s
 	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {

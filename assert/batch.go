@@ -1,0 +1,145 @@
+// batch.go: the evaluation core shared by the server's evaluate_batch and the eval command: validate, evaluate under the deadline, recover, map to spec §5 codes.
+
+package assert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"attest-engine/provider"
+	"attest-engine/trace"
+)
+
+// Batch is one trace and the assertions to evaluate over it: the work of
+// one evaluate_batch request (spec §2.2), or of one trace of the eval
+// command.
+type Batch struct {
+	Trace       any    // as decoded; validated first (spec §7)
+	Text        []byte // the trace's exact JSON text when known (see EvaluateText); nil otherwise
+	SourceBytes int    // length of the text the trace was decoded from; 0 when unknown
+	// Warnings, when set, receives the warnings of the trace's validation
+	// (spec §6 lax mode), if there are any, whether the trace is valid or not.
+	Warnings func(warnings []string)
+	// Assertions is called once the trace is valid and returns what to
+	// evaluate. Spec §7: an invalid trace fails before anything else of the
+	// batch is looked at, so whatever else may be wrong with a request (its
+	// assertions, its suite) is read here, not before.
+	Assertions func(tr map[string]any) ([]Assertion, error)
+}
+
+// Run validates b's trace (spec §7), then evaluates its assertions under
+// ctx's deadline (the batch's --eval-timeout). It returns one result per
+// assertion, in request order, or why the batch has none: a *trace.Error,
+// an *Error, a *provider.Error, context.DeadlineExceeded (a batch that
+// finishes after its deadline is a timeout too, whatever it computed), or
+// a *Panic. A panic never escapes Run; FailureOf maps each of these to its
+// wire form.
+func (e *Engine) Run(ctx context.Context, b Batch) (results []Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			results, err = nil, &Panic{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	warnings, terr := trace.Validate(b.Trace, trace.Options{Strict: e.cfg.StrictStepTypes, SourceBytes: b.SourceBytes})
+	if len(warnings) > 0 && b.Warnings != nil {
+		b.Warnings(warnings)
+	}
+	if terr != nil {
+		return nil, terr
+	}
+	tr := b.Trace.(map[string]any)
+	list, err := b.Assertions(tr)
+	if err != nil {
+		return nil, err
+	}
+	results, err = e.EvaluateText(ctx, tr, b.Text, list)
+	if err == nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return results, err
+}
+
+// Panic is a panic recovered while evaluating a batch: a bug in the engine,
+// answered ENGINE_ERROR (3001) while the engine goes on.
+type Panic struct {
+	Value any
+	Stack []byte // the panicking goroutine's stack, for the log
+}
+
+func (p *Panic) Error() string {
+	if err, ok := p.Value.(error); ok {
+		return err.Error()
+	}
+	return fmt.Sprint(p.Value)
+}
+
+// Wire codes of spec §5 that an evaluation can end with. They are part of a
+// published protocol: explicit numbers, never iota.
+const (
+	CodeInvalidTrace   = 1001 // INVALID_TRACE
+	CodeAssertionError = 1002 // ASSERTION_ERROR
+	CodeProviderError  = 2001 // PROVIDER_ERROR
+	CodeEngineError    = 3001 // ENGINE_ERROR
+	CodeTimeout        = 3002 // TIMEOUT
+)
+
+// ErrorType names an evaluation's code as spec §5 does (data.error_type);
+// any other code is named ENGINE_ERROR.
+func ErrorType(code int) string {
+	switch code {
+	case CodeInvalidTrace:
+		return "INVALID_TRACE"
+	case CodeAssertionError:
+		return "ASSERTION_ERROR"
+	case CodeProviderError:
+		return "PROVIDER_ERROR"
+	case CodeTimeout:
+		return "TIMEOUT"
+	}
+	return "ENGINE_ERROR"
+}
+
+// Failure is why a batch has no results, in its wire form (spec §5).
+type Failure struct {
+	Code        int
+	Message     string
+	Detail      string
+	Retryable   bool
+	AssertionID string // the assertion at fault, for ASSERTION_ERROR; "" otherwise
+}
+
+// FailureOf maps an error of Run to its wire form; timeout is the batch's
+// time limit, which the TIMEOUT message names. It is the one place where
+// the engine's errors meet the spec's evaluation codes.
+func FailureOf(err error, timeout time.Duration) *Failure {
+	var (
+		te *trace.Error
+		ae *Error
+		pe *provider.Error
+		pp *Panic
+	)
+	switch {
+	case errors.As(err, &te):
+		return &Failure{Code: CodeInvalidTrace, Message: te.Message, Detail: te.Detail}
+	case errors.As(err, &ae):
+		return &Failure{Code: CodeAssertionError, Message: ae.Error(), Detail: ae.Detail, AssertionID: ae.AssertionID}
+	case errors.As(err, &pe):
+		// Spec §5 table: PROVIDER_ERROR is retryable, "invalid API key"
+		// included (the SDK may retry once the key is fixed).
+		return &Failure{Code: CodeProviderError, Message: pe.Message, Detail: pe.Detail, Retryable: true}
+	case errors.Is(err, context.DeadlineExceeded):
+		// Spec §5, TIMEOUT example.
+		return &Failure{Code: CodeTimeout, Retryable: true,
+			Message: fmt.Sprintf("evaluation timed out after %dms", (timeout+time.Millisecond-1)/time.Millisecond),
+			Detail:  "LLM-backed assertions (layers 5-6) can be slow. Reduce batch size or increase the engine timeout via --eval-timeout flag."}
+	case errors.As(err, &pp):
+		return &Failure{Code: CodeEngineError, Message: "internal engine error: " + pp.Error(),
+			Detail: "This is a bug in the engine; the engine keeps serving. Please report it with the engine log (stderr)."}
+	default:
+		return &Failure{Code: CodeEngineError, Message: "internal engine error: " + err.Error(),
+			Detail: "This is a bug in the engine. Please report it with the engine log (stderr)."}
+	}
+}

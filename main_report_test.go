@@ -1,0 +1,95 @@
+// main_report_test.go: the server's --report file as main.go writes it, and the limits the eval command shares with the server.
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"attest-engine/assert"
+	"attest-engine/eval"
+	"attest-engine/rpc"
+)
+
+// sessionRecords are a session's results as the server hands them over: a
+// native and a plugin result of one trace, then a second trace.
+var sessionRecords = []rpc.Record{
+	{TraceID: "trc_seed", Result: assert.Result{AssertionID: "native_1", Status: assert.HardFail, Explanation: "seeded"}},
+	{TraceID: "trc_seed", Plugin: "safety", Result: assert.Result{AssertionID: "plugin_1", Status: assert.Pass, Score: 0.9, Explanation: "seeded plugin"}},
+	{TraceID: "trc_wire", Result: assert.Result{AssertionID: "c1", Status: assert.Pass, Score: 1}},
+}
+
+func TestReportFile(t *testing.T) {
+	tests := []struct {
+		file, reason string
+		check        func(data []byte) bool
+	}{
+		{"report.json", "JSON for .json: trc_seed (native and plugin results), then trc_wire", func(data []byte) bool {
+			var doc struct {
+				Traces []struct {
+					Name    string
+					Results []struct{ AssertionID string } `json:"results"`
+				}
+			}
+			return json.Unmarshal(data, &doc) == nil && len(doc.Traces) == 2 && doc.Traces[0].Name == "trc_seed" &&
+				len(doc.Traces[0].Results) == 2 && doc.Traces[1].Name == "trc_wire"
+		}},
+		{"report.xml", "JUnit for .xml: one testsuite per trace", func(data []byte) bool {
+			var doc struct {
+				Suites []struct{} `xml:"testsuite"`
+			}
+			return xml.Unmarshal(data, &doc) == nil && len(doc.Suites) == 2
+		}},
+		{"report.txt", "text for any other extension", func(data []byte) bool {
+			for _, want := range []string{"trace trc_seed: hard_fail", "plugin_1 (plugin safety)", "trace trc_wire", "FAIL\n"} {
+				if !strings.Contains(string(data), want) {
+					return false
+				}
+			}
+			return true
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), tc.file)
+			var log bytes.Buffer
+			reportTo(path, slog.New(slog.NewJSONHandler(&log, nil)))(sessionRecords)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.reason, err)
+			}
+			if !tc.check(data) {
+				t.Errorf("%s:\n%s", tc.reason, data)
+			}
+			if !strings.Contains(log.String(), "report written") {
+				t.Errorf("the report was not logged: %s", log.String())
+			}
+			matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*"))
+			if len(matches) > 0 {
+				t.Errorf("temporary files left behind: %v", matches)
+			}
+		})
+	}
+}
+
+func TestReportFailureIsOnlyLogged(t *testing.T) {
+	var log bytes.Buffer
+	reportTo(filepath.Join(t.TempDir(), "missing-dir", "report.json"), slog.New(slog.NewJSONHandler(&log, nil)))(sessionRecords)
+	if !strings.Contains(log.String(), "writing report") {
+		t.Errorf("the failed report write was not logged: %s", log.String())
+	}
+}
+
+// TestEvalLimitsMatchServer: a trace line is bounded as a request line is,
+// and --jobs as the requests in flight; package eval keeps its own copies.
+func TestEvalLimitsMatchServer(t *testing.T) {
+	if eval.MaxLineBytes != rpc.MaxLineBytes || eval.MaxJobs != rpc.MaxInFlight {
+		t.Errorf("eval limits %d bytes, %d jobs; the server's %d bytes, %d in flight", eval.MaxLineBytes, eval.MaxJobs, rpc.MaxLineBytes, rpc.MaxInFlight)
+	}
+}

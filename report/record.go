@@ -1,0 +1,42 @@
+// record.go: one recorded result, and grouping a session's results into traces.
+
+package report
+
+import (
+	"strconv"
+
+	"attest-engine/assert"
+)
+
+// Recorded is one result as a report shows it.
+type Recorded struct {
+	TraceID string
+	Suite   string // evaluate_batch's optional suite ("" when none)
+	Plugin  string // plugin_name for submit_plugin_result results; "" for native ones
+	Type    string // the assertion type when the recorder knows it (the eval command); "" otherwise
+	Result  assert.Result
+}
+
+// ByTrace gathers recorded results into one Trace per trace_id, traces in
+// the order first seen, results in the order recorded. A trace's duration
+// is the sum of its results' durations: the server keeps no wall time per
+// trace (several batches and plugin results may share one).
+func ByTrace(list []Recorded) []Trace {
+	index := map[string]int{}
+	var out []Trace
+	for _, rec := range list {
+		i, ok := index[rec.TraceID]
+		if !ok {
+			i = len(out)
+			index[rec.TraceID] = i
+			name := rec.TraceID
+			if name == "" {
+				name = "#" + strconv.Itoa(i+1)
+			}
+			out = append(out, Trace{Name: name, TraceID: rec.TraceID})
+		}
+		out[i].Results = append(out[i].Results, rec)
+		out[i].DurationMS += rec.Result.DurationMS
+	}
+	return out
+}
