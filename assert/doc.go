@@ -9,6 +9,14 @@
 // evaluated (unknown type, bad spec, bad regex or schema) is an *Error,
 // which fails the whole batch with ASSERTION_ERROR, as spec §5 shows.
 //
+// Engine.Run (batch.go) is the one evaluation core of the program: the
+// server's evaluate_batch and the eval command both validate a trace,
+// evaluate its batch under the --eval-timeout deadline (a batch finished
+// late is a timeout), and recover a panic as an ENGINE_ERROR through it,
+// and FailureOf maps whatever stops a batch to its spec §5 code. Config
+// (config.go) is the --config file both read. Layers 5–6 call the
+// embedding and judge endpoints of package provider, which owns HTTP.
+//
 // The sections below are the deterministic layers 1–4 (spec §4) and the
 // decisions taken where the spec is silent.
 //

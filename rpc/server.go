@@ -1,15 +1,5 @@
 // server.go: the Server: read loop, dispatch, bounded concurrency, drain and shutdown.
 
-// Package rpc serves the Attest protocol (spec §1–§2): JSON-RPC 2.0 over
-// stdio, one compact JSON object per line.
-//
-// The read loop decodes each line once and handles the session methods
-// (initialize, shutdown) in order, so a pipelined stream behaves as if sent
-// one request at a time. evaluate_batch runs on its own goroutine, at most
-// MaxInFlight at once: the 65th waits, and so does the reading (spec §1.5).
-// Each response is written whole, when it is ready or shortly after, to
-// share a write with others (framing.go), so answers may come out of order;
-// nothing is ever written unasked.
 package rpc
 
 import (

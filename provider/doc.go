@@ -1,0 +1,26 @@
+// doc.go: the package documentation: the provider clients of layers 5–6 and what they guarantee.
+
+// Package provider calls the model APIs behind the costly assertion layers:
+// embeddings (layer 5) from any OpenAI-compatible server, and chat replies
+// for the LLM judge (layer 6) from an OpenAI-compatible or the Anthropic
+// Messages API, over net/http. It knows nothing of assertions or of the
+// protocol: package assert asks it for vectors and replies.
+//
+// Settings are the provider keys of the --config file; New resolves them
+// against the environment (OPENAI_API_KEY, ATTEST_OPENAI_API_KEY,
+// OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL) into a Client:
+// its embedding and judge Endpoints, prices, and the result cache.
+//
+// Every call runs under the caller's context (the batch's deadline).
+// HTTP 429, 5xx and network errors are retried with exponential backoff and
+// jitter, honouring Retry-After, up to 3 attempts; other 4xx fail at once
+// with a detail saying what to fix (httpcall.go). Response bodies are read
+// through a size limit. An *Error never carries the API key: text quoted
+// from a provider is scrubbed of it and of anything shaped like a key.
+//
+// The result cache (cache.go) keeps judge verdicts and embedding vectors
+// under a hash of everything that affects them (CacheKey): in memory,
+// bounded in entries and bytes, and in cache_dir when set, one file per
+// key written atomically, least recently used files removed past
+// cache_dir_max_bytes. Claim lets concurrent callers compute a key once.
+package provider

@@ -1,0 +1,20 @@
+// doc.go: the package documentation: what the protocol server does and what it leaves to other packages.
+
+// Package rpc serves the Attest protocol (spec §1–§2): JSON-RPC 2.0 over
+// stdio, one compact JSON object per line.
+//
+// The read loop decodes each line once and handles the session methods
+// (initialize, shutdown) in order, so a pipelined stream behaves as if sent
+// one request at a time. evaluate_batch runs on its own goroutine, at most
+// MaxInFlight at once: the 65th waits, and so does the reading (spec §1.5).
+// Each response is written whole, when it is ready or shortly after, to
+// share a write with others (framing.go), so answers may come out of order;
+// nothing is ever written unasked.
+//
+// The package is the protocol only: framing, the envelope, session state,
+// the methods, concurrency, memos, and the mapping of errors to wire codes.
+// The evaluation itself is assert's (assert.Engine.Run, shared with the
+// eval command); reports are written by the program (main.go, package
+// report) from what Options.Report receives. rpc imports neither net/http
+// nor encoding/xml.
+package rpc
