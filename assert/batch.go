@@ -20,14 +20,6 @@ type Batch struct {
 	Trace       any    // as decoded; validated first (spec §7)
 	Text        []byte // the trace's exact JSON text when known (see EvaluateText); nil otherwise
 	SourceBytes int    // length of the text the trace was decoded from; 0 when unknown
-	// Warnings, when set, receives the warnings of the trace's validation
-	// (spec §6 lax mode), if there are any, whether the trace is valid or not.
-	Warnings func(warnings []string)
-	// Assertions is called once the trace is valid and returns what to
-	// evaluate. Spec §7: an invalid trace fails before anything else of the
-	// batch is looked at, so whatever else may be wrong with a request (its
-	// assertions, its suite) is read here, not before.
-	Assertions func(tr map[string]any) ([]Assertion, error)
 }
 
 // Run validates b's trace (spec §7), then evaluates its assertions under
@@ -37,21 +29,29 @@ type Batch struct {
 // finishes after its deadline is a timeout too, whatever it computed), or
 // a *Panic. A panic never escapes Run; FailureOf maps each of these to its
 // wire form.
-func (e *Engine) Run(ctx context.Context, b Batch) (results []Result, err error) {
+//
+// warn, when not nil, receives the warnings of the trace's validation (spec
+// §6 lax mode), if there are any, whether the trace is valid or not. read
+// is called once the trace is valid and returns the assertions to evaluate.
+// Spec §7: an invalid trace fails before anything else of the batch is
+// looked at, so whatever else may be wrong with a request (its assertions,
+// its suite) is read there, not before. (Both are parameters, not fields of
+// Batch, so that callers' closures stay on the stack: a hot path.)
+func (e *Engine) Run(ctx context.Context, b Batch, warn func(warnings []string), read func(tr map[string]any) ([]Assertion, error)) (results []Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			results, err = nil, &Panic{Value: p, Stack: debug.Stack()}
 		}
 	}()
 	warnings, terr := trace.Validate(b.Trace, trace.Options{Strict: e.cfg.StrictStepTypes, SourceBytes: b.SourceBytes})
-	if len(warnings) > 0 && b.Warnings != nil {
-		b.Warnings(warnings)
+	if len(warnings) > 0 && warn != nil {
+		warn(warnings)
 	}
 	if terr != nil {
 		return nil, terr
 	}
 	tr := b.Trace.(map[string]any)
-	list, err := b.Assertions(tr)
+	list, err := read(tr)
 	if err != nil {
 		return nil, err
 	}

@@ -153,13 +153,13 @@ func (ev *Evaluator) Trace(index int, value any, size int, list []assert.Asserti
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), ev.Timeout)
 	defer cancel()
-	results, err := ev.Engine.Run(ctx, assert.Batch{Trace: value, SourceBytes: size,
-		Warnings: func(warnings []string) {
+	results, err := ev.Engine.Run(ctx, assert.Batch{Trace: value, SourceBytes: size},
+		func(warnings []string) {
 			for _, w := range warnings {
 				warn(tr.Name, w)
 			}
 		},
-		Assertions: func(map[string]any) ([]assert.Assertion, error) { return list, listErr }})
+		func(map[string]any) ([]assert.Assertion, error) { return list, listErr })
 	tr.DurationMS = time.Since(start).Milliseconds()
 	if err != nil {
 		f := assert.FailureOf(err, ev.Timeout)

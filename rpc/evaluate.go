@@ -24,9 +24,9 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		traceID, suite string
 		warnings       []string
 	)
-	results, err := s.engine.Run(ctx, assert.Batch{Trace: tv, Text: req.traceText, SourceBytes: req.size,
-		Warnings: func(w []string) { warnings = w },
-		Assertions: func(tr map[string]any) ([]assert.Assertion, error) {
+	results, err := s.engine.Run(ctx, assert.Batch{Trace: tv, Text: req.traceText, SourceBytes: req.size},
+		func(w []string) { warnings = w },
+		func(tr map[string]any) ([]assert.Assertion, error) {
 			if req.traceText != nil && !req.traceKnown {
 				s.memos.traces.add(req.traceText, tr, struct{}{})
 			}
@@ -57,7 +57,7 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 				}
 			}
 			return list, nil
-		}})
+		})
 	if err != nil {
 		return nil, err
 	}
