@@ -1,4 +1,4 @@
-// cache.go: a small bounded LRU map, safe for concurrent use.
+// cache.go: a small bounded LRU map, safe for concurrent use (package provider keeps a weighted one for its result cache).
 
 package assert
 
@@ -14,13 +14,6 @@ type lru[K comparable, V any] struct {
 	max   int
 	order *list.List // front = most recent; elements hold *lruEntry
 	items map[K]*list.Element
-
-	// With weigh set, the entries' total weight stays within maxWeight too:
-	// a cache of values that vary in size is bounded in bytes, not only in
-	// number. A value heavier than maxWeight alone is not kept.
-	weigh     func(V) int64
-	maxWeight int64
-	weight    int64
 }
 
 type lruEntry[K comparable, V any] struct {
@@ -33,20 +26,6 @@ func newLRU[K comparable, V any](max int) *lru[K, V] {
 		max = 1
 	}
 	return &lru[K, V]{max: max, order: list.New(), items: make(map[K]*list.Element)}
-}
-
-// newWeightedLRU is newLRU bounded also by the total weight of its values.
-func newWeightedLRU[K comparable, V any](max int, maxWeight int64, weigh func(V) int64) *lru[K, V] {
-	c := newLRU[K, V](max)
-	c.weigh, c.maxWeight = weigh, maxWeight
-	return c
-}
-
-func (c *lru[K, V]) weightOf(v V) int64 {
-	if c.weigh == nil {
-		return 0
-	}
-	return c.weigh(v)
 }
 
 func (c *lru[K, V]) get(k K) (V, bool) {
@@ -64,19 +43,14 @@ func (c *lru[K, V]) put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[k]; ok {
-		ent := e.Value.(*lruEntry[K, V])
-		c.weight += c.weightOf(v) - c.weightOf(ent.val)
-		ent.val = v
+		e.Value.(*lruEntry[K, V]).val = v
 		c.order.MoveToFront(e)
 	} else {
 		c.items[k] = c.order.PushFront(&lruEntry[K, V]{key: k, val: v})
-		c.weight += c.weightOf(v)
 	}
-	for c.order.Len() > c.max || c.weight > c.maxWeight {
+	for c.order.Len() > c.max {
 		last := c.order.Back()
-		ent := last.Value.(*lruEntry[K, V])
 		c.order.Remove(last)
-		delete(c.items, ent.key)
-		c.weight -= c.weightOf(ent.val)
+		delete(c.items, last.Value.(*lruEntry[K, V]).key)
 	}
 }
