@@ -11,7 +11,7 @@ import (
 )
 
 // evaluate is evaluate_batch's work (run by spawn): it returns the answer
-// line. The evaluation core (assert.Run) validates the trace, then asks for
+// line. The evaluation core (assert.Engine.Run) validates the trace, then asks for
 // the batch's other params (suite, assertions), then evaluates under ctx's
 // deadline.
 func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
