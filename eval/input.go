@@ -323,6 +323,11 @@ func (lr *lineReader) next() (line []byte, size int, tooLong bool, err error) {
 			if size == 0 {
 				return nil, 0, false, err
 			}
+			// The +1 allowance above is for an LF; a last line has none,
+			// so one byte past the limit is too long here.
+			if !tooLong && size > lr.max {
+				tooLong, lr.buf = true, lr.buf[:0]
+			}
 			return lr.buf, size, tooLong, nil // last line without LF; EOF comes next call
 		}
 	}
