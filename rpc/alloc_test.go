@@ -59,6 +59,11 @@ func TestBatchAllocations(t *testing.T) {
 		// The same batch again: assertions and trace from the memos,
 		// answered from the idempotency record.
 		"spec_refund_batch_repeated": testing.AllocsPerRun(500, run(s.parseBatch, []byte(spec))),
+		// What the SDKs in use send (bench_test.go): no request_id, new
+		// assertion ids and a new trace in every batch; nothing is memoized
+		// or recorded, so every batch is decoded, compiled from the cache
+		// of compiled assertions, and evaluated.
+		"sdk_workload": testing.AllocsPerRun(500, run(s.parseBatch, sdkWorkloadLines(t, 64)...)),
 	}
 
 	golden := filepath.Join(transcriptDir, "allocs.golden.json")

@@ -7,7 +7,10 @@ package rpc
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -18,6 +21,55 @@ func BenchmarkBatchLine(b *testing.B) {
 	b.Run("fresh", func(b *testing.B) { benchBatchLine(b, false, false) })
 	b.Run("repeated", func(b *testing.B) { benchBatchLine(b, true, false) })
 	b.Run("new-traces", func(b *testing.B) { benchBatchLine(b, true, true) })
+	b.Run("sdk-workload", benchSDKWorkload)
+}
+
+// sdkWorkloadLines: the spec batch as the SDKs in use send it
+// (../shared/sdk-compat.md): no request_id, fresh assertion ids (`assert_` +
+// 8 hex digits) and a trace of its own (trace_id, amounts) in every line, so
+// that no memo and no idempotency record answers any of them.
+func sdkWorkloadLines(tb testing.TB, n int) [][]byte {
+	spec := regexp.MustCompile(`"request_id":"[^"]*",`).ReplaceAllString(specBatchLine(tb), "")
+	ids := regexp.MustCompile(`"assert_00\d"`)
+	lines := make([][]byte, n)
+	for i := range lines {
+		h := sha256.Sum256(fmt.Appendf(nil, "sdk-workload %d", i))
+		k := 0
+		line := ids.ReplaceAllStringFunc(spec, func(string) string {
+			k++
+			return fmt.Sprintf(`"assert_%x"`, h[4*k:4*k+4])
+		})
+		line = strings.Replace(line, `"trace_id":"trc_abc123"`, fmt.Sprintf(`"trace_id":"trc_%x"`, h[:6]), 1)
+		line = strings.ReplaceAll(line, "89.99", fmt.Sprintf("%d.%02d", 10+int(h[0]), int(h[1])%100))
+		lines[i] = []byte(line)
+	}
+	if bytes.Equal(lines[0], lines[1]) || bytes.Contains(lines[0], []byte("request_id")) || bytes.Contains(lines[0], []byte("assert_001")) {
+		tb.Fatal("testdata/session.jsonl: the spec batch changed shape")
+	}
+	return lines
+}
+
+// benchSDKWorkload: 4,096 distinct SDK-workload lines, parsed as the read
+// loop does, so every memo is tried and missed.
+func benchSDKWorkload(b *testing.B) {
+	lines := sdkWorkloadLines(b, 4096)
+	s := newReadyServer(b)
+	ctx := context.Background()
+	b.SetBytes(int64(len(lines[0])))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		req, perr := s.parseBatch(lines[i%len(lines)])
+		i++
+		if perr != nil {
+			b.Fatal(perr)
+		}
+		res, err := s.evaluate(ctx, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = res
+	}
 }
 
 // benchBatchLine: with memo, lines are parsed as the read loop does; with
