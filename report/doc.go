@@ -1,19 +1,26 @@
 // doc.go: the package documentation: the results model and the report formats.
 
 // Package report is the results model of a run and its writers: a readable
-// text summary (text.go), one JSON document (json.go) and JUnit XML as CI
-// systems read it (junit.go).
+// text summary (text.go), one JSON document (json.go), JUnit XML as CI
+// systems read it (junit.go), and one self-contained HTML page for people
+// (html.go, html_page.go), with inline SVG charts drawn from plain numbers
+// (svg.go: TrendChart, Histogram, StatusBar) and a history page of them
+// (history.go: WriteHistory).
 //
 // A report is a list of Traces, each with its Recorded results or the Error
 // that kept it from being evaluated (coded as the server would answer it,
 // spec §5), and Totals. A Writer streams it: Begin, one Trace at a time in
 // report order, End; no format holds more than one trace, so a run over
-// any number of traces writes in bounded memory. Write writes a whole
+// any number of traces writes in bounded memory, except HTML, which keeps
+// what it shows (failures first, totals at the top) within a stated size
+// bound: 32 MiB whatever the run holds. Write writes a whole
 // report; WriteFile writes one to a file whole or not at all (the server's
 // --report); ByTrace groups a session's results by trace_id.
 //
 // Text from traces and assertions is escaped for its format: XML escaping
 // (characters XML cannot hold become U+FFFD), and in the text report
 // control characters (Clean), so a report cannot drive the terminal that
-// shows it.
+// shows it. The HTML page escapes through html/template's contexts, holds
+// no URL of any kind, and its Content-Security-Policy allows only its own
+// script and style sheet, by hash.
 package report

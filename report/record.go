@@ -13,8 +13,11 @@ type Recorded struct {
 	TraceID string
 	Suite   string // evaluate_batch's optional suite ("" when none)
 	Plugin  string // plugin_name for submit_plugin_result results; "" for native ones
-	Type    string // the assertion type when the recorder knows it (the eval command); "" otherwise
-	Result  assert.Result
+	Type    string // the assertion type when the recorder knows it; "" otherwise (plugin results)
+	// Spec is the assertion's spec as the HTML report shows it (SpecText:
+	// indented JSON cut to 4 KiB), filled only for an HTML report.
+	Spec   string
+	Result assert.Result
 }
 
 // ByTrace gathers recorded results into one Trace per trace_id, traces in

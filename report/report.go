@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"attest-engine/assert"
 )
@@ -19,25 +20,29 @@ const (
 	FormatText  Format = "text"  // a readable summary
 	FormatJSON  Format = "json"  // one JSON document (json.go)
 	FormatJUnit Format = "junit" // JUnit XML as CI systems read it (junit.go)
+	FormatHTML  Format = "html"  // one self-contained page for people (html.go)
 )
 
 // ParseFormat reads a --format value.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
-	case FormatText, FormatJSON, FormatJUnit:
+	case FormatText, FormatJSON, FormatJUnit, FormatHTML:
 		return f, nil
 	}
-	return "", fmt.Errorf("--format %q: want text, json or junit", s)
+	return "", fmt.Errorf("--format %q: want text, json, junit or html", s)
 }
 
 // FormatForPath picks a report file's format from its extension: .xml is
-// JUnit, .json is JSON, anything else text (case does not matter).
+// JUnit, .json is JSON, .html and .htm HTML, anything else text (case does
+// not matter).
 func FormatForPath(path string) Format {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".xml":
 		return FormatJUnit
 	case ".json":
 		return FormatJSON
+	case ".html", ".htm":
+		return FormatHTML
 	}
 	return FormatText
 }
@@ -99,6 +104,9 @@ type Totals struct {
 	// Incomplete is set when the run stopped before the end of its input
 	// (bad input met on the way, an interrupt): the report cannot pass.
 	Incomplete bool
+	// Generated is when the report was made, for the formats that show it
+	// (HTML); zero leaves it out (eval --deterministic, goldens).
+	Generated time.Time
 }
 
 // Add counts one trace.
@@ -131,7 +139,9 @@ func (t *Totals) Add(tr *Trace) {
 func (t *Totals) Passed() bool { return t.HardFail == 0 && t.Errors == 0 && !t.Incomplete }
 
 // Writer writes a report as it is produced: begin, one trace at a
-// time in report order, then end. No format holds more than one trace.
+// time in report order, then end. No format holds more than one trace,
+// but HTML, which shows failures before passes and the totals first: it
+// keeps what it will show, within its size bound (htmlMaxBytes).
 type Writer interface {
 	Begin() error
 	Trace(tr *Trace) error // the next trace, in report order
@@ -145,18 +155,24 @@ func NewWriter(f Format, w io.Writer) Writer {
 		return &jsonReport{w: w}
 	case FormatJUnit:
 		return &junitReport{w: w}
+	case FormatHTML:
+		return &htmlReport{w: w}
 	}
 	return &textReport{w: w}
 }
 
-// Write writes a whole report of traces in format f. The total
-// duration is the sum of the traces' durations.
+// Write writes a whole report of traces in format f, with no timestamp.
+// The total duration is the sum of the traces' durations.
 func Write(w io.Writer, f Format, traces []Trace) error {
+	return write(w, f, traces, time.Time{})
+}
+
+func write(w io.Writer, f Format, traces []Trace, generated time.Time) error {
 	rw := NewWriter(f, w)
 	if err := rw.Begin(); err != nil {
 		return err
 	}
-	var tot Totals
+	tot := Totals{Generated: generated}
 	for i := range traces {
 		tot.Add(&traces[i])
 		tot.DurationMS += traces[i].DurationMS
@@ -168,11 +184,11 @@ func Write(w io.Writer, f Format, traces []Trace) error {
 }
 
 // WriteFile writes a whole report to path, in the format its extension
-// names (FormatForPath). The file appears whole or not at all: it is
-// written beside its final name and renamed.
+// names (FormatForPath), generated now. The file appears whole or not at
+// all: it is written beside its final name and renamed.
 func WriteFile(path string, traces []Trace) error {
 	return writeFileAtomic(path, func(w io.Writer) error {
-		return Write(w, FormatForPath(path), traces)
+		return write(w, FormatForPath(path), traces, time.Now())
 	})
 }
 

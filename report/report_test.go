@@ -154,13 +154,15 @@ func TestFormats(t *testing.T) {
 		{"r.json", FormatJSON, ".json is JSON"},
 		{"r.txt", FormatText, "anything else is text"},
 		{"report", FormatText, "no extension is text"},
+		{"out/report.html", FormatHTML, ".html is HTML"},
+		{"REPORT.HTM", FormatHTML, ".htm is HTML too, whatever its case"},
 	}
 	for _, tc := range paths {
 		if got := FormatForPath(tc.path); got != tc.want {
 			t.Errorf("FormatForPath(%q) = %q, want %q: %s", tc.path, got, tc.want, tc.reason)
 		}
 	}
-	for _, s := range []string{"text", "json", "junit"} {
+	for _, s := range []string{"text", "json", "junit", "html"} {
 		if _, err := ParseFormat(s); err != nil {
 			t.Errorf("ParseFormat(%q): %v", s, err)
 		}

@@ -1,0 +1,140 @@
+// history.go: the HTML history page: per assertion key, pass rate and mean score over time with drift alerts, and a score histogram.
+
+package report
+
+import (
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// HistoryKey is one assertion key's history as the page draws it, from
+// plain numbers (continuous evaluation's per-window summaries fill it).
+type HistoryKey struct {
+	Name   string       // the assertion key
+	Type   string       // its assertion type, "" when unknown
+	Points []TrendPoint // one per window, oldest first
+	Bins   []int        // score histogram over the windows (Histogram's bins)
+	Alerts []string     // drift alerts' explanations, oldest first
+}
+
+// The history page's bounds: keys drawn (the others are listed by name),
+// alerts listed per key (the latest), bytes of an alert's text. A key's
+// charts are at most about 130 KiB (TrendChart's bound), its alerts 20 KiB
+// escaped, so a page stays under htmlMaxBytes, 32 MiB, whatever the text
+// (TestHistoryBound writes the worst case).
+const (
+	historyMaxKeys      = 200
+	historyMaxAlerts    = 10
+	historyAlertTextMax = 400
+)
+
+type historyPage struct {
+	Generated      string
+	Keys           []historyKey
+	NKeys, NAlerts int
+	Summary        string
+	Unshown        []string
+	CSS            template.CSS
+	Script         template.JS
+	CSP            string
+}
+
+type historyKey struct {
+	Name, Type       string
+	Trend, Histogram template.HTML
+	Alerts           []string
+	NAlerts          int
+	AlertCount       string
+}
+
+// WriteHistory writes the history page of keys: keys with alerts
+// first, then by name. Like the eval report it is one self-contained
+// file with no URL; a zero generated time leaves the timestamp out.
+func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
+	order := make([]*HistoryKey, len(keys))
+	for i := range keys {
+		order[i] = &keys[i]
+	}
+	slices.SortStableFunc(order, func(a, b *HistoryKey) int {
+		if (len(a.Alerts) > 0) != (len(b.Alerts) > 0) {
+			if len(a.Alerts) > 0 {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	p := historyPage{NKeys: len(keys), CSS: template.CSS(htmlCSS), Script: template.JS(htmlScript), CSP: htmlCSP}
+	if !generated.IsZero() {
+		p.Generated = generated.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	for i, k := range order {
+		p.NAlerts += len(k.Alerts)
+		name := line(k.Name, htmlNameMax)
+		if i >= historyMaxKeys {
+			p.Unshown = append(p.Unshown, name)
+			continue
+		}
+		alerts := k.Alerts[max(0, len(k.Alerts)-historyMaxAlerts):]
+		hk := historyKey{Name: name, Type: line(k.Type, htmlNameMax), NAlerts: len(k.Alerts),
+			Trend:     TrendChart(clip(k.Name, 60)+": pass rate and mean score", k.Points),
+			Histogram: Histogram("score histogram ("+strconv.Itoa(sum(k.Bins))+" results)", k.Bins)}
+		for _, a := range alerts {
+			hk.Alerts = append(hk.Alerts, text(clip(a, historyAlertTextMax)))
+		}
+		hk.AlertCount = count(len(k.Alerts), "alert")
+		p.Keys = append(p.Keys, hk)
+	}
+	p.Summary = count(len(keys), "assertion key") + ", " + count(p.NAlerts, "drift alert") + "."
+	return historyTemplate.Execute(w, &p)
+}
+
+func count(n int, word string) string { return strconv.Itoa(n) + " " + plural(n, word) }
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+var historyTemplate = template.Must(template.New("history").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>attest-engine history</title>
+<style>{{.CSS}}</style>
+</head>
+<body>
+<header>
+<h1>attest-engine history</h1>
+{{if .Generated}}<p class="meta">generated {{.Generated}}</p>
+{{end}}<p>{{.Summary}}</p>
+</header>
+<main>
+{{range .Keys}}<section class="key">
+<h2>{{.Name}}{{if .Type}} <small>{{.Type}}</small>{{end}}{{if .NAlerts}} <span class="badge s-hard_fail">{{.AlertCount}}</span>{{end}}</h2>
+<div class="charts">
+{{.Trend}}
+{{.Histogram}}
+</div>
+{{if .Alerts}}<ul class="alerts">
+{{range .Alerts}}<li><pre>{{.}}</pre></li>
+{{end}}</ul>
+{{end}}</section>
+{{end}}{{if .Unshown}}<details><summary>{{len .Unshown}} more keys, not drawn</summary><pre>{{range .Unshown}}{{.}}
+{{end}}</pre></details>
+{{end}}</main>
+<footer>attest-engine HTML report: self-contained, no external resources.</footer>
+<script>{{.Script}}</script>
+</body>
+</html>
+`))
