@@ -10,7 +10,7 @@ import (
 
 // What the templates are given. Every string from a trace or an assertion
 // goes through html/template's escaping for its context; only the charts
-// (report_svg.go, escaped there), the sections already executed by these
+// (svg.go, escaped there), the sections already executed by these
 // templates, and the constants below are trusted HTML.
 type htmlPage struct {
 	Verdict, VerdictClass, Generated string
