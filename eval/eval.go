@@ -49,9 +49,12 @@ type evalCmd struct {
 	tracePath, assertionsPath, configPath, outputPath string
 
 	format report.Format
-	jobs   int
-	ev     Evaluator
-	con    *console
+	// deterministic leaves out of the report what depends on the clock:
+	// no timestamp, and every duration is 0.
+	deterministic bool
+	jobs          int
+	ev            Evaluator
+	con           *console
 }
 
 // Run runs `attest-engine eval` with the arguments after "eval" and returns
@@ -100,7 +103,8 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 	fs.StringVar(&c.assertionsPath, "assertions", "", "assertions file (a list for every trace, or one list per trace)")
 	fs.StringVar(&c.configPath, "config", "", "path of a JSON config file, as for the server")
 	fs.StringVar(&c.outputPath, "output", "", "write the report to this file instead of stdout")
-	format := fs.String("format", "text", "report format: text, json or junit")
+	format := fs.String("format", "text", "report format: text, json, junit or html")
+	fs.BoolVar(&c.deterministic, "deterministic", false, "leave timestamps out of the report and report every duration as 0, so the same run gives the same bytes")
 	timeout := fs.String("eval-timeout", "30s", "per-trace time limit: a Go duration (30s) or milliseconds (30000)")
 	fs.IntVar(&c.jobs, "jobs", min(runtime.GOMAXPROCS(0), 8), "traces evaluated at once")
 	if err := fs.Parse(args); err != nil {
@@ -126,6 +130,7 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 	}
 	if err == nil {
 		c.format, err = report.ParseFormat(*format)
+		c.ev.Specs = c.format == report.FormatHTML
 	}
 	if err == nil {
 		c.ev.Timeout, err = ParseTimeout(*timeout)

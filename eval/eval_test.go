@@ -57,6 +57,8 @@ var cliCases = []struct {
 		"--trace - reads stdin"},
 	{"output_file", []string{"--trace", "@traces.ndjson", "--assertions", "@assertions.json", "--format", "junit", "--output", "$OUT"}, "", 1,
 		"--output writes the report to a file; stdout stays empty"},
+	{"ndjson_html", []string{"--trace", "@traces.ndjson", "--assertions", "@assertions.json", "--format", "html", "--deterministic", "--output", "$OUT"}, "", 1,
+		"the same run as one HTML page, with no timestamp and every duration 0 (--deterministic): failures first"},
 	{"timeout", []string{"--trace", "@refund.json", "--assertions", "@assertions.json", "--eval-timeout", "1ns"}, "", 1,
 		"an expired --eval-timeout is a TIMEOUT error entry (spec §5)"},
 	{"bad_trace_json", []string{"--trace", "@not_json.txt", "--assertions", "@assertions.json"}, "", 2,
@@ -82,7 +84,7 @@ var cliCases = []struct {
 	{"no_trace_flag", []string{"--assertions", "@assertions.json"}, "", 2, "--trace is required"},
 	{"no_assertions_flag", []string{"--trace", "@refund.json"}, "", 2, "--assertions is required"},
 	{"bad_format", []string{"--trace", "@refund.json", "--assertions", "@assertions.json", "--format", "xml"}, "", 2,
-		"the format is text, json or junit"},
+		"the format is text, json, junit or html"},
 	{"bad_jobs", []string{"--trace", "@refund.json", "--assertions", "@assertions.json", "--jobs", "0"}, "", 2, "at least one worker"},
 	{"too_many_jobs", []string{"--trace", "@refund.json", "--assertions", "@assertions.json", "--jobs", "2000000000"}, "", 2,
 		"at most MaxInFlight workers: a huge count exhausted memory sizing the queue"},
@@ -264,5 +266,34 @@ func checkGolden(t *testing.T, path, got, reason string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s: %s\n(-want +got):\n%s", path, reason, diff)
+	}
+}
+
+// TestDeterministic runs the same eval twice with --deterministic: every
+// format gives the same bytes, with no time in them to normalize.
+func TestDeterministic(t *testing.T) {
+	for _, format := range []string{"text", "json", "junit", "html"} {
+		var runs [2]string
+		for i := range runs {
+			var stdout, stderr bytes.Buffer
+			Run(context.Background(), []string{"--trace", filepath.Join(cliDir, "traces.ndjson"), "--assertions", filepath.Join(cliDir, "assertions.json"),
+				"--format", format, "--deterministic", "--jobs", "2"}, nil, &stdout, &stderr)
+			runs[i] = stdout.String()
+		}
+		if runs[0] != runs[1] {
+			t.Errorf("%s: two --deterministic runs differ", format)
+		}
+		if normalizeTimes(runs[0]) != runs[0] {
+			t.Errorf("%s: a --deterministic report holds a duration that is not 0", format)
+		}
+		if strings.Contains(runs[0], "generated") {
+			t.Errorf("%s: a --deterministic report holds a timestamp", format)
+		}
+	}
+	var stdout bytes.Buffer
+	Run(context.Background(), []string{"--trace", filepath.Join(cliDir, "refund.json"), "--assertions", filepath.Join(cliDir, "assertions.json"),
+		"--format", "html"}, nil, &stdout, &bytes.Buffer{})
+	if !strings.Contains(stdout.String(), "<p class=\"meta\">generated 2") {
+		t.Errorf("without --deterministic the HTML report says when it was generated")
 	}
 }

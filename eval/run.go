@@ -29,8 +29,9 @@ type job struct {
 // run evaluates every trace and writes the report. Memory is bounded: one
 // goroutine reads a trace at a time (each line at most MaxLineBytes), at
 // most 2×jobs traces are between reading and writing (InOrder), and the
-// report writer holds one trace's results at a time. Reports come out in
-// input order, each as soon as it and every trace before it are done.
+// report writer holds one trace's results at a time (HTML: what it will
+// show, within its size bound). Reports come out in input order, each as
+// soon as it and every trace before it are done.
 func (c *evalCmd) run(ctx context.Context, traces, asserts io.Reader, openOut func() (io.Writer, func() error, error)) int {
 	start := time.Now()
 	src, err := readAssertions(asserts, inputName(c.assertionsPath))
@@ -74,6 +75,12 @@ func (c *evalCmd) run(ctx context.Context, traces, asserts io.Reader, openOut fu
 	}
 	var tot report.Totals
 	interrupted, fatal := InOrder(ctx, c.jobs, next, c.evaluate, func(tr *report.Trace) error {
+		if c.deterministic {
+			tr.DurationMS = 0
+			for i := range tr.Results {
+				tr.Results[i].Result.DurationMS = 0
+			}
+		}
 		tot.Add(tr)
 		if writeErr == nil {
 			if writeErr = rw.Trace(tr); writeErr == nil {
@@ -84,7 +91,10 @@ func (c *evalCmd) run(ctx context.Context, traces, asserts io.Reader, openOut fu
 		return writeErr // a report that cannot be written stops the reading
 	})
 	c.con.clear()
-	tot.DurationMS = time.Since(start).Milliseconds()
+	if !c.deterministic {
+		tot.DurationMS = time.Since(start).Milliseconds()
+		tot.Generated = start
+	}
 	tot.Incomplete = fatal != nil || interrupted || writeErr != nil
 	if writeErr == nil {
 		writeErr = rw.End(&tot)
@@ -128,6 +138,7 @@ func (c *evalCmd) evaluate(j job) *report.Trace {
 type Evaluator struct {
 	Engine  *assert.Engine
 	Timeout time.Duration // per trace, as --eval-timeout is per batch
+	Specs   bool          // fill each result's Spec (report.SpecText), for an HTML report
 }
 
 // Trace validates the trace at 0-based position index of its input
@@ -169,6 +180,9 @@ func (ev *Evaluator) Trace(index int, value any, size int, list []assert.Asserti
 	tr.Results = make([]report.Recorded, len(results))
 	for i, r := range results { // one result per assertion, in request order (assert.Engine.Run)
 		tr.Results[i] = report.Recorded{TraceID: tr.TraceID, Type: list[i].Type, Result: r}
+		if ev.Specs {
+			tr.Results[i].Spec = report.SpecText(list[i].Spec)
+		}
 	}
 	return tr
 }
