@@ -14,6 +14,7 @@ import (
 func TestBinaryEval(t *testing.T) {
 	bin := buildEngine(t)
 	out := filepath.Join(t.TempDir(), "report.xml")
+	page := filepath.Join(t.TempDir(), "report.html")
 	tests := []struct {
 		name     string
 		args     []string
@@ -23,6 +24,7 @@ func TestBinaryEval(t *testing.T) {
 		{"all pass is exit 0", []string{"eval", "--trace", "testdata/cli/refund.json", "--assertions", "testdata/cli/assertions.json"}, 0, "\nPASS\n"},
 		{"a hard_fail is exit 1", []string{"eval", "--trace", "testdata/cli/traces.ndjson", "--assertions", "testdata/cli/assertions.json"}, 1, "\nFAIL\n"},
 		{"junit to a file", []string{"eval", "--trace", "testdata/cli/traces.ndjson", "--assertions", "testdata/cli/assertions.json", "--format", "junit", "--output", out}, 1, ""},
+		{"html to a file", []string{"eval", "--trace", "testdata/cli/traces.ndjson", "--assertions", "testdata/cli/assertions.json", "--format", "html", "--deterministic", "--output", page}, 1, ""},
 		{"bad input is exit 2", []string{"eval", "--trace", "testdata/cli/nope.ndjson", "--assertions", "testdata/cli/assertions.json"}, 2, ""},
 		{"bad flag is exit 2", []string{"eval", "--format", "yaml"}, 2, ""},
 	}
@@ -43,6 +45,10 @@ func TestBinaryEval(t *testing.T) {
 				t.Errorf("stdout %q does not contain %q", stdout.String(), tc.wantOut)
 			}
 		})
+	}
+	html, err := os.ReadFile(page)
+	if err != nil || !strings.HasPrefix(string(html), "<!DOCTYPE html>\n") || !strings.HasSuffix(string(html), "</html>\n") {
+		t.Errorf("--format html --output: not one whole page (%v)", err)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {

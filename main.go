@@ -52,7 +52,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	configPath := fs.String("config", "", "path of a JSON config file")
 	evalTimeout := fs.String("eval-timeout", "30s", "per-batch time limit: a Go duration (30s) or milliseconds (30000)")
 	showVersion := fs.Bool("version", false, "print the engine version and exit")
-	reportPath := fs.String("report", "", "at shutdown, write every result of the session to this file (.xml JUnit, .json JSON, else text)")
+	reportPath := fs.String("report", "", "at shutdown, write every result of the session to this file (.xml JUnit, .json JSON, .html/.htm HTML, else text)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -136,6 +136,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := rpc.Options{Engine: engine, Config: cfg, EvalTimeout: timeout, Logger: logger, Version: version}
 	if *reportPath != "" {
 		opts.Report = reportTo(*reportPath, logger)
+		if report.FormatForPath(*reportPath) == report.FormatHTML {
+			opts.ReportSpec = report.SpecText // the page shows each assertion's spec on demand
+		}
 	}
 	srv := rpc.New(opts)
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
@@ -151,7 +154,7 @@ func reportTo(path string, logger *slog.Logger) func([]rpc.Record) {
 	return func(records []rpc.Record) {
 		list := make([]report.Recorded, len(records))
 		for i, r := range records {
-			list[i] = report.Recorded{TraceID: r.TraceID, Suite: r.Suite, Plugin: r.Plugin, Result: r.Result}
+			list[i] = report.Recorded{TraceID: r.TraceID, Suite: r.Suite, Plugin: r.Plugin, Type: r.Type, Spec: r.Spec, Result: r.Result}
 		}
 		traces := report.ByTrace(list)
 		if err := report.WriteFile(path, traces); err != nil {

@@ -22,7 +22,8 @@ import (
 var sessionRecords = []rpc.Record{
 	{TraceID: "trc_seed", Result: assert.Result{AssertionID: "native_1", Status: assert.HardFail, Explanation: "seeded"}},
 	{TraceID: "trc_seed", Plugin: "safety", Result: assert.Result{AssertionID: "plugin_1", Status: assert.Pass, Score: 0.9, Explanation: "seeded plugin"}},
-	{TraceID: "trc_wire", Result: assert.Result{AssertionID: "c1", Status: assert.Pass, Score: 1}},
+	{TraceID: "trc_wire", Type: "content", Spec: "{\n  \"check\": \"contains\"\n}", Result: assert.Result{AssertionID: "c1", Status: assert.Pass, Score: 1}},
+	{TraceID: "trc_<b>", Type: "content", Spec: "{\n  \"value\": \"<script>\"\n}", Result: assert.Result{AssertionID: "c2", Status: assert.HardFail, Explanation: "</pre><script>"}},
 }
 
 func TestReportFile(t *testing.T) {
@@ -30,21 +31,33 @@ func TestReportFile(t *testing.T) {
 		file, reason string
 		check        func(data []byte) bool
 	}{
-		{"report.json", "JSON for .json: trc_seed (native and plugin results), then trc_wire", func(data []byte) bool {
+		{"report.json", "JSON for .json: trc_seed (native and plugin results), then trc_wire and trc_<b>", func(data []byte) bool {
 			var doc struct {
 				Traces []struct {
 					Name    string
 					Results []struct{ AssertionID string } `json:"results"`
 				}
 			}
-			return json.Unmarshal(data, &doc) == nil && len(doc.Traces) == 2 && doc.Traces[0].Name == "trc_seed" &&
+			return json.Unmarshal(data, &doc) == nil && len(doc.Traces) == 3 && doc.Traces[0].Name == "trc_seed" &&
 				len(doc.Traces[0].Results) == 2 && doc.Traces[1].Name == "trc_wire"
 		}},
 		{"report.xml", "JUnit for .xml: one testsuite per trace", func(data []byte) bool {
 			var doc struct {
 				Suites []struct{} `xml:"testsuite"`
 			}
-			return xml.Unmarshal(data, &doc) == nil && len(doc.Suites) == 2
+			return xml.Unmarshal(data, &doc) == nil && len(doc.Suites) == 3
+		}},
+		{"report.html", "HTML for .html: the failing trace open with its type and spec, the passing one a row, a timestamp", func(data []byte) bool {
+			page := string(data)
+			for _, want := range []string{"<title>attest-engine report: FAIL</title>", `data-status="hard_fail" data-name="trc_&lt;b&gt;"`,
+				`<b>c2</b> <i>content</i>`, `<pre>{
+  &#34;value&#34;: &#34;&lt;script&gt;&#34;
+}</pre>`, `<td>trc_wire</td>`, `<p class="meta">generated 2`} {
+				if !strings.Contains(page, want) {
+					return false
+				}
+			}
+			return strings.Count(page, "<script") == 1
 		}},
 		{"report.txt", "text for any other extension", func(data []byte) bool {
 			for _, want := range []string{"trace trc_seed: hard_fail", "plugin_1 (plugin safety)", "trace trc_wire", "FAIL\n"} {

@@ -23,6 +23,7 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	var (
 		traceID, suite string
 		warnings       []string
+		list           []assert.Assertion
 	)
 	results, err := s.engine.Run(ctx, assert.Batch{Trace: tv, Text: req.traceText, SourceBytes: req.size},
 		func(w []string) { warnings = w },
@@ -46,7 +47,8 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 			if err := s.budgets.admit(suite); err != nil {
 				return nil, err
 			}
-			list, known := s.memos.assertions.extra(req.params["assertions"])
+			var known bool
+			list, known = s.memos.assertions.extra(req.params["assertions"])
 			if !known {
 				var err error
 				if list, err = assertions(req.params); err != nil {
@@ -63,7 +65,7 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	}
 	s.budgets.apply(suite, results)
 	s.assertions.Add(int64(len(results)))
-	s.record.add(traceID, suite, "", results...)
+	s.record.addBatch(traceID, suite, list, results)
 	elapsed := time.Since(start)
 	// Attrs, not key-value pairs: no value is boxed (an allocation each).
 	s.log.LogAttrs(ctx, slog.LevelInfo, "evaluation complete", slog.String("trace_id", traceID),

@@ -27,6 +27,12 @@ const (
 // stdout and what Options.Report received, once per call.
 func serveWithReport(t *testing.T, ending string) (string, [][]Record) {
 	t.Helper()
+	return serveWithReportSpec(t, ending, nil)
+}
+
+// serveWithReportSpec is serveWithReport with Options.ReportSpec set to spec.
+func serveWithReportSpec(t *testing.T, ending string, spec func(map[string]any) string) (string, [][]Record) {
+	t.Helper()
 	eng, err := assert.New(assert.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +45,7 @@ func serveWithReport(t *testing.T, ending string) (string, [][]Record) {
 		mu.Lock()
 		defer mu.Unlock()
 		calls = append(calls, recs)
-	}})
+	}, ReportSpec: spec})
 	s.record.add("trc_seed", "", "", assert.Result{AssertionID: "native_1", Status: assert.HardFail, Explanation: "seeded"})
 	s.record.add("trc_seed", "", "safety", assert.Result{AssertionID: "plugin_1", Status: assert.Pass, Score: 0.9, Explanation: "seeded plugin"})
 	lines := reportInit + "\n" + reportEval + "\n"
@@ -89,8 +95,8 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestServerReport(t *testing.T) {
-	type rec struct{ TraceID, Plugin, AssertionID string }
-	want := []rec{{"trc_seed", "", "native_1"}, {"trc_seed", "safety", "plugin_1"}, {"trc_wire", "", "c1"}}
+	type rec struct{ TraceID, Plugin, AssertionID, Type, Spec string }
+	want := []rec{{"trc_seed", "", "native_1", "", ""}, {"trc_seed", "safety", "plugin_1", "", ""}, {"trc_wire", "", "c1", "content", ""}}
 	tests := []struct {
 		ending, reason string
 	}{
@@ -106,12 +112,27 @@ func TestServerReport(t *testing.T) {
 			}
 			var got []rec
 			for _, r := range calls[0] {
-				got = append(got, rec{r.TraceID, r.Plugin, r.Result.AssertionID})
+				got = append(got, rec{r.TraceID, r.Plugin, r.Result.AssertionID, r.Type, r.Spec})
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s: native and plugin results in the order recorded (-want +got):\n%s", tc.reason, diff)
+				t.Errorf("%s: native and plugin results in the order recorded, a batch's with its assertion type, no spec without ReportSpec (-want +got):\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestServerReportSpec: with Options.ReportSpec (an HTML report), each
+// batch result carries its assertion's spec as ReportSpec makes it.
+func TestServerReportSpec(t *testing.T) {
+	_, calls := serveWithReportSpec(t, "shutdown", func(spec map[string]any) string { return "check=" + spec["check"].(string) })
+	if len(calls) != 1 || len(calls[0]) != 3 {
+		t.Fatalf("Report calls %v, want one with three records", calls)
+	}
+	if r := calls[0][2]; r.Spec != "check=contains" || r.Type != "content" {
+		t.Errorf("batch result recorded with type %q, spec %q; want content and ReportSpec's text", r.Type, r.Spec)
+	}
+	if r := calls[0][1]; r.Spec != "" {
+		t.Errorf("a plugin result has no assertion spec; got %q", r.Spec)
 	}
 }
 

@@ -39,6 +39,10 @@ type Options struct {
 	// plugin, in the order recorded) once serving ends (--report); nil: no
 	// result is kept.
 	Report func([]Record)
+	// ReportSpec, when set with Report, turns each native result's
+	// assertion spec into the Record's Spec (an HTML report shows it; its
+	// text is bounded, report.SpecText); nil: no spec is kept.
+	ReportSpec func(spec map[string]any) string
 }
 
 type sessionState int
@@ -102,7 +106,7 @@ func New(opts Options) *Server {
 		quit:        make(chan struct{}),
 		maxLine:     MaxLineBytes,
 	}
-	s.reportTo, s.record.on = opts.Report, opts.Report != nil
+	s.reportTo, s.record.on, s.record.spec = opts.Report, opts.Report != nil, opts.ReportSpec
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout
 	}
