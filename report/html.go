@@ -79,7 +79,7 @@ func (h *htmlReport) Begin() error { return nil }
 func (h *htmlReport) Trace(tr *Trace) error {
 	h.index++
 	st := tr.Status()
-	types := h.count(tr)
+	types, names := h.count(tr)
 	sec := &h.failed
 	switch st {
 	case string(assert.Pass):
@@ -96,7 +96,7 @@ func (h *htmlReport) Trace(tr *Trace) error {
 		Duration: millis(tr.DurationMS), Summary: traceCounts(tr)}
 	if e := tr.Err; e != nil {
 		t.Err = &htmlErr{ErrorType: e.ErrorType(), Code: e.Code, AssertionID: line(e.AssertionID, htmlNameMax),
-			Type: line(e.Type, htmlNameMax), Message: text(e.Message), Detail: text(e.Detail)}
+			Type: line(e.Type, htmlNameMax), Filter: typeName(e.Type), Message: text(e.Message), Detail: text(e.Detail)}
 	}
 	var body bytes.Buffer
 	for i := range tr.Results {
@@ -105,7 +105,7 @@ func (h *htmlReport) Trace(tr *Trace) error {
 			sec.full = true
 			break
 		}
-		if err := htmlTemplates.ExecuteTemplate(&body, "result", htmlResultOf(&tr.Results[i])); err != nil {
+		if err := htmlTemplates.ExecuteTemplate(&body, "result", htmlResultOf(&tr.Results[i], names[i])); err != nil {
 			return err
 		}
 	}
@@ -121,12 +121,14 @@ func (h *htmlReport) Trace(tr *Trace) error {
 }
 
 // count adds a trace's results to the run's histogram and type table, and
-// returns its distinct types for the filters.
-func (h *htmlReport) count(tr *Trace) string {
+// returns its distinct types for the filters and each result's type as
+// the table names it (past htmlMaxTypes types, "other").
+func (h *htmlReport) count(tr *Trace) (string, []string) {
 	if h.types == nil {
 		h.types = map[string]*htmlTypeStats{}
 	}
 	var seen []string
+	names := make([]string, len(tr.Results))
 	for i := range tr.Results {
 		rec := &tr.Results[i]
 		r := &rec.Result
@@ -142,6 +144,7 @@ func (h *htmlReport) count(tr *Trace) string {
 				h.types[name] = s
 			}
 		}
+		names[i] = name
 		s.N++
 		s.ScoreSum += finite(r.Score)
 		switch r.Status {
@@ -157,11 +160,11 @@ func (h *htmlReport) count(tr *Trace) string {
 		}
 	}
 	if tr.Err != nil && tr.Err.Type != "" {
-		if name := line(tr.Err.Type, htmlNameMax); !slices.Contains(seen, name) {
+		if name := typeName(tr.Err.Type); !slices.Contains(seen, name) {
 			seen = append(seen, name)
 		}
 	}
-	return line(strings.Join(seen, " "), htmlNameMax)
+	return line(strings.Join(seen, " "), htmlNameMax), names
 }
 
 // resultType is what the type filter and table call a result: its
@@ -171,10 +174,13 @@ func resultType(rec *Recorded) string {
 	case rec.Plugin != "":
 		return line("plugin:"+strings.ReplaceAll(rec.Plugin, " ", "_"), htmlNameMax)
 	case rec.Type != "":
-		return line(strings.ReplaceAll(rec.Type, " ", "_"), htmlNameMax)
+		return typeName(rec.Type)
 	}
 	return "untyped"
 }
+
+// typeName is an assertion type as one word of the filters' type list.
+func typeName(t string) string { return line(strings.ReplaceAll(t, " ", "_"), htmlNameMax) }
 
 // row writes a trace as one summary row, or counts it past htmlMaxRows.
 func (h *htmlReport) row(tr *Trace, st, types string) error {
@@ -221,10 +227,11 @@ func (h *htmlReport) End(tot *Totals) error {
 	return htmlTemplates.ExecuteTemplate(h.w, "page", &p)
 }
 
-// htmlResultOf is a result as the page shows it, its text cut to the bounds.
-func htmlResultOf(rec *Recorded) *htmlResult {
+// htmlResultOf is a result as the page shows it, its text cut to the
+// bounds; typ is its type as the page's table names it.
+func htmlResultOf(rec *Recorded, typ string) *htmlResult {
 	r := &rec.Result
-	out := &htmlResult{ID: line(r.AssertionID, htmlNameMax), Type: resultType(rec), Status: string(r.Status), Label: string(r.Status),
+	out := &htmlResult{ID: line(r.AssertionID, htmlNameMax), Type: typ, Status: string(r.Status), Label: string(r.Status),
 		Score: score(r.Score), Duration: millis(r.DurationMS), Explanation: text(r.Explanation),
 		Suite: line(rec.Suite, htmlNameMax), RequestID: line(r.RequestID, htmlNameMax), Open: r.Status != assert.Pass}
 	if r.Skipped {

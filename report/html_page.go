@@ -39,8 +39,8 @@ type htmlTrace struct {
 }
 
 type htmlErr struct {
-	ErrorType, AssertionID, Type, Message, Detail string
-	Code                                          int
+	ErrorType, AssertionID, Type, Filter, Message, Detail string
+	Code                                                  int
 }
 
 type htmlResult struct {
@@ -129,7 +129,7 @@ const htmlPageTemplate = `<!DOCTYPE html>
 </html>
 {{define "trace"}}<details class="trace" open id="{{.ID}}" data-status="{{.Status}}" data-name="{{.Name}}">
 <summary><span class="badge s-{{.Status}}">{{.Status}}</span> <b class="name">{{.Name}}</b> <span class="sub">{{.Summary}} · {{.Duration}}</span></summary>
-{{with .Err}}<div class="r entry" data-status="error" data-types="{{.Type}}">
+{{with .Err}}<div class="r entry" data-status="error" data-types="{{.Filter}}">
 <p><span class="badge s-error">{{.ErrorType}}</span> <code>{{.Code}}</code>{{if .AssertionID}} assertion <b>{{.AssertionID}}</b>{{if .Type}} <i>{{.Type}}</i>{{end}}{{end}}</p>
 <pre>{{.Message}}</pre>
 {{if .Detail}}<p class="fix">fix:</p><pre>{{.Detail}}</pre>

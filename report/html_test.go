@@ -146,6 +146,7 @@ func largeRun(n, k int, failing float64, fill string) []Trace {
 		expl = fill
 	}
 	types := []string{"schema", "constraint", "trace", "content", "embedding", "llm_judge"}
+	specText := SpecText(spec)
 	out := make([]Trace, n)
 	every := 0
 	if failing > 0 {
@@ -167,7 +168,7 @@ func largeRun(n, k int, failing float64, fill string) []Trace {
 			if fill != "" {
 				typ = fill + strconv.Itoa(j)
 			}
-			res[j] = Recorded{TraceID: id, Type: typ, Spec: SpecText(spec), Result: assert.Result{AssertionID: "assert_" + strconv.Itoa(j+1),
+			res[j] = Recorded{TraceID: id, Type: typ, Spec: specText, Result: assert.Result{AssertionID: "assert_" + strconv.Itoa(j+1),
 				Status: st, Score: sc, Explanation: expl, DurationMS: 2}}
 		}
 		out[i] = Trace{Name: id, TraceID: id, Results: res, DurationMS: 20}
@@ -319,5 +320,28 @@ func TestSpecText(t *testing.T) {
 	}
 	if got := SpecText(deep); !strings.Contains(got, "…") {
 		t.Errorf("deep: the cut is not marked")
+	}
+}
+
+// TestHTMLReportTypes: past htmlMaxTypes assertion types the table and the
+// filter count the rest as "other", and so do the results' filter types.
+func TestHTMLReportTypes(t *testing.T) {
+	var results []Recorded
+	for i := range htmlMaxTypes + 6 {
+		results = append(results, Recorded{Type: "type " + strconv.Itoa(i), Result: assert.Result{AssertionID: "a" + strconv.Itoa(i), Status: assert.HardFail}})
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, FormatHTML, []Trace{{Name: "t", Results: results}}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if n := strings.Count(page, "<option>"); n != htmlMaxTypes+1 {
+		t.Errorf("%d types in the filter, want %d and \"other\"", n, htmlMaxTypes)
+	}
+	if n := strings.Count(page, `data-types="other"`); n != 6 {
+		t.Errorf("%d results filtered as other, want the 6 past the first %d types", n, htmlMaxTypes)
+	}
+	if !strings.Contains(page, `data-types="type_0"`) {
+		t.Errorf("a type's spaces become underscores: the filter's type list is split on spaces")
 	}
 }
