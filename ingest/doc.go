@@ -1,0 +1,77 @@
+// doc.go: the package comment: the two input formats, the GenAI mapping, assembly bounds and decisions.
+
+// Package ingest reads production traces for continuous evaluation: Attest
+// NDJSON traces (spec §3.1, one per line) and OpenTelemetry OTLP/JSON trace
+// exports (resourceSpans), which it assembles by trace id and maps to Attest
+// traces by the OpenTelemetry GenAI semantic conventions.
+//
+// # Input
+//
+// [Reader] reads NDJSON lines of at most [MaxLineBytes]; a longer line is
+// read to its end without being held and becomes an error item. With
+// [FormatAuto] a line whose first member is "resourceSpans" is OTLP/JSON,
+// anything else an Attest trace, decoded by the engine's own decoder
+// (trace.Decode). Validation (spec §7) is the evaluator's, as for any trace.
+//
+// OTLP/JSON follows opentelemetry-proto's JSON encoding: lowerCamelCase
+// member names, traceId and spanId as hex (base64, the generic protobuf
+// mapping some exporters use, is accepted too: the length tells them
+// apart), 64-bit integers (intValue, *TimeUnixNano) as decimal strings or
+// numbers, status codes as numbers or enum names, and attribute values as
+// the AnyValue union, nested at most 32 levels.
+//
+// # Mapping (gen-ai-spans conventions)
+//
+// The operation is gen_ai.operation.name, else the span name's first word.
+//
+//	invoke_agent                 the trace (or an agent_call step's sub_trace); agent_id from
+//	                             gen_ai.agent.name, else gen_ai.agent.id
+//	execute_tool                 tool_call: name gen_ai.tool.name, args gen_ai.tool.call.arguments,
+//	                             result gen_ai.tool.call.result (JSON objects as objects)
+//	chat, generate_content,      llm_call: args.model from gen_ai.response.model, else
+//	text_completion              gen_ai.request.model; result.input_tokens, output_tokens and
+//	                             tokens (their sum) from gen_ai.usage.*; messages and their text
+//	                             (args.prompt, result.completion) from gen_ai.input/output.messages
+//	anything else                transparent: its children are read in its place
+//
+// Deprecated names are read when the current one is absent, with one
+// warning per name per process ([Warnings]): gen_ai.system,
+// gen_ai.usage.prompt_tokens and completion_tokens, gen_ai.prompt and
+// gen_ai.completion (as attributes, or on the gen_ai.content.* events that
+// carried them).
+//
+// # Decisions where the conventions and the spec are silent
+//
+//   - The trace's own agent is the one outermost invoke_agent span; with
+//     none or several, each outermost agent is an agent_call step. A span
+//     whose parent is not in the trace counts as a top span.
+//   - A sub_trace's trace_id is "<trace id>-<agent span id>", its
+//     parent_trace_id the enclosing trace's id. Below spec §7's five levels,
+//     an invoke_agent is an agent_call step without sub_trace and its spans
+//     are read in its place, so the trace still validates.
+//   - output always carries status ("ok", or "error" when the agent span's
+//     status is ERROR), so it is never empty (spec §7); output.message is the
+//     agent's last output message, else the last llm_call's completion;
+//     input.user_message the last user message of the agent's input, else of
+//     the first llm_call's.
+//   - metadata: latency_ms from the agent span's times (milliseconds, exact
+//     to the nanosecond), timestamp its start (RFC 3339, UTC), model the first
+//     llm_call's, total_tokens their sum, and "otel": trace_id, spans, why it
+//     closed, content_captured, service_name, incomplete, dropped_spans.
+//   - Content is captured when any span carries messages (gen_ai.input or
+//     output messages, or the deprecated prompt and completion).
+//
+// # Assembly and its bounds
+//
+// [Assembler] holds at most Limits.OpenTraces traces, Limits.SpansPerTrace
+// spans each (further spans are counted and dropped) and Limits.Bytes of
+// span text in all. A trace closes Limits.Grace after its root span (no
+// parent) arrives, or after Limits.Idle without a new span; past a bound the
+// least recently touched trace is closed early. A trace closed early, with
+// spans dropped, or never given a root is evaluated and marked Incomplete,
+// never dropped. Spans arriving for one of the last Limits.Remember closed
+// traces are refused and counted (Late): evaluating a fragment again would
+// report the same trace twice. Time is the caller's: [Feed] uses the latest
+// span end seen (event time) for files, which makes the grouping a pure
+// function of the input, and the wall clock for live streams.
+package ingest

@@ -1,0 +1,66 @@
+// feed.go: items in, traces out: Attest traces pass straight through, OTLP spans go through the assembler.
+
+package ingest
+
+// Feed turns input items into traces ready for evaluation. It is not safe
+// for concurrent use.
+type Feed struct {
+	asm   *Assembler
+	mp    *Mapper
+	mark  int64 // event-time watermark: the latest span end seen
+	Clock func() int64
+}
+
+// NewFeed returns a Feed. With clock nil, time is the event-time watermark
+// (the latest span end time read so far), so which spans make up a trace
+// depends only on the input; with a clock (the wall clock, for --follow and
+// --listen), traces also close while no input arrives, through Tick.
+func NewFeed(lim Limits, warn *Warnings, clock func() int64) *Feed {
+	return &Feed{asm: NewAssembler(lim), mp: &Mapper{Warn: warn}, Clock: clock}
+}
+
+// Open is the number of traces being assembled.
+func (f *Feed) Open() int { return f.asm.Open() }
+
+// Late is the number of spans refused because their trace had closed.
+func (f *Feed) Late() int { return f.asm.Late }
+
+func (f *Feed) now() int64 {
+	if f.Clock != nil {
+		return f.Clock()
+	}
+	return f.mark
+}
+
+// Item takes one input item and returns the traces now ready, in order.
+func (f *Feed) Item(it Item) []Trace {
+	if it.Trace != nil {
+		return []Trace{*it.Trace}
+	}
+	if len(it.Spans) == 0 {
+		return nil
+	}
+	for _, sp := range it.Spans {
+		f.mark = max(f.mark, sp.End, sp.Start)
+	}
+	now := f.now()
+	out := f.traces(f.asm.Add(it.Spans, now))
+	return append(out, f.traces(f.asm.Tick(now))...)
+}
+
+// Tick closes what the clock says is due (Clock set only).
+func (f *Feed) Tick() []Trace { return f.traces(f.asm.Tick(f.now())) }
+
+// Flush closes every open trace: the input has ended.
+func (f *Feed) Flush() []Trace { return f.traces(f.asm.Flush()) }
+
+func (f *Feed) traces(gs []Group) []Trace {
+	if len(gs) == 0 {
+		return nil
+	}
+	out := make([]Trace, len(gs))
+	for i, g := range gs {
+		out[i] = f.mp.Trace(g)
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"attest-engine/trace"
+)
+
+func seeds(f *testing.F) {
+	inputs, _ := filepath.Glob(filepath.Join(dir, "*.input.jsonl"))
+	for _, in := range inputs {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for line := range bytes.SplitSeq(data, []byte("\n")) {
+			f.Add(line)
+		}
+	}
+	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","parentSpanId":"eee19b7ec3c1b174"}]}]}]}`))
+	f.Add([]byte(`{"schema_version":1,"trace_id":"t","output":{"a":1},"steps":[{"type":"llm_call","name":"x"}]}`))
+}
+
+// FuzzOTLP: any request either fails to parse with an error or assembles
+// into traces that pass the engine's own validation, within the bounds.
+func FuzzOTLP(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spans, err := ParseOTLP(data)
+		if err != nil {
+			return
+		}
+		feed := NewFeed(Limits{OpenTraces: 4, SpansPerTrace: 64}, nil, nil)
+		traces := feed.Item(Item{Spans: spans})
+		traces = append(traces, feed.Flush()...)
+		for _, tr := range traces {
+			if _, verr := trace.Validate(tr.Value, trace.Options{Strict: true}); verr != nil && trace.EncodedSize(tr.Value, trace.MaxTraceBytes) <= trace.MaxTraceBytes {
+				t.Fatalf("trace %s fails validation: %v", tr.ID, verr)
+			}
+		}
+	})
+}
+
+// FuzzReader: any input reads to EOF without a panic, each line an item.
+func FuzzReader(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(bytes.NewReader(data), FormatAuto, 1<<12)
+		for range 1 << 16 {
+			it, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if it.Trace != nil && it.Trace.Err == nil && it.Trace.Value == nil {
+				t.Fatal("a trace item with neither value nor error")
+			}
+		}
+		t.Fatal("more items than lines")
+	})
+}

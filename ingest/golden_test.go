@@ -1,0 +1,105 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"attest-engine/trace"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/ingest")
+
+const dir = "../testdata/ingest"
+
+// limitsFor are the per-case bounds; the rest run with the defaults.
+var limitsFor = map[string]Limits{
+	"evicted": {OpenTraces: 1},
+}
+
+type goldenTrace struct {
+	ID              string         `json:"id"`
+	Format          string         `json:"format"`
+	Incomplete      bool           `json:"incomplete,omitempty"`
+	ContentCaptured bool           `json:"content_captured"`
+	Error           string         `json:"error,omitempty"`
+	Value           map[string]any `json:"value,omitempty"`
+}
+
+type golden struct {
+	Traces   []goldenTrace `json:"traces"`
+	Warnings []string      `json:"warnings"`
+}
+
+// run reads a whole input with event time, as a replay does.
+func run(t testing.TB, input []byte, lim Limits) golden {
+	var g golden
+	warn := &Warnings{Func: func(msg string) { g.Warnings = append(g.Warnings, msg) }}
+	feed := NewFeed(lim, warn, nil)
+	r := NewReader(bytes.NewReader(input), FormatAuto, 0)
+	var traces []Trace
+	for {
+		it, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces = append(traces, feed.Item(it)...)
+	}
+	traces = append(traces, feed.Flush()...)
+	for _, tr := range traces {
+		gt := goldenTrace{ID: tr.ID, Format: tr.Format, Incomplete: tr.Incomplete, ContentCaptured: tr.ContentCaptured, Value: tr.Value}
+		if tr.Err != nil {
+			gt.Error = tr.Err.Error()
+		} else if _, verr := trace.Validate(tr.Value, trace.Options{Strict: true}); verr != nil {
+			t.Errorf("trace %s fails spec §7 validation: %v", tr.ID, verr)
+		}
+		g.Traces = append(g.Traces, gt)
+	}
+	return g
+}
+
+func TestGoldenMapping(t *testing.T) {
+	inputs, _ := filepath.Glob(filepath.Join(dir, "*.input.jsonl"))
+	if len(inputs) == 0 {
+		t.Fatal("no inputs")
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".input.jsonl")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := run(t, data, limitsFor[name])
+			text, err := json.MarshalIndent(got, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, name+".golden.json")
+			if *update {
+				if err := os.WriteFile(path, append(text, '\n'), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), string(text)+"\n"); diff != "" {
+				t.Errorf("mapping differs from %s (-want +got):\n%s", path, diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,150 @@
+// reader.go: NDJSON input read line by line under a size bound, each line an Attest trace or an OTLP/JSON request.
+
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"attest-engine/trace"
+)
+
+// MaxLineBytes bounds one input line: spec §7's 10 MiB trace limit plus
+// room, as the engine's request lines have.
+const MaxLineBytes = trace.MaxTraceBytes + 6<<20
+
+// Formats of input lines.
+const (
+	FormatAuto   = "auto"
+	FormatAttest = "attest"
+	FormatOTLP   = "otlp"
+)
+
+// Item is one input line read: an Attest trace, or the spans of an OTLP
+// request (for the assembler), or nothing (a blank line).
+type Item struct {
+	Line  int
+	Trace *Trace // an Attest trace, or a line that could not be read (Trace.Err)
+	Spans []Span
+}
+
+// Reader reads NDJSON lines; memory holds one line of at most Max bytes.
+// A longer line is read to its end and skipped, reported as an error item.
+type Reader struct {
+	r      *bufio.Reader
+	format string
+	max    int
+	line   int
+	buf    []byte
+}
+
+// NewReader reads lines of format (FormatAuto decides per line) from r.
+func NewReader(r io.Reader, format string, max int) *Reader {
+	if max <= 0 {
+		max = MaxLineBytes
+	}
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10), format: format, max: max}
+}
+
+// ErrLineTooLong is the error of an item whose line exceeded the bound.
+var ErrLineTooLong = errors.New("input line too long")
+
+// Next returns the next item, or io.EOF at the end of input. Errors other
+// than io.EOF come from the underlying reader; a bad line is an item.
+func (r *Reader) Next() (Item, error) {
+	for {
+		line, size, err := r.readLine()
+		if err != nil && (size == 0 || !errors.Is(err, io.EOF)) {
+			return Item{}, err
+		}
+		r.line++
+		if size > r.max {
+			return Item{Line: r.line, Trace: &Trace{Size: size,
+				Err: fmt.Errorf("%w: line %d is %d bytes, more than %d", ErrLineTooLong, r.line, size, r.max)}}, nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			if err != nil {
+				return Item{}, err
+			}
+			continue
+		}
+		return r.parse(line, size), nil
+	}
+}
+
+// readLine reads to the next LF, keeping at most max+1 bytes.
+func (r *Reader) readLine() ([]byte, int, error) {
+	r.buf = r.buf[:0]
+	size := 0
+	for {
+		chunk, err := r.r.ReadSlice('\n')
+		size += len(chunk)
+		if len(r.buf)+len(chunk) <= r.max+1 {
+			r.buf = append(r.buf, chunk...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil:
+			return r.buf, size, err
+		}
+		// The LF is not part of the line's size.
+		return r.buf, size - 1, nil
+	}
+}
+
+func (r *Reader) parse(line []byte, size int) Item {
+	it := Item{Line: r.line}
+	format := r.format
+	if format == FormatAuto || format == "" {
+		format = FormatAttest
+		if looksOTLP(line) {
+			format = FormatOTLP
+		}
+	}
+	if format == FormatOTLP {
+		spans, err := ParseOTLP(line)
+		if err != nil {
+			it.Trace = &Trace{Err: fmt.Errorf("line %d: %v", r.line, err), Format: FormatOTLP, Size: size}
+			return it
+		}
+		it.Spans = spans
+		return it
+	}
+	t := ParseAttest(line)
+	if t.Err != nil {
+		t.Err = fmt.Errorf("line %d: %w", r.line, t.Err)
+	}
+	it.Trace = &t
+	return it
+}
+
+// looksOTLP: the line is an object whose first member is resourceSpans, as
+// every OTLP/JSON exporter writes it.
+func looksOTLP(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("{"))
+	return ok && bytes.HasPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte(`"resourceSpans"`))
+}
+
+// ParseAttest reads one Attest trace (spec §3.1) with the engine's own
+// decoder. Validation (spec §7) is the caller's, as for any trace.
+func ParseAttest(line []byte) Trace {
+	t := Trace{Format: FormatAttest, Size: len(line), ContentCaptured: true}
+	v, err := trace.Decode(line)
+	if err != nil {
+		t.Err = err
+		return t
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		t.Err = fmt.Errorf("a trace must be a JSON object, got %s", trace.Kind(v))
+		return t
+	}
+	t.Value = obj
+	t.ID, _ = obj["trace_id"].(string)
+	return t
+}
