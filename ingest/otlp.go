@@ -70,7 +70,7 @@ type wireSpan struct {
 }
 
 type keyValue struct {
-	Key   string    `json:"key"`
+	Key   string   `json:"key"`
 	Value anyValue `json:"value"`
 }
 
