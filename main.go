@@ -22,6 +22,7 @@ import (
 	"attest-engine/logsink"
 	"attest-engine/report"
 	"attest-engine/rpc"
+	"attest-engine/watch"
 )
 
 // version is the engine's semver, reported as engine_version.
@@ -36,6 +37,7 @@ func main() {
 const usage = `usage:
   attest-engine [flags]          serve the Attest protocol on stdin and stdout (the SDKs start it so)
   attest-engine eval [flags]     evaluate traces from files (attest-engine eval -h)
+  attest-engine watch [flags]    evaluate production traces continuously (attest-engine watch -h)
   attest-engine version          print the version
 
 flags:
@@ -70,6 +72,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			defer stop()
 			context.AfterFunc(ctx, stop) // a second signal ends the process at once
 			return eval.Run(ctx, args[1:], stdin, stdout, stderr)
+		case "watch":
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			context.AfterFunc(ctx, stop) // a second signal ends the process at once
+			return watch.Run(ctx, args[1:], stdin, stdout, stderr, watchEnv())
 		case "version": // the earlier engine's subcommand (../shared/sdk-compat.md)
 			if len(args) > 1 {
 				return usageError("version takes no arguments, got %q", args[1])
@@ -77,7 +84,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			printVersion(stdout)
 			return 0
 		}
-		// Before this check, "attest-engine watch …" silently started a server.
 		return usageError("unknown command %q", args[0])
 	}
 	if err := fs.Parse(args); err != nil {

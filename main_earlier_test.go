@@ -27,8 +27,10 @@ func TestBinaryCommandLine(t *testing.T) {
 	}{
 		{"version subcommand", "the earlier engine's subcommand prints attest-engine <semver>", []string{"version"}, 0, "attest-engine " + version + "\n", nil},
 		{"--version", "the same line as the subcommand", []string{"--version"}, 0, "attest-engine " + version + "\n", nil},
-		{"unknown subcommand", "watch used to start a server silently", []string{"watch", "--interval", "5"}, 2, "",
-			[]string{`attest-engine: unknown command "watch"`, "usage:", "attest-engine version", "-log-level"}},
+		{"unknown subcommand", "an unknown command is a usage error, not a server started silently", []string{"monitor", "--interval", "5"}, 2, "",
+			[]string{`attest-engine: unknown command "monitor"`, "usage:", "attest-engine version", "-log-level"}},
+		{"the earlier engine's watch flags", "watch is the continuous-evaluation command now (issue 17): its flag set refuses the earlier --interval", []string{"watch", "--interval", "5"}, 2, "",
+			[]string{"flag provided but not defined: -interval", "-suite"}},
 		{"stray argument", "an argument after the flags is an error, not ignored", []string{"--log-level=warn", "extra"}, 2, "",
 			[]string{`attest-engine: unexpected argument "extra"`, "usage:"}},
 		{"version with an argument", "version takes no arguments", []string{"version", "--json"}, 2, "",

@@ -25,6 +25,9 @@ type Trace struct {
 	ContentCaptured bool
 	Format          string // "attest" or "otlp"
 	Size            int    // bytes of input text it was made from
+	// Digest identifies an unreadable line (Err set) by its text: the
+	// first 16 bytes of its SHA-256, hex.
+	Digest string
 }
 
 // Mapper turns assembled span groups into Attest traces. It is safe for

@@ -5,9 +5,12 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"attest-engine/trace"
 )
@@ -62,7 +65,7 @@ func (r *Reader) Next() (Item, error) {
 		}
 		r.line++
 		if size > r.max {
-			return Item{Line: r.line, Trace: &Trace{Size: size,
+			return Item{Line: r.line, Trace: &Trace{Size: size, Digest: digest(line, size),
 				Err: fmt.Errorf("%w: line %d is %d bytes, more than %d", ErrLineTooLong, r.line, size, r.max)}}, nil
 		}
 		line = bytes.TrimSpace(line)
@@ -109,7 +112,7 @@ func (r *Reader) parse(line []byte, size int) Item {
 	if format == FormatOTLP {
 		spans, err := ParseOTLP(line)
 		if err != nil {
-			it.Trace = &Trace{Err: fmt.Errorf("line %d: %v", r.line, err), Format: FormatOTLP, Size: size}
+			it.Trace = &Trace{Err: fmt.Errorf("line %d: %v", r.line, err), Format: FormatOTLP, Size: size, Digest: digest(line, size)}
 			return it
 		}
 		it.Spans = spans
@@ -118,6 +121,7 @@ func (r *Reader) parse(line []byte, size int) Item {
 	t := ParseAttest(line)
 	if t.Err != nil {
 		t.Err = fmt.Errorf("line %d: %w", r.line, t.Err)
+		t.Digest = digest(line, size)
 	}
 	it.Trace = &t
 	return it
@@ -147,4 +151,13 @@ func ParseAttest(line []byte) Trace {
 	t.Value = obj
 	t.ID, _ = obj["trace_id"].(string)
 	return t
+}
+
+// digest names an unreadable line by its text (for a line too long to
+// hold, by the part held and the full size).
+func digest(line []byte, size int) string {
+	h := sha256.New()
+	h.Write(line)
+	h.Write([]byte(strconv.Itoa(size)))
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

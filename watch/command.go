@@ -1,0 +1,157 @@
+// command.go: the watch subcommand's flags and wiring: suite, input, sampling, sharding, output.
+
+package watch
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"time"
+
+	"attest-engine/ingest"
+	"attest-engine/sample"
+)
+
+// Env is what the command needs from the rest of the engine; main supplies
+// it, so that this package knows nothing of the JSON-RPC layer.
+type Env struct {
+	Version string
+	// Engine builds the evaluator from a config file ("" for none) and says
+	// whether unknown step types are rejected (strict_step_types).
+	Engine func(configPath string) (ev Evaluator, strict bool, err error)
+	// Wire maps an evaluation error to its spec §5 code and message under
+	// the given per-trace time limit.
+	Wire func(err error, timeout time.Duration) ResultError
+	// Recorder opens the history kept in a state directory; nil when the
+	// engine is built without one (then --state-dir is an error).
+	Recorder func(dir string, log *slog.Logger) (Recorder, error)
+	Getenv   func(string) string
+	Logger   func(w io.Writer, level string) (*slog.Logger, error)
+}
+
+// options are the parsed flags.
+type options struct {
+	suite, in, out, format, config, stateDir, listen string
+	follow, deterministic, listenAny                 bool
+	rate                                             sample.Rate
+	shard                                            sample.Shard
+	jobs                                             int
+	timeout                                          time.Duration
+	limits                                           ingest.Limits
+	maxLine                                          int
+}
+
+// Run is `attest-engine watch`. Exit status: 0 when the input was read to
+// its end (or a signal ended a live stream), 2 on bad flags, a bad suite or
+// an input/output failure.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {
+	o, log, code := parse(args, stderr, env)
+	if log == nil {
+		return code
+	}
+	c, err := newCommand(o, env, log)
+	if err != nil {
+		log.Error(err.Error())
+		fmt.Fprintf(stderr, "attest-engine watch: %v\n", err)
+		return 2
+	}
+	if err := c.run(ctx, stdin, stdout); err != nil {
+		log.Error(err.Error())
+		fmt.Fprintf(stderr, "attest-engine watch: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int) {
+	var o options
+	fs := flag.NewFlagSet("attest-engine watch", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.suite, "suite", "", "suite file: {\"assertions\": [{\"name\", \"type\", \"spec\"}, ...]} (required)")
+	fs.StringVar(&o.in, "in", "", "input file of NDJSON traces or OTLP/JSON requests, - for stdin (default: stdin, unless --listen)")
+	fs.StringVar(&o.out, "out", "-", "result file (NDJSON, appended), - for stdout")
+	fs.StringVar(&o.format, "format", ingest.FormatAuto, "input format: auto, attest or otlp")
+	fs.BoolVar(&o.follow, "follow", false, "at the end of --in FILE, wait for more lines (like tail -f)")
+	rate := fs.String("sample", "1", "sampling rate from 0 to 1, by trace id (OpenTelemetry consistent probability)")
+	shard := fs.String("shard", "", "take shard I of N (0-based), as I/N")
+	shards := fs.Int("shards", 0, "number of shards, the index taken from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
+	fs.StringVar(&o.stateDir, "state-dir", "", "directory of the result history (drift and alerts)")
+	fs.StringVar(&o.listen, "listen", "", "also accept OTLP/JSON on POST /v1/traces at this address (loopback only)")
+	fs.BoolVar(&o.listenAny, "listen-any-address", false, "let --listen bind a non-loopback address")
+	fs.BoolVar(&o.deterministic, "deterministic", false, "no wall-clock fields; traces close by event time only: the same input gives the same bytes")
+	fs.IntVar(&o.jobs, "jobs", runtime.GOMAXPROCS(0), "traces evaluated in parallel")
+	fs.StringVar(&o.config, "config", "", "engine config file (providers, schema_dirs, ...)")
+	timeout := fs.Duration("eval-timeout", 30*time.Second, "time limit per trace")
+	fs.DurationVar(&o.limits.Grace, "grace", ingest.DefaultGrace, "OTLP: how long a trace stays open after its root span ends")
+	fs.DurationVar(&o.limits.Idle, "idle", ingest.DefaultIdle, "OTLP: close a trace after this long without a span")
+	fs.IntVar(&o.limits.OpenTraces, "max-open-traces", ingest.DefaultOpenTraces, "OTLP: traces assembled at once")
+	fs.IntVar(&o.limits.SpansPerTrace, "max-spans", ingest.DefaultSpansPerTrace, "OTLP: spans kept per trace")
+	fs.IntVar(&o.limits.Bytes, "max-open-bytes", ingest.DefaultBytes, "OTLP: span bytes held in open traces")
+	fs.IntVar(&o.maxLine, "max-line", ingest.MaxLineBytes, "longest input line, in bytes")
+	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return o, nil, 2
+	}
+	bad := func(format string, a ...any) (options, *slog.Logger, int) {
+		fmt.Fprintf(stderr, "attest-engine watch: "+format+"\n", a...)
+		return o, nil, 2
+	}
+	if fs.NArg() > 0 {
+		return bad("unexpected argument %q", fs.Arg(0))
+	}
+	log, err := env.Logger(stderr, *level)
+	if err != nil {
+		return bad("%v", err)
+	}
+	switch {
+	case o.suite == "":
+		return bad("--suite is required")
+	case o.format != ingest.FormatAuto && o.format != ingest.FormatAttest && o.format != ingest.FormatOTLP:
+		return bad("--format %q: want auto, attest or otlp", o.format)
+	case o.jobs < 1 || o.jobs > 1024:
+		return bad("--jobs %d: want 1 to 1024", o.jobs)
+	case *timeout <= 0:
+		return bad("--eval-timeout must be positive")
+	case o.maxLine < 1<<10 || o.maxLine > 1<<30:
+		return bad("--max-line %d: want 1024 to 1073741824", o.maxLine)
+	case o.follow && (o.in == "" || o.in == "-"):
+		return bad("--follow needs --in FILE")
+	case o.limits.OpenTraces < 0 || o.limits.SpansPerTrace < 0 || o.limits.Bytes < 0:
+		return bad("bounds must not be negative")
+	}
+	o.timeout = *timeout
+	if o.in == "" && o.listen == "" {
+		o.in = "-"
+	}
+	if o.rate, err = sample.ParseRate(*rate); err != nil {
+		return bad("--%v", err)
+	}
+	var source string
+	if o.shard, source, err = sample.FromEnv(*shard, *shards, env.Getenv); err != nil {
+		return bad("%v", err)
+	}
+	if source != "" {
+		log.Info("shard", "shard", o.shard.String(), "from", source)
+	}
+	return o, log, 0
+}
+
+// openOut opens the result file: appended, so that a restarted consumer
+// adds to what it wrote (de-duplicated by result_id).
+func openOut(path string, stdout io.Writer) (io.Writer, func() error, error) {
+	if path == "-" || path == "" {
+		return stdout, func() error { return nil }, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
+}
+
+var errStopped = errors.New("stopped")
