@@ -71,8 +71,9 @@ type pending struct {
 	last     int64 // time of the latest span
 	rootEnd  bool  // a root span (no parent) was seen
 	dropped  int
-	elem     *list.Element // in Assembler.lru
-	deadline int64         // root end + grace; 0 until rootEnd
+	elem     *list.Element       // in Assembler.lru
+	deadline int64               // root end + grace; 0 until rootEnd
+	ids      map[string]struct{} // span ids held: a re-delivered span is held once
 }
 
 // Assembler groups spans by trace id. It is not safe for concurrent use.
@@ -80,13 +81,14 @@ type pending struct {
 // live stream, or an event-time watermark (the latest span end seen) for a
 // replay, which makes the grouping a pure function of the input.
 type Assembler struct {
-	lim    Limits
-	open   map[string]*pending
-	lru    *list.List // of *pending, least recently touched first
-	roots  []*pending // traces whose root ended, by deadline (times only grow)
-	bytes  int
-	closed *recent
-	Late   int // spans refused because their trace had closed
+	lim        Limits
+	open       map[string]*pending
+	lru        *list.List // of *pending, least recently touched first
+	roots      []*pending // traces whose root ended, by deadline (times only grow)
+	bytes      int
+	closed     *recent
+	Late       int // spans refused because their trace had closed
+	Duplicates int // spans refused because their trace already held that span id
 }
 
 // NewAssembler returns an Assembler with the given limits.
@@ -111,18 +113,23 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			for len(a.open) >= a.lim.OpenTraces {
 				out = append(out, a.close(a.lru.Front().Value.(*pending), ClosedEvicted))
 			}
-			p = &pending{id: sp.TraceID}
+			p = &pending{id: sp.TraceID, ids: map[string]struct{}{}}
 			p.elem = a.lru.PushBack(p)
 			a.open[sp.TraceID] = p
 		} else {
 			a.lru.MoveToBack(p.elem)
 		}
 		p.last = now
+		if _, dup := p.ids[sp.SpanID]; dup {
+			a.Duplicates++ // at-least-once delivery sent it again
+			continue
+		}
 		if len(p.spans) >= a.lim.SpansPerTrace {
 			p.dropped++
 			continue
 		}
 		p.spans = append(p.spans, sp)
+		p.ids[sp.SpanID] = struct{}{}
 		p.bytes += sp.Size
 		a.bytes += sp.Size
 		if sp.ParentID == "" && !p.rootEnd {
@@ -178,7 +185,7 @@ func (a *Assembler) close(p *pending, reason string) Group {
 	}
 	incomplete := reason == ClosedEvicted || p.dropped > 0 || !p.rootEnd
 	g := Group{TraceID: p.id, Spans: p.spans, Reason: reason, Dropped: p.dropped, Incomplete: incomplete}
-	p.spans = nil // a stale entry in roots must not keep them alive
+	p.spans, p.ids = nil, nil // a stale entry in roots must not keep them alive
 	return g
 }
 

@@ -70,6 +70,11 @@ func TestAssembler(t *testing.T) {
 			[]step{
 				{add: []Span{sp("a", "1", "", 1), sp("a", "2", "1", 1), sp("a", "3", "1", 1)}},
 			}, []string{"a:end_of_input:2:incomplete"}},
+		{"a span delivered twice is held once",
+			Limits{},
+			[]step{
+				{add: []Span{sp("a", "1", "", 1), sp("a", "2", "1", 1), sp("a", "2", "1", 1), sp("a", "1", "", 1)}},
+			}, []string{"a:end_of_input:2"}},
 		{"spans of a closed trace are refused",
 			Limits{Grace: time.Second},
 			[]step{

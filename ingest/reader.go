@@ -27,7 +27,9 @@ const (
 )
 
 // Item is one input line read: an Attest trace, or the spans of an OTLP
-// request (for the assembler), or nothing (a blank line).
+// request (for the assembler). An unreadable line is a Trace with Err,
+// whose text does not name the line (so that the same line gives the same
+// result wherever it is); Line does.
 type Item struct {
 	Line  int
 	Trace *Trace // an Attest trace, or a line that could not be read (Trace.Err)
@@ -66,7 +68,7 @@ func (r *Reader) Next() (Item, error) {
 		r.line++
 		if size > r.max {
 			return Item{Line: r.line, Trace: &Trace{Size: size, Digest: digest(line, size),
-				Err: fmt.Errorf("%w: line %d is %d bytes, more than %d", ErrLineTooLong, r.line, size, r.max)}}, nil
+				Err: fmt.Errorf("%w: %d bytes, more than %d", ErrLineTooLong, size, r.max)}}, nil
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
@@ -112,7 +114,7 @@ func (r *Reader) parse(line []byte, size int) Item {
 	if format == FormatOTLP {
 		spans, err := ParseOTLP(line)
 		if err != nil {
-			it.Trace = &Trace{Err: fmt.Errorf("line %d: %v", r.line, err), Format: FormatOTLP, Size: size, Digest: digest(line, size)}
+			it.Trace = &Trace{Err: err, Format: FormatOTLP, Size: size, Digest: digest(line, size)}
 			return it
 		}
 		it.Spans = spans
@@ -120,7 +122,6 @@ func (r *Reader) parse(line []byte, size int) Item {
 	}
 	t := ParseAttest(line)
 	if t.Err != nil {
-		t.Err = fmt.Errorf("line %d: %w", r.line, t.Err)
 		t.Digest = digest(line, size)
 	}
 	it.Trace = &t

@@ -203,8 +203,10 @@ func (c *command) assemble(stop context.Context, items <-chan ingest.Item, order
 				return
 			}
 			c.stats.lines++
-			it = c.keepItem(it)
-			send(feed.Item(it))
+			if it.Trace != nil && it.Trace.Err != nil {
+				c.log.Warn("unreadable input line: its results carry the error", "line", it.Line, "error", it.Trace.Err.Error())
+			}
+			send(feed.Item(c.keepItem(it)))
 		case <-tick:
 			send(feed.Tick())
 		case <-stop.Done():
