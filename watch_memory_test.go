@@ -1,0 +1,88 @@
+// watch_memory_test.go: peak memory while streaming 10⁶ traces through watch (run on demand: it takes minutes).
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// watchMemoryBudget is the stated bound on the peak RSS of watch streaming
+// any number of traces with the default bounds and --jobs 2.
+const watchMemoryBudget = 128 << 20
+
+// TestWatchMemory streams ATTEST_WATCH_MEMORY traces (e.g. 1000000) of each
+// format through the binary over a pipe and checks the peak RSS (the
+// kernel's ru_maxrss) against watchMemoryBudget:
+//
+//	ATTEST_WATCH_MEMORY=1000000 go test -run TestWatchMemory -v -timeout 1h .
+func TestWatchMemory(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("ATTEST_WATCH_MEMORY"))
+	if n <= 0 {
+		t.Skip("set ATTEST_WATCH_MEMORY=<traces> to run")
+	}
+	bin := buildEngine(t)
+	for _, format := range []string{"attest", "otlp"} {
+		t.Run(format, func(t *testing.T) {
+			cmd := exec.Command(bin, "watch", "--suite", watchSuite, "--deterministic", "--jobs", "2", "--log-level", "warn")
+			in, _ := cmd.StdinPipe()
+			out, _ := cmd.StdoutPipe()
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				w := bufio.NewWriterSize(in, 1<<20)
+				for i := range n {
+					writeTrace(w, format, i)
+				}
+				w.Flush()
+				in.Close()
+			}()
+			lines := 0
+			sc := bufio.NewScanner(out)
+			sc.Buffer(nil, 1<<20)
+			for sc.Scan() {
+				lines++
+			}
+			io.Copy(io.Discard, out)
+			if err := cmd.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			rss := int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10
+			t.Logf("%s: %d traces, %d result lines, peak RSS %.1f MiB, CPU %v user %v sys", format, n, lines,
+				float64(rss)/(1<<20), cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime())
+			if lines != 5*n {
+				t.Errorf("%d lines, want %d", lines, 5*n)
+			}
+			if rss > watchMemoryBudget {
+				t.Errorf("peak RSS %d bytes over the budget of %d", rss, watchMemoryBudget)
+			}
+		})
+	}
+}
+
+// writeTrace writes trace i: an Attest trace, or an OTLP request with the
+// trace's three spans (agent, tool, model call), ids from i.
+func writeTrace(w io.Writer, format string, i int) {
+	if format == "attest" {
+		fmt.Fprintf(w, `{"schema_version":1,"trace_id":"trc_%d","agent_id":"refund-agent","input":{"user_message":"refund ORD-%d"},"steps":[{"type":"llm_call","name":"reasoning","args":{"model":"gpt-4.1"},"result":{"completion":"looking up","tokens":450}},{"type":"tool_call","name":"lookup_order","args":{"order_id":"ORD-%d"},"result":{"status":"delivered"}},{"type":"tool_call","name":"process_refund","args":{"order_id":"ORD-%d"},"result":{"refund_id":"RFD-%d"}}],"output":{"message":"Your refund RFD-%d has been processed."},"metadata":{"latency_ms":%d}}`+"\n", i, i, i, i, i, i, 1000+i%5000)
+		return
+	}
+	tid := fmt.Sprintf("%016x%016x", uint64(i)*0x9e3779b97f4a7c15, uint64(i)+1)
+	t0 := int64(1763950000000000000) + int64(i)*1_000_000
+	fmt.Fprintf(w, `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"refund"}}]},"scopeSpans":[{"spans":[`+
+		`{"traceId":"%s","spanId":"%016x","name":"chat gpt-4.1","startTimeUnixNano":"%d","endTimeUnixNano":"%d","parentSpanId":"%016x","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},{"key":"gen_ai.request.model","value":{"stringValue":"gpt-4.1"}},{"key":"gen_ai.usage.input_tokens","value":{"intValue":"400"}},{"key":"gen_ai.usage.output_tokens","value":{"intValue":"50"}}]},`+
+		`{"traceId":"%s","spanId":"%016x","name":"execute_tool lookup_order","startTimeUnixNano":"%d","endTimeUnixNano":"%d","parentSpanId":"%016x","attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"lookup_order"}},{"key":"gen_ai.tool.call.arguments","value":{"stringValue":"{\"order_id\":\"ORD-%d\"}"}}]},`+
+		`{"traceId":"%s","spanId":"%016x","name":"invoke_agent refund","startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}},{"key":"gen_ai.agent.name","value":{"stringValue":"refund"}},{"key":"gen_ai.output.messages","value":{"stringValue":"[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"Your refund has been processed.\"}]}]"}}]}`+
+		`]}]}]}`+"\n",
+		tid, 2*i+2, t0+1e6, t0+2e6, 2*i+1,
+		tid, 3*i+7, t0+3e6, t0+4e6, 2*i+1, i,
+		tid, 2*i+1, t0, t0+5e6)
+}
