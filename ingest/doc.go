@@ -69,7 +69,8 @@
 // parent) arrives, or after Limits.Idle without a new span; past a bound the
 // least recently touched trace is closed early. A trace closed early, with
 // spans dropped, or never given a root is evaluated and marked Incomplete,
-// never dropped. Spans arriving for one of the last Limits.Remember closed
+// never dropped. A span whose id the trace already holds is a re-delivery
+// (at-least-once transports) and is held once. Spans arriving for one of the last Limits.Remember closed
 // traces are refused and counted (Late): evaluating a fragment again would
 // report the same trace twice. Time is the caller's: [Feed] uses the latest
 // span end seen (event time) for files, which makes the grouping a pure

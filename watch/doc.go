@@ -1,0 +1,26 @@
+// doc.go: the package comment: what the watch command does and how its parts fit.
+
+// Package watch is `attest-engine watch`: continuous evaluation of production
+// traces as a Unix filter. It reads Attest NDJSON traces and OTLP/JSON span
+// exports (package ingest) from a file, stdin or a loopback OTLP/HTTP
+// listener, keeps this process's sample and shard of them (package sample),
+// evaluates every assertion of a suite file against each trace with the
+// engine's evaluator in a worker pool, and writes one NDJSON result line per
+// (trace, assertion) in input order.
+//
+// Every trace gets exactly one line per assertion: an unreadable line or an
+// invalid trace fails them all (1001), while a bad assertion, a provider
+// outage or a timeout fails only its own line. Lines carry a content-addressed
+// result_id (trace id, assertion name, suite hash, engine version), so
+// at-least-once delivery is made exact by de-duplicating on it, and with
+// --deterministic two runs over the same input write the same bytes.
+//
+// Memory is bounded by the input line, the span assembler's bounds and at
+// most 2×jobs traces between reading and writing. No socket is opened unless
+// --listen (loopback unless --listen-any-address), a provider or a webhook
+// is configured.
+//
+// The package knows nothing of JSON-RPC: main supplies the evaluator, the
+// mapping of errors to spec §5 codes, and (through [Recorder]) the result
+// history kept under --state-dir.
+package watch
