@@ -1,0 +1,138 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"attest-engine/assert"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// recorder keeps what it is given.
+type recorder struct {
+	got    []Result
+	closed bool
+	fail   bool
+}
+
+func (r *recorder) Record(res Result) error {
+	r.got = append(r.got, res)
+	if r.fail {
+		return errors.New("disk full")
+	}
+	return nil
+}
+
+func (r *recorder) Close() error { r.closed = true; return nil }
+
+func testEnv(rec Recorder) Env {
+	return Env{
+		Version: "test",
+		Engine: func(string) (Evaluator, bool, error) {
+			e, err := assert.New(assert.Config{})
+			return e, false, err
+		},
+		Wire: func(err error, _ time.Duration) ResultError {
+			var ae *assert.Error
+			if errors.As(err, &ae) {
+				return ResultError{Code: 1002, Message: err.Error()}
+			}
+			return ResultError{Code: 3001, Message: err.Error()}
+		},
+		Recorder: func(string, *slog.Logger) (Recorder, error) { return rec, nil },
+		Getenv:   func(string) string { return "" },
+		Logger: func(w io.Writer, _ string) (*slog.Logger, error) {
+			return slog.New(slog.NewJSONHandler(w, nil)), nil
+		},
+	}
+}
+
+// TestRecorder: every written line reaches the recorder, in output order,
+// and it is closed at the end; a failing recorder does not stop the output.
+func TestRecorder(t *testing.T) {
+	input, err := os.ReadFile("../testdata/watch/traces.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fail := range []bool{false, true} {
+		rec := &recorder{fail: fail}
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), []string{"--suite", "../testdata/watch/suite.json", "--state-dir", t.TempDir(), "--deterministic"},
+			bytes.NewReader(input), &out, &errb, testEnv(rec))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		var written []Result
+		dec := json.NewDecoder(&out)
+		for dec.More() {
+			var r Result
+			if err := dec.Decode(&r); err != nil {
+				t.Fatal(err)
+			}
+			written = append(written, r)
+		}
+		if len(written) != 30 || !rec.closed {
+			t.Errorf("fail=%v: %d lines written, recorder closed %v", fail, len(written), rec.closed)
+		}
+		if diff := cmp.Diff(written, rec.got); diff != "" {
+			t.Errorf("fail=%v: recorded differs from written (-written +recorded):\n%s", fail, diff)
+		}
+		if fail != strings.Contains(errb.String(), "disk full") {
+			t.Errorf("fail=%v: log %s", fail, errb.String())
+		}
+	}
+}
+
+func TestSuite(t *testing.T) {
+	tests := []struct {
+		name, text, err string
+	}{
+		{"ok", `{"assertions":[{"name":"a","type":"trace","spec":{}}],"sample_rates":{"x":0.5},"filter":{"agent_ids":["x"]}}`, ""},
+		{"not an object", `[]`, `want a JSON object {"assertions": [...]}, got array`},
+		{"unknown member", `{"assertions":[{"name":"a","type":"t","spec":{}}],"x":1}`, `unknown member "x" (want assertions, sample_rates, filter)`},
+		{"no assertions", `{"assertions":[]}`, `"assertions" must be a non-empty array`},
+		{"duplicate name", `{"assertions":[{"name":"a","type":"t","spec":{}},{"name":"a","type":"t","spec":{}}]}`, `assertions[1]: name "a" is used twice (names are the keys of results and history)`},
+		{"no spec", `{"assertions":[{"name":"a","type":"t"}]}`, `assertions[0]: assertion "a": "spec" must be an object`},
+		{"assertion_id is not a member", `{"assertions":[{"name":"a","type":"t","spec":{},"assertion_id":"x"}]}`, `assertions[0]: unknown member "assertion_id" (want name, type, spec, agent_id)`},
+		{"bad rate", `{"assertions":[{"name":"a","type":"t","spec":{}}],"sample_rates":{"x":2}}`, `sample_rates["x"]: sample rate "2": want a decimal number from 0 to 1`},
+		{"bad filter", `{"assertions":[{"name":"a","type":"t","spec":{}}],"filter":{"agents":[]}}`, `"filter" must be {"agent_ids": [...]} with at most 10000 ids`},
+	}
+	for _, tt := range tests {
+		_, err := parseSuite([]byte(tt.text))
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if msg != tt.err {
+			t.Errorf("%s: error %q, want %q", tt.name, msg, tt.err)
+		}
+	}
+	// The hash is of the canonical form: white space and member order do not count.
+	a, _ := parseSuite([]byte(`{"assertions":[{"name":"a","type":"trace","spec":{"x":1,"y":2}}]}`))
+	b, _ := parseSuite([]byte("{ \"assertions\" : [ {\"spec\":{\"y\":2,\"x\":1}, \"type\":\"trace\", \"name\":\"a\"} ] }"))
+	c, _ := parseSuite([]byte(`{"assertions":[{"name":"a","type":"trace","spec":{"x":1,"y":3}}]}`))
+	if a.Hash != b.Hash || a.Hash == c.Hash {
+		t.Errorf("suite hashes: %s %s %s", a.Hash, b.Hash, c.Hash)
+	}
+}
+
+// FuzzSuite: any suite text is read or refused with an error, never a panic.
+func FuzzSuite(f *testing.F) {
+	f.Add([]byte(`{"assertions":[{"name":"a","type":"trace","spec":{}}],"sample_rates":{"x":0.5},"filter":{"agent_ids":["x"]}}`))
+	f.Add([]byte(`{"assertions":[{"name":"a","type":"t","spec":{}}],"sample_rates":{"x":"1"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := parseSuite(data)
+		if err == nil && (len(s.Assertions) == 0 || s.Hash == "") {
+			t.Fatal("a suite without assertions or hash")
+		}
+	})
+}
