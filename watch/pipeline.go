@@ -92,7 +92,7 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 	stop, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	items := make(chan ingest.Item, 16)
+	items := make(chan ingest.Item, 4) // few: each may hold a line of up to --max-line
 	var producers sync.WaitGroup
 	var inErr, listenErr error
 	if c.o.in != "" {
