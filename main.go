@@ -76,7 +76,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			context.AfterFunc(ctx, stop) // a second signal ends the process at once
-			return watch.Run(ctx, args[1:], stdin, stdout, stderr, watchEnv())
+			// Logs through the bounded queue, as the server's (logsink).
+			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+			sink := logsink.New(stderr)
+			defer sink.Flush(flushLogs)
+			return watch.Run(ctx, args[1:], stdin, stdout, sink, watchEnv())
 		case "version": // the earlier engine's subcommand (../shared/sdk-compat.md)
 			if len(args) > 1 {
 				return usageError("version takes no arguments, got %q", args[1])

@@ -15,19 +15,19 @@ import (
 func watchEnv() watch.Env {
 	return watch.Env{
 		Version: version,
-		Engine: func(path string) (watch.Evaluator, bool, error) {
+		Engine: func(path string) (watch.Evaluator, bool, []string, error) {
 			var cfg assert.Config
 			if path != "" {
 				var err error
 				if cfg, err = assert.LoadConfig(path); err != nil {
-					return nil, false, err
+					return nil, false, nil, err
 				}
 			}
 			e, err := assert.New(cfg)
 			if err != nil {
-				return nil, false, err
+				return nil, false, nil, err
 			}
-			return e, cfg.StrictStepTypes, nil
+			return e, cfg.StrictStepTypes, e.Warnings(), nil
 		},
 		Wire: func(err error, timeout time.Duration) watch.ResultError {
 			f := assert.FailureOf(err, timeout)

@@ -22,8 +22,9 @@ import (
 type Env struct {
 	Version string
 	// Engine builds the evaluator from a config file ("" for none) and says
-	// whether unknown step types are rejected (strict_step_types).
-	Engine func(configPath string) (ev Evaluator, strict bool, err error)
+	// whether unknown step types are rejected (strict_step_types), with the
+	// warnings to log (settings it could not use).
+	Engine func(configPath string) (ev Evaluator, strict bool, warnings []string, err error)
 	// Wire maps an evaluation error to its spec §5 code and message under
 	// the given per-trace time limit.
 	Wire func(err error, timeout time.Duration) ResultError

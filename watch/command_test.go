@@ -37,9 +37,9 @@ func (r *recorder) Close() error { r.closed = true; return nil }
 func testEnv(rec Recorder) Env {
 	return Env{
 		Version: "test",
-		Engine: func(string) (Evaluator, bool, error) {
+		Engine: func(string) (Evaluator, bool, []string, error) {
 			e, err := assert.New(assert.Config{})
-			return e, false, err
+			return e, false, nil, err
 		},
 		Wire: func(err error, _ time.Duration) ResultError {
 			var ae *assert.Error

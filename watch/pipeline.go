@@ -49,9 +49,12 @@ func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine, strict, err := env.Engine(o.config)
+	engine, strict, warnings, err := env.Engine(o.config)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range warnings {
+		log.Warn(w)
 	}
 	c := &command{o: o, suite: suite, log: log, prefer: suite.maxRate(o.rate)}
 	timeout := o.timeout
