@@ -343,7 +343,9 @@ func (s *Server) capabilities() []string {
 	// submit_plugin_result (plugins.go), per-suite budgets (budget.go).
 	// "trace_tree" is the earlier engine's name for multi_agent
 	// (../shared/sdk-compat.md): additive, spec §6 item 3.
-	return append(s.engine.Capabilities(), "soft_failures", "multi_agent", "trace_tree", "plugins")
+	// "continuous_eval" (spec §2.1, "Production trace ingestion and
+	// sampling pipelines"): the binary's watch command (package watch).
+	return append(s.engine.Capabilities(), "soft_failures", "multi_agent", "trace_tree", "plugins", "continuous_eval")
 }
 
 // shutdown drains in-flight work, answers, and ends serving (spec §2.3).
