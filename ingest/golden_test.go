@@ -37,6 +37,7 @@ type goldenTrace struct {
 type golden struct {
 	Traces   []goldenTrace `json:"traces"`
 	Warnings []string      `json:"warnings"`
+	Late     int           `json:"late_spans,omitempty"`
 }
 
 // run reads a whole input with event time, as a replay does.
@@ -57,6 +58,7 @@ func run(t testing.TB, input []byte, lim Limits) golden {
 		traces = append(traces, feed.Item(it)...)
 	}
 	traces = append(traces, feed.Flush()...)
+	g.Late = feed.Late()
 	for _, tr := range traces {
 		gt := goldenTrace{ID: tr.ID, Format: tr.Format, Incomplete: tr.Incomplete, ContentCaptured: tr.ContentCaptured, Value: tr.Value}
 		if tr.Err != nil {
