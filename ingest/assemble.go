@@ -60,12 +60,14 @@ type Group struct {
 	Spans   []Span
 	Reason  string // one of the Closed* values
 	Dropped int    // spans refused by the per-trace bound
+	Seq     uint64 // Seq of the trace's first span
 	// Incomplete: evicted, spans dropped, or closed before a root span ended.
 	Incomplete bool
 }
 
 type pending struct {
 	id       string
+	seq      uint64
 	spans    []Span
 	bytes    int
 	last     int64 // time of the latest span
@@ -113,7 +115,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			for len(a.open) >= a.lim.OpenTraces {
 				out = append(out, a.close(a.lru.Front().Value.(*pending), ClosedEvicted))
 			}
-			p = &pending{id: sp.TraceID, ids: map[string]struct{}{}}
+			p = &pending{id: sp.TraceID, seq: sp.Seq, ids: map[string]struct{}{}}
 			p.elem = a.lru.PushBack(p)
 			a.open[sp.TraceID] = p
 		} else {
@@ -184,7 +186,7 @@ func (a *Assembler) close(p *pending, reason string) Group {
 		a.roots = a.roots[1:]
 	}
 	incomplete := reason == ClosedEvicted || p.dropped > 0 || !p.rootEnd
-	g := Group{TraceID: p.id, Spans: p.spans, Reason: reason, Dropped: p.dropped, Incomplete: incomplete}
+	g := Group{TraceID: p.id, Spans: p.spans, Reason: reason, Dropped: p.dropped, Incomplete: incomplete, Seq: p.seq}
 	p.spans, p.ids = nil, nil // a stale entry in roots must not keep them alive
 	return g
 }

@@ -28,6 +28,10 @@ type Trace struct {
 	// Digest identifies an unreadable line (Err set) by its text: the
 	// first 16 bytes of its SHA-256, hex.
 	Digest string
+	// Seq is the position in the input of the item that began the trace
+	// (Item.Seq): every process reading the same input agrees on it,
+	// whatever its shard or sample.
+	Seq uint64
 }
 
 // Mapper turns assembled span groups into Attest traces. It is safe for
@@ -107,7 +111,7 @@ func (mp *Mapper) Trace(g Group) Trace {
 		otel["service_name"] = g.Spans[tops[0]].Service
 	}
 	meta["otel"] = otel
-	return Trace{ID: g.TraceID, Value: root, Incomplete: incomplete, ContentCaptured: m.captured, Format: "otlp", Size: size}
+	return Trace{ID: g.TraceID, Value: root, Incomplete: incomplete, ContentCaptured: m.captured, Format: "otlp", Size: size, Seq: g.Seq}
 }
 
 func (m *mapper) sortByStart(idx []int) {

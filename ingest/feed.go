@@ -35,13 +35,16 @@ func (f *Feed) now() int64 {
 // Item takes one input item and returns the traces now ready, in order.
 func (f *Feed) Item(it Item) []Trace {
 	if it.Trace != nil {
-		return []Trace{*it.Trace}
+		t := *it.Trace
+		t.Seq = it.Seq
+		return []Trace{t}
 	}
 	if len(it.Spans) == 0 {
 		return nil
 	}
-	for _, sp := range it.Spans {
-		f.mark = max(f.mark, sp.End, sp.Start)
+	for i := range it.Spans {
+		it.Spans[i].Seq = it.Seq
+		f.mark = max(f.mark, it.Spans[i].End, it.Spans[i].Start)
 	}
 	now := f.now()
 	out := f.traces(f.asm.Add(it.Spans, now))

@@ -30,6 +30,7 @@ type Span struct {
 	Status   string // status message
 	Service  string // resource attribute service.name
 	Size     int    // length of the span's JSON text: what it costs to hold
+	Seq      uint64 // the input item it came in (Item.Seq)
 }
 
 // Event is a span event (older GenAI conventions carried content in events).

@@ -31,7 +31,8 @@ const (
 // whose text does not name the line (so that the same line gives the same
 // result wherever it is); Line does.
 type Item struct {
-	Line  int
+	Line  int    // the input line (1-based), for messages
+	Seq   uint64 // set by the caller: the item's position in its input, for Trace.Seq
 	Trace *Trace // an Attest trace, or a line that could not be read (Trace.Err)
 	Spans []Span
 }

@@ -51,7 +51,7 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 	agent, _ := t.Value["agent_id"].(string)
 	for i, a := range as {
 		out[i] = Result{TraceID: id, Assertion: a.ID, Type: a.Type, ResultID: resultID(key, a.ID, e.suite.Hash, e.version),
-			AgentID: agent, Incomplete: t.Incomplete}
+			AgentID: agent, Incomplete: t.Incomplete, Seq: t.Seq}
 	}
 	defer func() {
 		if p := recover(); p != nil {

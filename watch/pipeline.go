@@ -206,6 +206,7 @@ func (c *command) assemble(stop context.Context, items <-chan ingest.Item, order
 				return
 			}
 			c.stats.lines++
+			it.Seq = uint64(c.stats.lines)
 			if it.Trace != nil && it.Trace.Err != nil {
 				c.log.Warn("unreadable input line: its results carry the error", "line", it.Line, "error", it.Trace.Err.Error())
 			}
@@ -220,6 +221,7 @@ func (c *command) assemble(stop context.Context, items <-chan ingest.Item, order
 				case it, ok := <-items:
 					if ok {
 						c.stats.lines++
+						it.Seq = uint64(c.stats.lines)
 						send(feed.Item(c.keepItem(it)))
 						continue
 					}

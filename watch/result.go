@@ -33,6 +33,10 @@ type Result struct {
 	Cost        float64      `json:"cost,omitempty"`
 	DurationMS  *int64       `json:"duration_ms,omitempty"`
 	TS          string       `json:"ts,omitempty"`
+	// Seq is the trace's 1-based position in the input (ingest.Trace.Seq),
+	// for the Recorder's count windows. It is not written: a line fed twice
+	// must give the same line.
+	Seq uint64 `json:"-"`
 }
 
 // ResultError is why a result could not be evaluated, with the spec's
