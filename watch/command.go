@@ -17,17 +17,9 @@ import (
 	"attest-engine/sample"
 )
 
-// Env is what the command needs from the rest of the engine; main supplies
-// it, so that this package knows nothing of the JSON-RPC layer.
+// Env is what the command gets from main.
 type Env struct {
 	Version string
-	// Engine builds the evaluator from a config file ("" for none) and says
-	// whether unknown step types are rejected (strict_step_types), with the
-	// warnings to log (settings it could not use).
-	Engine func(configPath string) (ev Evaluator, strict bool, warnings []string, err error)
-	// Wire maps an evaluation error to its spec §5 code and message under
-	// the given per-trace time limit.
-	Wire func(err error, timeout time.Duration) ResultError
 	// Recorder opens the history kept in a state directory; nil when the
 	// engine is built without one (then --state-dir is an error).
 	Recorder func(dir string, log *slog.Logger) (Recorder, error)

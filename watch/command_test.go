@@ -10,9 +10,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"attest-engine/assert"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -37,18 +34,7 @@ func (r *recorder) Close() error { r.closed = true; return nil }
 
 func testEnv(rec Recorder) Env {
 	return Env{
-		Version: "test",
-		Engine: func(string) (Evaluator, bool, []string, error) {
-			e, err := assert.New(assert.Config{})
-			return e, false, nil, err
-		},
-		Wire: func(err error, _ time.Duration) ResultError {
-			var ae *assert.Error
-			if errors.As(err, &ae) {
-				return ResultError{Code: 1002, Message: err.Error()}
-			}
-			return ResultError{Code: 3001, Message: err.Error()}
-		},
+		Version:  "test",
 		Recorder: func(string, *slog.Logger) (Recorder, error) { return rec, nil },
 		Getenv:   func(string) string { return "" },
 		Logger: func(w io.Writer, _ string) (*slog.Logger, error) {

@@ -20,7 +20,9 @@
 // --listen (loopback unless --listen-any-address), a provider or a webhook
 // is configured.
 //
-// The package knows nothing of JSON-RPC: main supplies the evaluator, the
-// mapping of errors to spec §5 codes, and (through [Recorder]) the result
-// history kept under --state-dir.
+// Evaluation goes through assert.Engine.Run, the core evaluate_batch and
+// the eval command share (validation, the deadline, recovered panics,
+// assert.FailureOf for spec §5 codes). The package knows nothing of
+// JSON-RPC; main gives it the version and the logger, and (through
+// [Recorder]) the result history kept under --state-dir.
 package watch

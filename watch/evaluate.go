@@ -1,23 +1,16 @@
-// evaluate.go: one trace in, one result per suite assertion out, whatever fails.
+// evaluate.go: one trace in, one result per suite assertion out, whatever fails, through the engine's evaluation core.
 
 package watch
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"attest-engine/assert"
 	"attest-engine/ingest"
-	"attest-engine/trace"
 )
-
-// Evaluator evaluates assertions against a validated trace, as
-// assert.Engine does: one result per assertion, or an error for the batch.
-type Evaluator interface {
-	Evaluate(ctx context.Context, tr map[string]any, as []assert.Assertion) ([]assert.Result, error)
-}
 
 // contentTypes need the messages of a trace (layers 4 to 6): with content
 // not captured they are skipped, never passed or failed on empty text.
@@ -25,16 +18,23 @@ var contentTypes = map[string]bool{"content": true, "embedding": true, "llm_judg
 
 const notCaptured = "skipped: content not captured (the trace's spans carry no gen_ai.input.messages, gen_ai.output.messages or deprecated gen_ai.prompt/gen_ai.completion; turn on message content capture in the GenAI instrumentation)"
 
-// evaluator turns a trace into result lines.
+// evaluator turns a trace into result lines with assert.Engine.Run, the
+// core evaluate_batch and eval share: validation (spec §7), evaluation
+// under the deadline, panics recovered, errors mapped by assert.FailureOf.
 type evaluator struct {
-	engine    Evaluator
-	wire      func(err error) ResultError
-	strict    bool
+	engine    *assert.Engine
 	timeout   time.Duration
 	suite     *Suite
 	version   string
 	wallClock bool // add ts and duration_ms
+	warn      func(msg string)
+
+	mu     sync.Mutex
+	warned map[string]bool // validation warnings logged once each
 }
+
+// maxWarnings bounds the distinct validation warnings remembered.
+const maxWarnings = 64
 
 // results evaluates one trace: exactly one line per suite assertion, in
 // suite order. A failure of one assertion (a bad spec, a provider outage)
@@ -43,8 +43,7 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 	start := time.Now()
 	as := e.suite.Assertions
 	out = make([]Result, len(as))
-	id := t.ID
-	key := id
+	id, key := t.ID, t.ID
 	if t.Err != nil {
 		id, key = "", "line-sha256:"+t.Digest
 	}
@@ -54,8 +53,8 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 			AgentID: agent, Incomplete: t.Incomplete, Seq: t.Seq}
 	}
 	defer func() {
-		if p := recover(); p != nil {
-			e.failAll(out, nil, ResultError{Code: 3001, Message: fmt.Sprintf("internal engine error: %v", p)})
+		if p := recover(); p != nil { // Run recovers its own; this guards the rest
+			fail(out, nil, ResultError{Code: assert.CodeEngineError, Message: fmt.Sprintf("internal engine error: %v", p)})
 		}
 		if e.wallClock {
 			ms := time.Since(start).Milliseconds()
@@ -66,12 +65,7 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 		}
 	}()
 	if t.Err != nil {
-		e.failAll(out, nil, ResultError{Code: 1001, Message: t.Err.Error()})
-		return out
-	}
-	// Spec §7: every trace is validated before any assertion runs.
-	if _, verr := trace.Validate(t.Value, trace.Options{Strict: e.strict, SourceBytes: t.Size}); verr != nil {
-		e.failAll(out, nil, e.wire(verr))
+		fail(out, nil, ResultError{Code: assert.CodeInvalidTrace, Message: t.Err.Error()})
 		return out
 	}
 	var run []int
@@ -82,68 +76,89 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 		}
 		run = append(run, i)
 	}
-	if len(run) == 0 {
-		return out
-	}
 	batch := make([]assert.Assertion, len(run))
 	for k, i := range run {
 		batch[k] = as[i]
 	}
-	rs, err := e.evaluate(t.Value, batch)
-	if err == nil {
+	rs, f := e.run(t, batch, true)
+	switch {
+	case f == nil:
 		for k, i := range run {
-			e.fill(&out[i], rs[k])
+			fill(&out[i], rs[k])
 		}
-		return out
-	}
-	var te *timeoutError
-	if len(run) == 1 || errors.As(err, &te) {
+	case f.Code == assert.CodeInvalidTrace:
+		// Spec §7: an invalid trace fails before any assertion runs.
+		fail(out, nil, *f)
+	case len(run) == 1 || f.Code == assert.CodeTimeout:
 		// One assertion, or the whole batch out of time: evaluating the
 		// assertions one by one would only repeat the failure.
-		e.failAll(out, run, e.wire(err))
-		return out
-	}
-	for _, i := range run {
-		rs, err := e.evaluate(t.Value, []assert.Assertion{as[i]})
-		if err != nil {
-			e.failAll(out, []int{i}, e.wire(err))
-			continue
+		fail(out, run, *f)
+	default:
+		for _, i := range run {
+			rs, f := e.run(t, as[i:i+1], false)
+			if f != nil {
+				fail(out, []int{i}, *f)
+				continue
+			}
+			fill(&out[i], rs[0])
 		}
-		e.fill(&out[i], rs[0])
 	}
 	return out
 }
 
-// timeoutError marks a batch that ran out of time.
-type timeoutError struct{ error }
-
-func (e *timeoutError) Unwrap() error { return e.error }
-
-func (e *evaluator) evaluate(tr map[string]any, as []assert.Assertion) ([]assert.Result, error) {
+// run evaluates a batch of the trace's assertions under the per-trace
+// deadline; the failure, if any, is in its wire form.
+func (e *evaluator) run(t ingest.Trace, as []assert.Assertion, warn bool) ([]assert.Result, *ResultError) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
-	rs, err := e.engine.Evaluate(ctx, tr, as)
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err() // as the server does: a late batch is a timeout
+	var onWarn func([]string)
+	if warn {
+		onWarn = e.logWarnings
 	}
-	if err != nil && errors.Is(err, context.DeadlineExceeded) {
-		return nil, &timeoutError{err}
-	}
+	rs, err := e.engine.Run(ctx, assert.Batch{Trace: t.Value, SourceBytes: t.Size}, onWarn,
+		func(map[string]any) ([]assert.Assertion, error) { return as, nil })
 	if err == nil && len(rs) != len(as) {
 		err = fmt.Errorf("the engine returned %d results for %d assertions", len(rs), len(as))
 	}
-	return rs, err
+	if err != nil {
+		f := assert.FailureOf(err, e.timeout)
+		return nil, &ResultError{Code: f.Code, Message: f.Message, Retryable: f.Retryable}
+	}
+	return rs, nil
 }
 
-func (e *evaluator) fill(r *Result, a assert.Result) {
+// logWarnings logs each distinct validation warning (spec §6 lax mode,
+// schema_version 0) once.
+func (e *evaluator) logWarnings(ws []string) {
+	if e.warn == nil {
+		return
+	}
+	e.mu.Lock()
+	var fresh []string
+	for _, w := range ws {
+		if !e.warned[w] && len(e.warned) < maxWarnings {
+			if e.warned == nil {
+				e.warned = map[string]bool{}
+			}
+			e.warned[w] = true
+			fresh = append(fresh, w)
+		}
+	}
+	e.mu.Unlock()
+	for _, w := range fresh {
+		e.warn(w + " (logged once)")
+	}
+}
+
+func fill(r *Result, a assert.Result) {
 	r.Status, r.Score, r.Explanation, r.Cost = string(a.Status), a.Score, a.Explanation, a.Cost
 	if a.Skipped {
 		r.Status = StatusSkipped
 	}
 }
 
-// failAll marks the results at idx (all when idx is nil) as errors.
-func (e *evaluator) failAll(out []Result, idx []int, re ResultError) {
+// fail marks the results at idx (all when idx is nil) as errors.
+func fail(out []Result, idx []int, re ResultError) {
 	set := func(i int) {
 		r := re
 		out[i].Status, out[i].Score, out[i].Explanation, out[i].Error = StatusError, 0, re.Message, &r

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"attest-engine/assert"
 	"attest-engine/ingest"
 	"attest-engine/sample"
 )
@@ -49,17 +50,22 @@ func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine, strict, warnings, err := env.Engine(o.config)
+	var cfg assert.Config
+	if o.config != "" {
+		if cfg, err = assert.LoadConfig(o.config); err != nil {
+			return nil, err
+		}
+	}
+	engine, err := assert.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range warnings {
+	for _, w := range engine.Warnings() {
 		log.Warn(w)
 	}
 	c := &command{o: o, suite: suite, log: log, prefer: suite.maxRate(o.rate)}
-	timeout := o.timeout
-	c.ev = &evaluator{engine: engine, strict: strict, timeout: timeout, suite: suite, version: env.Version,
-		wire: func(err error) ResultError { return env.Wire(err, timeout) }, wallClock: !o.deterministic}
+	c.ev = &evaluator{engine: engine, timeout: o.timeout, suite: suite, version: env.Version,
+		wallClock: !o.deterministic, warn: func(msg string) { log.Warn(msg) }}
 	if o.stateDir != "" {
 		if env.Recorder == nil {
 			return nil, errors.New("--state-dir: this engine is built without result history")
