@@ -25,6 +25,9 @@ func (f *Feed) Open() int { return f.asm.Open() }
 // Late is the number of spans refused because their trace had closed.
 func (f *Feed) Late() int { return f.asm.Late }
 
+// Duplicates is the number of spans refused as re-deliveries.
+func (f *Feed) Duplicates() int { return f.asm.Duplicates }
+
 func (f *Feed) now() int64 {
 	if f.Clock != nil {
 		return f.Clock()

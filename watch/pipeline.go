@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/eval"
 	"attest-engine/ingest"
 	"attest-engine/sample"
 )
@@ -27,17 +28,13 @@ type command struct {
 	rec    Recorder
 	prefer sample.Rate // the highest rate of any agent: below it a trace id is out everywhere
 	stats  stats
+	// writeErr is the first failed write (the emitting goroutine's).
+	writeErr error
 }
 
 // stats are counted by the goroutine that owns each field.
 type stats struct {
 	lines, traces, sampledOut, filteredOut, results, recordErrs int
-}
-
-// job is one trace on its way through the pool.
-type job struct {
-	t    ingest.Trace
-	done chan []Result // buffered: a worker never waits on the writer
 }
 
 func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
@@ -103,18 +100,34 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 
 	items := make(chan ingest.Item, 4) // few: each may hold a line of up to --max-line
 	var producers sync.WaitGroup
-	var inErr, listenErr error
+	var errMu sync.Mutex
+	var inputErr error // the first failure of a producer
+	setErr := func(err error) {
+		errMu.Lock()
+		if inputErr == nil {
+			inputErr = err
+		}
+		errMu.Unlock()
+	}
 	if c.o.in != "" {
 		in, closeIn, err := c.openIn(stop, stdin)
 		if err != nil {
 			return fmt.Errorf("--in: %v", err)
 		}
 		defer closeIn()
-		producers.Go(func() { inErr = c.read(stop, in, items) })
+		producers.Go(func() {
+			if err := c.read(stop, in, items); err != nil {
+				setErr(fmt.Errorf("reading %s: %v", c.o.in, err))
+			}
+		})
 	}
 	if c.o.listen != "" {
 		ready := make(chan error, 1)
-		producers.Go(func() { listenErr = c.serve(stop, items, ready) })
+		producers.Go(func() {
+			if err := c.serve(stop, items, ready); err != nil {
+				setErr(err)
+			}
+		})
 		if err := <-ready; err != nil {
 			cancel()
 			producers.Wait()
@@ -126,30 +139,36 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 		close(items)
 	}()
 
-	order := make(chan *job, 2*c.o.jobs)
-	work := make(chan *job)
-	go c.assemble(stop, items, order, work)
-	var workers sync.WaitGroup
-	for range c.o.jobs {
-		workers.Go(func() {
-			for j := range work {
-				j.done <- c.ev.results(j.t)
-			}
-		})
-	}
-	writeErr := c.write(out, order, cancel)
-	workers.Wait()
+	// The eval command's pool: traces are read on one goroutine (the
+	// assembler's), evaluated by --jobs workers, and written in input order
+	// on this one. Its own context is not the signal's: on a signal the
+	// source flushes what it holds and ends, so that everything read is
+	// evaluated and written.
+	src := c.newSource(stop, items)
+	bw := bufio.NewWriterSize(out, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	_, _ = eval.InOrder(context.Background(), c.o.jobs, src.next, c.ev.results, func(rs []Result) error {
+		if err := c.write(enc, rs); err != nil {
+			cancel() // the source stops reading
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			cancel()
+			return err
+		}
+		return nil
+	})
 	c.log.Info("watch finished", "lines", c.stats.lines, "traces", c.stats.traces, "sampled_out", c.stats.sampledOut,
-		"filtered_out", c.stats.filteredOut, "results", c.stats.results)
+		"filtered_out", c.stats.filteredOut, "results", c.stats.results, "late_spans", src.feed.Late(),
+		"duplicate_spans", src.feed.Duplicates())
 	switch {
-	case writeErr != nil:
-		return fmt.Errorf("writing results: %v", writeErr)
-	case inErr != nil:
-		return fmt.Errorf("reading %s: %v", c.o.in, inErr)
-	case listenErr != nil:
-		return listenErr
+	case c.writeErr != nil:
+		return fmt.Errorf("writing results: %v", c.writeErr)
 	}
-	return nil
+	errMu.Lock()
+	defer errMu.Unlock()
+	return inputErr
 }
 
 // read sends the items of the input file until its end (or, with
@@ -175,68 +194,90 @@ func (c *command) read(stop context.Context, in io.Reader, items chan<- ingest.I
 	}
 }
 
-// assemble owns the span assembler: it takes items, keeps this process's
-// sample of them, and hands finished traces to the pool in order.
-func (c *command) assemble(stop context.Context, items <-chan ingest.Item, order, work chan<- *job) {
-	defer close(work)
-	defer close(order)
+// source owns the span assembler: it takes input items, keeps this
+// process's sample of them, and hands out finished traces in order. It runs
+// on the pool's reading goroutine.
+type source struct {
+	c     *command
+	stop  context.Context
+	items <-chan ingest.Item
+	feed  *ingest.Feed
+	tick  <-chan time.Time
+	queue []ingest.Trace
+	done  bool
+}
+
+func (c *command) newSource(stop context.Context, items <-chan ingest.Item) *source {
 	warn := &ingest.Warnings{Func: func(msg string) { c.log.Warn(msg) }}
+	s := &source{c: c, stop: stop, items: items}
 	var clock func() int64
-	var tick <-chan time.Time
 	if c.live() {
 		clock = func() int64 { return time.Now().UnixNano() }
-		t := time.NewTicker(max(min(c.o.limits.Grace, c.o.limits.Idle)/4, 10*time.Millisecond))
-		defer t.Stop()
-		tick = t.C
+		// The ticker lives as long as the process: watch runs once.
+		s.tick = time.NewTicker(max(min(c.o.limits.Grace, c.o.limits.Idle)/4, 10*time.Millisecond)).C
 	}
-	feed := ingest.NewFeed(c.o.limits, warn, clock)
-	send := func(ts []ingest.Trace) {
-		for _, t := range ts {
-			if !c.keepTrace(t) {
+	s.feed = ingest.NewFeed(c.o.limits, warn, clock)
+	return s
+}
+
+// next is the pool's reader: the next trace this process evaluates, or
+// io.EOF once the input has ended (or a signal came) and all is flushed.
+func (s *source) next(int) (ingest.Trace, error) {
+	for {
+		if len(s.queue) > 0 {
+			t := s.queue[0]
+			s.queue = s.queue[1:]
+			return t, nil
+		}
+		if s.done {
+			return ingest.Trace{}, io.EOF
+		}
+		select {
+		case it, ok := <-s.items:
+			if !ok {
+				s.add(s.feed.Flush())
+				s.done = true
 				continue
 			}
-			c.stats.traces++
-			j := &job{t: t, done: make(chan []Result, 1)}
-			order <- j // the writer drains order even after a failure
-			work <- j
-		}
-	}
-	for {
-		select {
-		case it, ok := <-items:
-			if !ok {
-				send(feed.Flush())
-				if n := feed.Late(); n > 0 {
-					c.log.Warn("spans arrived after their trace was evaluated and were not evaluated again", "spans", n)
-				}
-				return
-			}
-			c.stats.lines++
-			it.Seq = uint64(c.stats.lines)
-			if it.Trace != nil && it.Trace.Err != nil {
-				c.log.Warn("unreadable input line: its results carry the error", "line", it.Line, "error", it.Trace.Err.Error())
-			}
-			send(feed.Item(c.keepItem(it)))
-		case <-tick:
-			send(feed.Tick())
-		case <-stop.Done():
+			s.item(it)
+		case <-s.tick:
+			s.add(s.feed.Tick())
+		case <-s.stop.Done():
 			// Signalled or output failed: what was read is evaluated (the
 			// producers may be blocked in a read, so no waiting for them).
-			for {
+			for drained := false; !drained; {
 				select {
-				case it, ok := <-items:
+				case it, ok := <-s.items:
 					if ok {
-						c.stats.lines++
-						it.Seq = uint64(c.stats.lines)
-						send(feed.Item(c.keepItem(it)))
-						continue
+						s.item(it)
+					} else {
+						drained = true
 					}
 				default:
+					drained = true
 				}
-				break
 			}
-			send(feed.Flush())
-			return
+			s.add(s.feed.Flush())
+			s.done = true
+		}
+	}
+}
+
+func (s *source) item(it ingest.Item) {
+	c := s.c
+	c.stats.lines++
+	it.Seq = uint64(c.stats.lines)
+	if it.Trace != nil && it.Trace.Err != nil {
+		c.log.Warn("unreadable input line: its results carry the error", "line", it.Line, "error", it.Trace.Err.Error())
+	}
+	s.add(s.feed.Item(c.keepItem(it)))
+}
+
+func (s *source) add(ts []ingest.Trace) {
+	for _, t := range ts {
+		if s.c.keepTrace(t) {
+			s.c.stats.traces++
+			s.queue = append(s.queue, t)
 		}
 	}
 }
@@ -277,41 +318,25 @@ func (c *command) keepTrace(t ingest.Trace) bool {
 	return true
 }
 
-// write writes each trace's lines in input order, flushing whenever no
-// finished trace is waiting, and hands each line to the recorder.
-func (c *command) write(out io.Writer, order <-chan *job, stop func()) error {
-	bw := bufio.NewWriterSize(out, 64<<10)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	var werr error
-	for j := range order {
-		rs := <-j.done
-		if werr != nil {
-			continue // draining after a failed write
+// write writes one trace's lines and hands each to the recorder. It runs
+// on the pool's emitting goroutine.
+func (c *command) write(enc *json.Encoder, rs []Result) error {
+	if c.writeErr != nil {
+		return c.writeErr
+	}
+	for _, r := range rs {
+		if c.writeErr = enc.Encode(r); c.writeErr != nil {
+			return c.writeErr
 		}
-		for _, r := range rs {
-			if werr = enc.Encode(r); werr != nil {
-				break
-			}
-			c.stats.results++
-			if c.rec != nil {
-				if err := c.rec.Record(r); err != nil {
-					if c.stats.recordErrs == 0 {
-						c.log.Error("recording a result in --state-dir failed; results are still written", "error", err.Error())
-					}
-					c.stats.recordErrs++
+		c.stats.results++
+		if c.rec != nil {
+			if err := c.rec.Record(r); err != nil {
+				if c.stats.recordErrs == 0 {
+					c.log.Error("recording a result in --state-dir failed; results are still written", "error", err.Error())
 				}
+				c.stats.recordErrs++
 			}
 		}
-		if werr == nil && len(order) == 0 {
-			werr = bw.Flush()
-		}
-		if werr != nil {
-			stop()
-		}
 	}
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	return werr
+	return nil
 }
