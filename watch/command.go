@@ -4,7 +4,6 @@ package watch
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -146,5 +145,3 @@ func openOut(path string, stdout io.Writer) (io.Writer, func() error, error) {
 	}
 	return f, f.Close, nil
 }
-
-var errStopped = errors.New("stopped")
