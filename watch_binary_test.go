@@ -248,4 +248,7 @@ func TestWatchBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
 	}
+	if _, code := runWatch(t, bin, []byte{}, nil, "-h"); code != 0 {
+		t.Errorf("-h: exit %d, want 0 (usage asked for)", code)
+	}
 }

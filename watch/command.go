@@ -4,6 +4,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -87,6 +88,9 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	fs.IntVar(&o.maxLine, "max-line", ingest.MaxLineBytes, "longest input line, in bytes")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, nil, 0 // -h: usage printed, as the engine's own -h
+		}
 		return o, nil, 2
 	}
 	bad := func(format string, a ...any) (options, *slog.Logger, int) {
