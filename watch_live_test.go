@@ -4,6 +4,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -91,7 +93,7 @@ func (w *liveWatch) next(t *testing.T, within time.Duration) map[string]any {
 // command keeps running; SIGTERM ends it with status 0.
 func TestWatchListen(t *testing.T) {
 	bin := buildEngine(t)
-	w := startWatch(t, bin, "--suite", watchSuite, "--listen", "127.0.0.1:0", "--grace", "100ms")
+	w := startWatch(t, bin, "--suite", watchSuite, "--listen", "127.0.0.1:0", "--grace", "100ms", "--max-line", "8192")
 	addr := w.logged(t, "listening for OTLP/JSON")["address"].(string)
 	url := "http://" + addr + "/v1/traces"
 	body, err := os.ReadFile("testdata/ingest/basic.input.jsonl")
@@ -115,14 +117,26 @@ func TestWatchListen(t *testing.T) {
 			t.Errorf("line %d: %v", i, r)
 		}
 	}
+	var bomb bytes.Buffer // 9,000 bytes of JSON white space in a gzip body of a few dozen
+	zw := gzip.NewWriter(&bomb)
+	zw.Write([]byte(strings.Repeat(" ", 9000) + "{}"))
+	zw.Close()
 	for _, tc := range []struct {
-		ctype, body string
-		want        int
+		ctype, encoding, body string
+		want                  int
 	}{
-		{"application/x-protobuf", "", http.StatusUnsupportedMediaType},
-		{"application/json", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"x"}]}]}]}`, http.StatusBadRequest},
+		{"application/x-protobuf", "", "", http.StatusUnsupportedMediaType},
+		{"application/json", "", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"x"}]}]}]}`, http.StatusBadRequest},
+		{"application/json", "", strings.Repeat(" ", 9000) + "{}", http.StatusRequestEntityTooLarge},
+		{"application/json", "gzip", bomb.String(), http.StatusRequestEntityTooLarge},
+		{"application/json", "br", "{}", http.StatusUnsupportedMediaType},
 	} {
-		resp, err := http.Post(url, tc.ctype, strings.NewReader(tc.body))
+		req, _ := http.NewRequest("POST", url, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", tc.ctype)
+		if tc.encoding != "" {
+			req.Header.Set("Content-Encoding", tc.encoding)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
