@@ -30,7 +30,8 @@ type evaluator struct {
 	warn      func(msg string)
 
 	mu     sync.Mutex
-	warned map[string]bool // validation warnings logged once each
+	warned map[string]bool        // validation warnings logged once each
+	bad    map[string]ResultError // assertions whose spec does not compile, by name
 }
 
 // maxWarnings bounds the distinct validation warnings remembered.
@@ -76,39 +77,53 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 		}
 		run = append(run, i)
 	}
-	batch := make([]assert.Assertion, len(run))
-	for k, i := range run {
-		batch[k] = as[i]
-	}
-	rs, f := e.run(t, batch, true)
-	switch {
-	case f == nil:
+	// An assertion that cannot be compiled (1002) fails the same way on
+	// every trace: once known, it is failed without being run again.
+	run = e.dropBad(out, run)
+	for len(run) > 0 {
+		batch := make([]assert.Assertion, len(run))
 		for k, i := range run {
-			fill(&out[i], rs[k])
+			batch[k] = as[i]
 		}
-	case f.Code == assert.CodeInvalidTrace:
-		// Spec §7: an invalid trace fails before any assertion runs.
-		fail(out, nil, *f)
-	case len(run) == 1 || f.Code == assert.CodeTimeout:
-		// One assertion, or the whole batch out of time: evaluating the
-		// assertions one by one would only repeat the failure.
-		fail(out, run, *f)
-	default:
-		for _, i := range run {
+		rs, f := e.run(t, batch, true)
+		switch {
+		case f == nil:
+			for k, i := range run {
+				fill(&out[i], rs[k])
+			}
+			return out
+		case f.Code == assert.CodeInvalidTrace:
+			// Spec §7: an invalid trace fails before any assertion runs.
+			fail(out, nil, wire(f))
+			return out
+		case f.Code == assert.CodeAssertionError && e.markBad(f):
+			run = e.dropBad(out, run) // and the rest again
+			continue
+		case len(run) == 1 || f.Code == assert.CodeTimeout:
+			// One assertion, or the whole batch out of time: evaluating the
+			// assertions one by one would only repeat the failure.
+			fail(out, run, wire(f))
+			return out
+		}
+		for _, i := range run { // one by one: only the failing ones carry an error
 			rs, f := e.run(t, as[i:i+1], false)
 			if f != nil {
-				fail(out, []int{i}, *f)
+				if f.Code == assert.CodeAssertionError {
+					e.markBad(f)
+				}
+				fail(out, []int{i}, wire(f))
 				continue
 			}
 			fill(&out[i], rs[0])
 		}
+		return out
 	}
 	return out
 }
 
 // run evaluates a batch of the trace's assertions under the per-trace
 // deadline; the failure, if any, is in its wire form.
-func (e *evaluator) run(t ingest.Trace, as []assert.Assertion, warn bool) ([]assert.Result, *ResultError) {
+func (e *evaluator) run(t ingest.Trace, as []assert.Assertion, warn bool) ([]assert.Result, *assert.Failure) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
 	var onWarn func([]string)
@@ -121,10 +136,49 @@ func (e *evaluator) run(t ingest.Trace, as []assert.Assertion, warn bool) ([]ass
 		err = fmt.Errorf("the engine returned %d results for %d assertions", len(rs), len(as))
 	}
 	if err != nil {
-		f := assert.FailureOf(err, e.timeout)
-		return nil, &ResultError{Code: f.Code, Message: f.Message, Retryable: f.Retryable}
+		return nil, assert.FailureOf(err, e.timeout)
 	}
 	return rs, nil
+}
+
+func wire(f *assert.Failure) ResultError {
+	return ResultError{Code: f.Code, Message: f.Message, Retryable: f.Retryable}
+}
+
+// markBad remembers the assertion an ASSERTION_ERROR names (its spec does
+// not compile: the same on every trace); false when it names none of the
+// suite's.
+func (e *evaluator) markBad(f *assert.Failure) bool {
+	for _, a := range e.suite.Assertions {
+		if a.ID == f.AssertionID {
+			e.mu.Lock()
+			if e.bad == nil {
+				e.bad = map[string]ResultError{}
+			}
+			e.bad[a.ID] = wire(f)
+			e.mu.Unlock()
+			return true
+		}
+	}
+	return false
+}
+
+// dropBad fails the known-bad assertions among run and returns the rest.
+func (e *evaluator) dropBad(out []Result, run []int) []int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.bad) == 0 {
+		return run
+	}
+	kept := run[:0:0]
+	for _, i := range run {
+		if re, ok := e.bad[e.suite.Assertions[i].ID]; ok {
+			fail(out, []int{i}, re)
+			continue
+		}
+		kept = append(kept, i)
+	}
+	return kept
 }
 
 // logWarnings logs each distinct validation warning (spec §6 lax mode,
