@@ -96,6 +96,16 @@ func TestWatchGolden(t *testing.T) {
 	if len(lines(one)) != 6*5 {
 		t.Errorf("%d lines, want 6 traces × 5 assertions", len(lines(one)))
 	}
+	// --out appends: a restarted consumer adds to what it wrote.
+	path = filepath.Join(t.TempDir(), "results.jsonl")
+	for range 2 {
+		if out, code := runWatch(t, bin, nil, nil, "--suite", watchSuite, "--in", watchTraces, "--deterministic", "--out", path); code != 0 || out != "" {
+			t.Fatalf("--out: exit %d, stdout %q", code, out)
+		}
+	}
+	if got, _ := os.ReadFile(path); string(got) != one+one {
+		t.Errorf("--out FILE twice holds %d bytes, want two runs' %d", len(got), 2*len(one))
+	}
 }
 
 // TestWatchWallClock: without --deterministic each line carries ts and
