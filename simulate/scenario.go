@@ -1,0 +1,251 @@
+// scenario.go: the Simulator: scenario state (occurrence counts, the ledger) and answering one call.
+
+package simulate
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"sync"
+)
+
+// Bounds of the state a session keeps.
+const (
+	MaxScenarios   = 4096      // scenarios per Simulator
+	MaxCalls       = 100_000   // calls recorded per scenario
+	MaxLedgerBytes = 256 << 20 // canonical args of every recorded call, all scenarios together
+	MaxIDText      = 256       // bytes of a scenario id, a seed's text or a tool name
+	MaxAttempt     = 1_000_000 // an SDK's attempt number
+	maxWarned      = 4096      // overlap pairs remembered so each is reported once
+)
+
+// CallError is a call that cannot be answered as sent (a missing or wrong parameter).
+type CallError struct{ Field, Msg string }
+
+func (e *CallError) Error() string { return e.Field + ": " + e.Msg }
+
+// LimitError is a call refused because the session's simulation state is full.
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// Call is one mock_tool_call.
+type Call struct {
+	ScenarioID string
+	Seed       string // the seed's text (SeedText)
+	Tool       string
+	Args       any // an object
+	Attempt    int // 0 when the SDK sent none: the occurrence is used
+}
+
+// Answer is the outcome of one call.
+type Answer struct {
+	RuleID     string
+	Occurrence int
+	Attempt    int
+	Fault      map[string]any // nil when no fault fired
+	Result     any
+	Error      any
+	HasError   bool
+	LatencyMS  int
+	Warnings   []string // overlaps first seen on this call
+}
+
+// Wire is the answer as the protocol sends it: {rule_id, occurrence, attempt, fault, result | error,
+// latency_ms} and warnings when there are any.
+func (a *Answer) Wire() map[string]any {
+	m := map[string]any{
+		"rule_id": a.RuleID, "occurrence": a.Occurrence, "attempt": a.Attempt,
+		"fault": nil, "latency_ms": a.LatencyMS,
+	}
+	if a.Fault != nil {
+		m["fault"] = a.Fault
+	}
+	if a.HasError {
+		m["error"] = a.Error
+	} else {
+		m["result"] = a.Result
+	}
+	if len(a.Warnings) > 0 {
+		w := make([]any, len(a.Warnings))
+		for i, s := range a.Warnings {
+			w[i] = s
+		}
+		m["warnings"] = w
+	}
+	return m
+}
+
+// Entry is one decision in a scenario's ledger.
+type Entry struct {
+	Seq        int // 1, 2, … in the order occurrences were given out
+	Tool       string
+	Args       any
+	Occurrence int
+	Attempt    int
+	RuleID     string
+	Fault      map[string]any
+	Outcome    string // "result" or "error"
+	LatencyMS  int
+}
+
+// Wire is the entry as simulation_ledger sends it.
+func (e *Entry) Wire() map[string]any {
+	m := map[string]any{
+		"seq": e.Seq, "tool": e.Tool, "args": e.Args, "occurrence": e.Occurrence, "attempt": e.Attempt,
+		"rule_id": e.RuleID, "fault": nil, "outcome": e.Outcome, "latency_ms": e.LatencyMS,
+	}
+	if e.Fault != nil {
+		m["fault"] = e.Fault
+	}
+	return m
+}
+
+// Simulator holds the state of every scenario of a session. It is safe for concurrent use.
+type Simulator struct {
+	mu          sync.Mutex
+	scenarios   map[string]*scenario
+	warned      map[[2]string]bool
+	ledgerBytes int
+}
+
+type scenario struct {
+	counts map[[32]byte]int // SHA-256 of tool and canonical args → calls so far
+	ledger []Entry
+}
+
+// New returns an empty Simulator.
+func New() *Simulator {
+	return &Simulator{scenarios: map[string]*scenario{}, warned: map[[2]string]bool{}}
+}
+
+func checkText(field, s string) error {
+	if s == "" || len(s) > MaxIDText {
+		return &CallError{field, fmt.Sprintf("must be a string of 1 to %d bytes", MaxIDText)}
+	}
+	return nil
+}
+
+// Call answers c from table t: the first mock in declared order that matches, then the first fault in
+// declared order whose tool pattern matches and whose decision fires.
+func (s *Simulator) Call(t *Table, c Call) (*Answer, error) {
+	for _, f := range []struct{ name, v string }{{"scenario_id", c.ScenarioID}, {"seed", c.Seed}, {"tool", c.Tool}} {
+		if err := checkText(f.name, f.v); err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := c.Args.(map[string]any); !ok {
+		return nil, &CallError{"args", "must be an object"}
+	}
+	if c.Attempt < 0 || c.Attempt > MaxAttempt {
+		return nil, &CallError{"attempt", fmt.Sprintf("must be an integer from 1 to %d", MaxAttempt)}
+	}
+	canon, err := Canonical(c.Args)
+	if err != nil {
+		return nil, &CallError{"args", err.Error()}
+	}
+	mock, others := t.find(c.Tool, c.Args, canon)
+	if mock == nil {
+		return nil, t.noMatch(c.Tool, canon)
+	}
+
+	// Count the occurrence and reserve the ledger slot in one step, so the ledger lists calls in the order
+	// their occurrences were given out.
+	s.mu.Lock()
+	sc := s.scenarios[c.ScenarioID]
+	if sc == nil {
+		if len(s.scenarios) >= MaxScenarios {
+			s.mu.Unlock()
+			return nil, &LimitError{fmt.Sprintf("at most %d simulation scenarios per session", MaxScenarios)}
+		}
+		sc = &scenario{counts: map[[32]byte]int{}}
+		s.scenarios[c.ScenarioID] = sc
+	}
+	if len(sc.ledger) >= MaxCalls {
+		s.mu.Unlock()
+		return nil, &LimitError{fmt.Sprintf("scenario %q has recorded %d calls, the most one scenario keeps", c.ScenarioID, MaxCalls)}
+	}
+	cost := len(canon) + len(c.Tool) + 128
+	if s.ledgerBytes+cost > MaxLedgerBytes {
+		s.mu.Unlock()
+		return nil, &LimitError{fmt.Sprintf("the simulation ledgers hold %d bytes of args, the most a session keeps", MaxLedgerBytes)}
+	}
+	s.ledgerBytes += cost
+	key := sha256.Sum256(append(append([]byte(c.Tool), 0), canon...))
+	sc.counts[key]++
+	occ := sc.counts[key]
+	slot := len(sc.ledger)
+	sc.ledger = append(sc.ledger, Entry{Seq: slot + 1})
+	var warnings []string
+	for _, o := range others {
+		pair := [2]string{mock.ID, o.ID}
+		if !s.warned[pair] && len(s.warned) < maxWarned {
+			s.warned[pair] = true
+			warnings = append(warnings, fmt.Sprintf("mock rules %q and %q both match tool %q with these args; %q wins (declared first)", mock.ID, o.ID, c.Tool, mock.ID))
+		}
+	}
+	s.mu.Unlock()
+
+	a := answer(t, mock, c, canon, occ)
+	a.Warnings = warnings
+	e := Entry{Seq: slot + 1, Tool: c.Tool, Args: c.Args, Occurrence: a.Occurrence, Attempt: a.Attempt,
+		RuleID: a.RuleID, Fault: a.Fault, Outcome: "result", LatencyMS: a.LatencyMS}
+	if a.HasError {
+		e.Outcome = "error"
+	}
+	s.mu.Lock()
+	sc.ledger[slot] = e
+	s.mu.Unlock()
+	return a, nil
+}
+
+// answer is the pure part of Call: the answer of mock to c at occurrence occ.
+func answer(t *Table, mock *Mock, c Call, canon []byte, occ int) *Answer {
+	a := &Answer{RuleID: mock.ID, Occurrence: occ, Attempt: c.Attempt}
+	if a.Attempt == 0 {
+		a.Attempt = occ
+	}
+	switch mock.kind {
+	case "result":
+		a.Result = mock.Result
+	case "sequence":
+		a.Result = mock.Sequence[min(occ, len(mock.Sequence))-1]
+	case "error":
+		a.Error, a.HasError = mock.Error, true
+	}
+	if a.HasError {
+		return a // a mock's own error is the answer; faults perturb successful answers only
+	}
+	k := Key{Seed: c.Seed, ScenarioID: c.ScenarioID, Tool: c.Tool, Args: canon, Occurrence: occ, Attempt: a.Attempt}
+	for _, f := range t.Faults {
+		if !globMatch(f.Tool, c.Tool) {
+			continue
+		}
+		if f.Kind == KindFailUntil && a.Attempt > f.K {
+			continue
+		}
+		k.FaultID = f.ID
+		d := k.Digest()
+		if Fires(d, f.Rate) {
+			f.apply(a, d)
+			break
+		}
+	}
+	return a
+}
+
+// Ledger returns a copy of the decisions of a scenario, in order, and whether the scenario exists.
+func (s *Simulator) Ledger(scenarioID string) ([]Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := s.scenarios[scenarioID]
+	if sc == nil {
+		return nil, false
+	}
+	out := make([]Entry, 0, len(sc.ledger))
+	for _, e := range sc.ledger {
+		if e.Outcome != "" { // a slot whose call is still being answered is left out
+			out = append(out, e)
+		}
+	}
+	return out, true
+}
