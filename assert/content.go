@@ -116,7 +116,7 @@ func compileContent(_ *Engine, s spec) (check, error) {
 			return nil, err
 		}
 		c.needles = []needle{newNeedle(c.value, cs)}
-	case "regex_match":
+	case "regex_match", "grounded_values": // grounded_values: simulation capability (grounded.go)
 		if c.value, err = s.str("value", true); err != nil {
 			return nil, err
 		}
@@ -138,7 +138,7 @@ func compileContent(_ *Engine, s spec) (check, error) {
 			c.needles = append(c.needles, newNeedle(v, cs))
 		}
 	default:
-		return nil, specErrorf("Use one of contains, not_contains, regex_match, keyword_all, keyword_any, forbidden (spec §4 Layer 4).", "unknown content check '%s'", name)
+		return nil, specErrorf("Use one of contains, not_contains, regex_match, keyword_all, keyword_any, forbidden (spec §4 Layer 4), or grounded_values.", "unknown content check '%s'", name)
 	}
 	return c, nil
 }
@@ -149,6 +149,9 @@ func (c *contentCheck) eval(_ context.Context, in *input) (outcome, error) {
 	ms := c.target.resolve(in)
 	if len(ms) == 0 {
 		return outcome{hard: hard, explanation: c.target.notFound()}, nil
+	}
+	if c.check == "grounded_values" {
+		return c.evalGrounded(in, ms)
 	}
 	// Every match must pass; the first failure in document order is named.
 	var failed []jsonpath.Match

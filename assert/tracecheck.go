@@ -84,6 +84,8 @@ type traceCheck struct {
 	tool   string
 	max    int64
 	listed map[string]bool // tools and tool: the names this check lists
+
+	recovery *recoveryCheck // error_recovery
 }
 
 // lists reports whether the check names this step name.
@@ -103,18 +105,20 @@ func compileTrace(_ *Engine, s spec) (check, error) {
 		c.tools, err = s.strs("tools", true)
 	case "no_duplicates":
 		c.tools, err = s.strs("tools", false) // sdk-compat: tools? restricts it
+	case "error_recovery": // simulation capability (recovery.go)
+		c.recovery, err = compileRecovery(s)
 	case "loop_detection":
 		if c.tool, err = s.str("tool", true); err != nil {
 			return nil, err
 		}
 		c.max, err = nonNegativeInt(s, "max_repetitions")
 	default:
-		return nil, specErrorf("Use one of contains_in_order, exact_order, loop_detection, no_duplicates, required_tools, forbidden_tools (spec §4 Layer 3).", "unknown trace check '%s'", name)
+		return nil, specErrorf("Use one of contains_in_order, exact_order, loop_detection, no_duplicates, required_tools, forbidden_tools (spec §4 Layer 3), or error_recovery.", "unknown trace check '%s'", name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if c.check != "no_duplicates" { // no_duplicates reads tool calls only
+	if c.check != "no_duplicates" && c.check != "error_recovery" { // these read tool calls only
 		c.listed = make(map[string]bool, len(c.tools)+1)
 		for _, t := range c.tools {
 			c.listed[t] = true
@@ -163,6 +167,8 @@ func (c *traceCheck) eval(_ context.Context, in *input) (outcome, error) {
 		pass, exp = c.required(calls)
 	case "forbidden_tools":
 		pass, exp = c.forbidden(calls)
+	case "error_recovery":
+		pass, exp = c.recovery.eval(in, calls)
 	}
 	o := outcome{pass: pass, explanation: exp}
 	if pass {

@@ -1,0 +1,99 @@
+// grounded.go: the content check grounded_values: values quoted in an answer come from the tools or input.
+
+package assert
+
+import (
+	"fmt"
+	"strings"
+
+	"attest-engine/jsonpath"
+)
+
+// maxGroundedValues bounds the distinct values one grounded_values check looks up.
+const maxGroundedValues = 1000
+
+// groundingSources are the texts a value may be grounded in: every string and number of the trace's
+// input and of the results of its top-level tool_call, retrieval and agent_call steps (never an
+// llm_call's: a model's own words ground nothing), each as written in the trace. A value is grounded when
+// it occurs verbatim inside one of them.
+func groundingSources(in *input) []string {
+	var out []string
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if depth > 512 {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				walk(e, depth+1)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e, depth+1)
+			}
+		case nil, bool:
+		default:
+			out = append(out, jsonText(x))
+		}
+	}
+	walk(in.trace["input"], 0)
+	for _, s := range in.steps {
+		st, _ := s.(map[string]any)
+		if typ, _ := st["type"].(string); isToolStep(typ) || typ == "agent_call" {
+			walk(st["result"], 0)
+		}
+	}
+	return out
+}
+
+// evalGrounded checks every match of the pattern in every text the target selects (the first capture
+// group when the pattern has one, else the whole match) against the grounding sources.
+func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.Match) (outcome, error) {
+	var sources []string
+	seen := map[string]bool{}
+	var grounded, ungrounded []string
+	for _, m := range ms {
+		if m.Value == nil {
+			continue
+		}
+		text := jsonText(m.Value)
+		for _, loc := range c.re.FindAllStringSubmatchIndex(text, -1) {
+			v := text[loc[0]:loc[1]]
+			if len(loc) >= 4 && loc[2] >= 0 {
+				v = text[loc[2]:loc[3]]
+			}
+			if v == "" || seen[v] {
+				continue
+			}
+			if len(seen) == maxGroundedValues {
+				break
+			}
+			seen[v] = true
+			if sources == nil {
+				sources = groundingSources(in)
+			}
+			found := false
+			for _, s := range sources {
+				if strings.Contains(s, v) {
+					found = true
+					break
+				}
+			}
+			if found {
+				grounded = append(grounded, v)
+			} else {
+				ungrounded = append(ungrounded, v)
+			}
+		}
+	}
+	where := c.target.expr
+	if len(ungrounded) > 0 {
+		return outcome{explanation: fmt.Sprintf("%s quotes values found in no tool result nor the input: %s (grounded: %s).",
+			where, bracketNames(ungrounded), bracketNames(grounded))}, nil
+	}
+	if len(grounded) == 0 {
+		return outcome{pass: true, score: 1, explanation: fmt.Sprintf("%s has no match of '%s': nothing to ground.", where, excerpt(c.value, 200))}, nil
+	}
+	return outcome{pass: true, score: 1, explanation: fmt.Sprintf("Every value %s quotes is grounded in a tool result or the input: %s.", where, bracketNames(grounded))}, nil
+}
