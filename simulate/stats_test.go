@@ -45,3 +45,35 @@ func TestWilson(t *testing.T) {
 		t.Errorf("Wilson(0, 0) = [%v, %v]", lo, hi)
 	}
 }
+
+func TestRepeats(t *testing.T) {
+	r := NewRepeats()
+	record := func(s string, rep int64, has, ok bool) {
+		t.Helper()
+		if err := r.Record(s, rep, has, ok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// refund: 4 runs, run 2 has two batches and one failed, so 3 of 4 passed.
+	record("refund", 1, true, true)
+	record("refund", 2, true, true)
+	record("refund", 2, true, false)
+	record("refund", 3, true, true)
+	record("refund", 4, true, true)
+	// cancel: batches without repeat numbers are runs of their own.
+	record("cancel", 0, false, true)
+	record("cancel", 0, false, false)
+	got := r.Summaries()
+	if len(got) != 2 || got[0].ScenarioID != "cancel" || got[1].ScenarioID != "refund" {
+		t.Fatalf("summaries %+v", got)
+	}
+	if s := got[1]; s.N != 4 || s.Passes != 3 || math.Abs(s.PassHatK[1]-0.5) > 1e-12 || s.PassHatK[3] != 0 {
+		t.Errorf("refund: %+v", s)
+	}
+	if s := got[0]; s.N != 2 || s.Passes != 1 {
+		t.Errorf("cancel: %+v", s)
+	}
+	if err := r.Record("", 1, true, true); err == nil {
+		t.Error("an empty scenario id was accepted")
+	}
+}
