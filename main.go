@@ -54,6 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	configPath := fs.String("config", "", "path of a JSON config file")
 	evalTimeout := fs.String("eval-timeout", "30s", "per-batch time limit: a Go duration (30s) or milliseconds (30000)")
 	showVersion := fs.Bool("version", false, "print the engine version and exit")
+	offline := fs.Bool("offline", false, "make no network call at all: provider and simulated-user results come from cache_dir, a miss is an error")
 	reportPath := fs.String("report", "", "at shutdown, write every result of the session to this file (.xml JUnit, .json JSON, .html/.htm HTML, else text)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -130,6 +131,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "attest-engine: %v\n", err)
 			return 2
 		}
+	}
+	if *offline {
+		cfg.Offline = true
 	}
 	engine, err := assert.New(cfg)
 	if err != nil {

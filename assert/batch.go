@@ -129,7 +129,9 @@ func FailureOf(err error, timeout time.Duration) *Failure {
 	case errors.As(err, &pe):
 		// Spec §5 table: PROVIDER_ERROR is retryable, "invalid API key"
 		// included (the SDK may retry once the key is fixed).
-		return &Failure{Code: CodeProviderError, Message: pe.Message, Detail: pe.Detail, Retryable: true}
+		// An offline cache miss is the one exception: no retry can fix it
+		// (README, protocol decisions).
+		return &Failure{Code: CodeProviderError, Message: pe.Message, Detail: pe.Detail, Retryable: !pe.Offline}
 	case errors.Is(err, context.DeadlineExceeded):
 		// Spec §5, TIMEOUT example.
 		return &Failure{Code: CodeTimeout, Retryable: true,

@@ -14,6 +14,7 @@ import (
 
 	"attest-engine/jsonschema"
 	"attest-engine/provider"
+	"attest-engine/simulate"
 	"attest-engine/trace"
 )
 
@@ -37,6 +38,10 @@ type Config struct {
 	// cheaper layer hard-failed (spec §4: "engine decides based on
 	// configuration"). Skipped assertions still get a result saying so.
 	SkipAfterHardFail bool `json:"skip_after_hard_fail"`
+
+	// Simulation holds the default mock and fault rules and the simulated
+	// user's model (capability simulation); a request's rules win.
+	Simulation simulate.Config `json:"simulation"`
 
 	// SchemaLoader resolves $ref URIs outside a schema; New sets it from
 	// SchemaDirs when that is set.
@@ -82,6 +87,15 @@ func ParseConfig(data []byte) (Config, error) {
 	}
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		return cfg, fmt.Errorf("config: %w", err)
+	}
+	// The rules are decoded again with the engine's decoder (exact numbers) and checked now: a bad rule
+	// stops the engine at start, naming the rule.
+	if sim, ok := v.(map[string]any)["simulation"].(map[string]any); ok {
+		t, err := simulate.ParseTable(sim["mocks"], sim["faults"])
+		if err != nil {
+			return cfg, fmt.Errorf("config: simulation: %w", err)
+		}
+		cfg.Simulation.Table = t
 	}
 	return cfg, nil
 }

@@ -111,6 +111,9 @@ func (e *Engine) Capabilities() []string {
 	return caps
 }
 
+// Provider is the engine's provider client (the simulated user's chat model is the judge's endpoint).
+func (e *Engine) Provider() *provider.Client { return e.prov }
+
 // Warnings are settings from the environment that the engine could not use
 // and so turned off (provider.Client.Warnings), for the caller to log at start.
 func (e *Engine) Warnings() []string { return e.prov.Warnings() }

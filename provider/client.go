@@ -15,6 +15,9 @@ type Error struct {
 	Message   string // e.g. "embedding provider returned HTTP 429: rate limit exceeded"
 	Detail    string
 	Transient bool
+	// Offline marks a call offline mode refused: a cache miss, which no
+	// retry can fix.
+	Offline bool
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -43,6 +43,7 @@ const retryDetail = "Wait and retry. The engine applies exponential backoff inte
 type httpDoer struct {
 	client    *http.Client
 	retryBase time.Duration // tests set a tiny one
+	offline   bool          // no request is ever sent
 }
 
 // provRequest is one provider call, described independently of the provider.
@@ -80,6 +81,11 @@ func post[T any](ctx context.Context, r provRequest, decode func([]byte) (T, Usa
 // of a 2xx response. Errors are *Error, or the context's error
 // (context.DeadlineExceeded when the batch deadline expired: 3002 TIMEOUT).
 func (h *httpDoer) do(ctx context.Context, r provRequest) ([]byte, error) {
+	if h.offline {
+		return nil, &Error{Offline: true,
+			Message: fmt.Sprintf("offline: no %s result for model %q in the cache, and offline mode makes no network call", r.what, r.model),
+			Detail:  "Record the result once with the same config and cache_dir without offline (or --offline), then replay offline."}
+	}
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -48,6 +48,9 @@ type Settings struct {
 	CacheDir         string           `json:"cache_dir"`
 	CacheSize        int              `json:"cache_size"`
 	CacheDirMaxBytes int64            `json:"cache_dir_max_bytes"`
+	// Offline makes no network call at all (config "offline": true, or the
+	// --offline flag): a result not in the cache is an *Error with Offline set.
+	Offline bool `json:"offline"`
 
 	// Getenv reads the environment; nil means os.Getenv. Tests inject one.
 	Getenv func(string) string `json:"-"`
@@ -146,7 +149,7 @@ func New(s Settings) (*Client, error) {
 	if client == nil {
 		client = newHTTPClient()
 	}
-	doer := &httpDoer{client: client, retryBase: s.RetryBase}
+	doer := &httpDoer{client: client, retryBase: s.RetryBase, offline: s.Offline}
 	p := &Client{prices: map[string]Price{}}
 	env := readProviderEnv(&s, getenv)
 	p.warnings = env.warnings

@@ -20,6 +20,10 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	if !ok {
 		return nil, newError(codeInvalidParams, "evaluate_batch takes {trace, assertions} (spec §2.2).", "invalid params: missing required field 'trace'")
 	}
+	scenario, repeat, hasRepeat, serr := scenarioParams(req.params)
+	if serr != nil {
+		return nil, serr
+	}
 	var (
 		traceID, suite string
 		warnings       []string
@@ -64,6 +68,11 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		return nil, err
 	}
 	s.budgets.apply(suite, results)
+	if scenario != "" {
+		if err := s.recordRun(scenario, repeat, hasRepeat, results); err != nil {
+			return nil, err
+		}
+	}
 	s.assertions.Add(int64(len(results)))
 	s.record.addBatch(traceID, suite, list, results)
 	elapsed := time.Since(start)

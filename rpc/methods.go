@@ -4,6 +4,7 @@ package rpc
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -255,6 +256,14 @@ func (s *Server) dispatch(req *request) {
 		if s.gate(req) {
 			s.spawn(&call{req: req, fn: (*Server).validateTraceTree}, false)
 		}
+	case "mock_tool_call", "simulation_ledger", "generate_user_message": // capability simulation (simulate.go)
+		if s.gate(req) {
+			fn := map[string]func(*Server, context.Context, *request) ([]byte, error){
+				"mock_tool_call": (*Server).mockToolCall, "simulation_ledger": (*Server).simulationLedger,
+				"generate_user_message": (*Server).generateUserMessage,
+			}[req.method]
+			s.spawn(&call{req: req, fn: fn}, false)
+		}
 	default:
 		s.replyError(req, newError(codeMethodNotFound, "Check the method name; see the engine's capabilities in the initialize response (spec §6).", "method not found: %s", req.method))
 	}
@@ -345,7 +354,9 @@ func (s *Server) capabilities() []string {
 	// (../shared/sdk-compat.md): additive, spec §6 item 3.
 	// "continuous_eval" (spec §2.1, "Production trace ingestion and
 	// sampling pipelines"): the binary's watch command (package watch).
-	return append(s.engine.Capabilities(), "soft_failures", "multi_agent", "trace_tree", "plugins", "continuous_eval")
+	// "simulation" (simulate.go) needs no provider key: mocks, faults and
+	// scripted users are computed here.
+	return append(s.engine.Capabilities(), "soft_failures", "multi_agent", "trace_tree", "plugins", "continuous_eval", "simulation")
 }
 
 // shutdown drains in-flight work, answers, and ends serving (spec §2.3).
@@ -366,6 +377,7 @@ func (s *Server) shutdown(req *request) {
 		b = strconv.AppendInt(b, s.assertions.Load(), 10)
 		b = append(b, `,"soft_failures":`...) // additive: per-suite counts (budget.go)
 		b = s.budgets.appendCounts(b)
+		b = s.appendScenarios(b) // additive: per-scenario pass^k (simulate.go)
 		b = append(b, "}}\n"...)
 		s.reply(req, b)
 		close(s.stopped)

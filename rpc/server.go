@@ -89,6 +89,7 @@ type Server struct {
 	memos         *memos
 	largeInFlight atomic.Int32 // requests of collectAfterBytes or more, not yet answered
 	repeats       repeats      // per-batch warnings, logged once per session (repeats.go)
+	simState      *simState    // mocks, faults, ledgers and scenario repeats (simulate.go)
 }
 
 // New returns a Server.
@@ -105,6 +106,7 @@ func New(opts Options) *Server {
 		memos:       newMemos(),
 		quit:        make(chan struct{}),
 		maxLine:     MaxLineBytes,
+		simState:    newSimState(),
 	}
 	s.reportTo, s.record.on, s.record.spec = opts.Report, opts.Report != nil, opts.ReportSpec
 	if s.evalTimeout <= 0 {

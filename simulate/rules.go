@@ -276,3 +276,12 @@ func parseMock(i int, v any, ids map[string]string, budget *int) (*Mock, error) 
 	}
 	return m, nil
 }
+
+// Config is the simulation section of the --config file: default rules, and the simulated user's model
+// (default: the judge's).
+type Config struct {
+	Mocks  any    `json:"mocks"`
+	Faults any    `json:"faults"`
+	Model  string `json:"model"`
+	Table  *Table `json:"-"` // Mocks and Faults, parsed when the config is read
+}

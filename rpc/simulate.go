@@ -1,0 +1,326 @@
+// simulate.go: the simulation methods (capability simulation): mock_tool_call, simulation_ledger,
+// generate_user_message, and the per-scenario repeats of evaluate_batch.
+
+package rpc
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"attest-engine/assert"
+	"attest-engine/jsonschema"
+	"attest-engine/provider"
+	"attest-engine/simulate"
+)
+
+// maxTables bounds the parsed rule tables kept by their text: SDKs send a scenario's rules with each
+// call, and a table's schemas and paths are compiled once.
+const maxTables = 64
+
+// simState is a session's simulation state.
+type simState struct {
+	sim     *simulate.Simulator
+	repeats *simulate.Repeats
+	mu      sync.Mutex
+	tables  map[[32]byte]*simulate.Table
+}
+
+func newSimState() *simState {
+	return &simState{sim: simulate.New(), repeats: simulate.NewRepeats(), tables: map[[32]byte]*simulate.Table{}}
+}
+
+// simWire maps the simulate package's errors to wire errors (README: "Simulation", which error is what).
+func simWire(err error) error {
+	var (
+		re *simulate.RuleError
+		nm *simulate.NoMatchError
+		ce *simulate.CallError
+		le *simulate.LimitError
+		se *simulate.ScriptError
+	)
+	switch {
+	case errors.As(err, &re):
+		return newError(codeAssertionError, "Fix the rule named in the message; mocks and faults are described in the README (Simulation).", "invalid simulation rule: %s", re.Error())
+	case errors.As(err, &nm):
+		return newError(codeAssertionError, "Add a mock rule for this call, or widen the tool pattern or match of the nearest rule.", "%s", nm.Error())
+	case errors.As(err, &ce):
+		return newError(codeInvalidParams, "See the README (Simulation) for the method's params.", "invalid params: %s", ce.Error())
+	case errors.As(err, &se):
+		return newError(codeInvalidParams, "A scripted conversation answers one turn per scripted entry.", "invalid params: %s", se.Error())
+	case errors.As(err, &le):
+		return sessionError(le.Error(), "Start a new engine process for more scenarios, or use fewer scenario ids.")
+	}
+	return err
+}
+
+// table returns the rules of a call: the request's mocks and faults where it sends them, else the
+// config's.
+func (s *Server) simTable(p map[string]any) (*simulate.Table, error) {
+	mocks, hasM := p["mocks"]
+	faults, hasF := p["faults"]
+	base := s.cfg.Simulation.Table
+	if base == nil {
+		base = &simulate.Table{}
+	}
+	if !hasM && !hasF {
+		return base, nil
+	}
+	h := sha256.New()
+	for _, part := range []struct {
+		has bool
+		v   any
+	}{{hasM, mocks}, {hasF, faults}} {
+		c, err := simulate.Canonical(part.v)
+		if err != nil {
+			return nil, &simulate.CallError{Field: "mocks", Msg: err.Error()}
+		}
+		if part.has {
+			h.Write([]byte{1})
+		} else {
+			h.Write([]byte{0})
+		}
+		h.Write(c)
+		h.Write([]byte{0})
+	}
+	var key [32]byte
+	h.Sum(key[:0])
+	st := s.simState
+	st.mu.Lock()
+	t := st.tables[key]
+	st.mu.Unlock()
+	if t != nil {
+		return t, nil
+	}
+	var mv, fv any
+	if hasM {
+		mv = mocks
+	}
+	if hasF {
+		fv = faults
+	}
+	t, err := simulate.ParseTable(mv, fv)
+	if err != nil {
+		return nil, err
+	}
+	if !hasM {
+		t.Mocks = base.Mocks
+	}
+	if !hasF {
+		t.Faults = base.Faults
+	}
+	st.mu.Lock()
+	if len(st.tables) >= maxTables {
+		clear(st.tables)
+	}
+	st.tables[key] = t
+	st.mu.Unlock()
+	return t, nil
+}
+
+// mockToolCall answers {rule_id, occurrence, attempt, fault, result | error, latency_ms} (README,
+// Simulation). With "sleep": true the latency is really waited, within the request's deadline
+// (--eval-timeout); by default it is only reported.
+func (s *Server) mockToolCall(ctx context.Context, req *request) ([]byte, error) {
+	a, err := s.mockCall(req.params)
+	if err != nil {
+		return nil, simWire(err)
+	}
+	if sleep, ok := req.params["sleep"]; ok && sleep != nil {
+		b, isBool := sleep.(bool)
+		if !isBool {
+			return nil, simWire(&simulate.CallError{Field: "sleep", Msg: "must be a boolean"})
+		}
+		if b && a.LatencyMS > 0 {
+			t := time.NewTimer(time.Duration(a.LatencyMS) * time.Millisecond)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	}
+	return resultLine(req, a.Wire())
+}
+
+func (s *Server) mockCall(p map[string]any) (*simulate.Answer, error) {
+	c := simulate.Call{}
+	var ok bool
+	if c.ScenarioID, ok = p["scenario_id"].(string); !ok {
+		return nil, &simulate.CallError{Field: "scenario_id", Msg: "required string"}
+	}
+	if c.Tool, ok = p["tool"].(string); !ok {
+		return nil, &simulate.CallError{Field: "tool", Msg: "required string"}
+	}
+	seed, ok := p["seed"]
+	if !ok {
+		return nil, &simulate.CallError{Field: "seed", Msg: "required: a string or an integer"}
+	}
+	var err error
+	if c.Seed, err = simulate.SeedText(seed); err != nil {
+		return nil, err
+	}
+	c.Args = p["args"]
+	if v, ok := p["attempt"]; ok && v != nil {
+		n, isInt := jsonschema.Integer(v)
+		if !isInt || n < 1 || n > simulate.MaxAttempt {
+			return nil, &simulate.CallError{Field: "attempt", Msg: "must be an integer from 1 to 1000000"}
+		}
+		c.Attempt = int(n)
+	}
+	t, err := s.simTable(p)
+	if err != nil {
+		return nil, err
+	}
+	return s.simState.sim.Call(t, c)
+}
+
+// simulationLedger answers {scenario_id, entries}: every decision of the scenario in order (none for a
+// scenario never called).
+func (s *Server) simulationLedger(_ context.Context, req *request) ([]byte, error) {
+	id, ok := req.params["scenario_id"].(string)
+	if !ok {
+		return nil, simWire(&simulate.CallError{Field: "scenario_id", Msg: "required string"})
+	}
+	entries, _ := s.simState.sim.Ledger(id)
+	list := make([]any, len(entries))
+	for i := range entries {
+		list[i] = entries[i].Wire()
+	}
+	return resultLine(req, map[string]any{"scenario_id": id, "entries": list})
+}
+
+// resultLine is a success answer whose result is v in canonical JSON: answers built from the same
+// decisions are byte-identical in every process.
+func resultLine(req *request, v any) ([]byte, error) {
+	c, err := simulate.Canonical(v)
+	if err != nil {
+		return nil, err
+	}
+	b := appendHead(make([]byte, 0, len(c)+64), req.id)
+	b = append(b, `,"result":`...)
+	b = append(b, c...)
+	return append(b, "}\n"...), nil
+}
+
+// cachedTurn is a simulated user's reply as cache_dir keeps it.
+type cachedTurn struct {
+	Text string `json:"text"`
+	In   int64  `json:"in"`
+	Out  int64  `json:"out"`
+}
+
+// generateUserMessage answers {message, stop, stop_reason, cost, tokens}: a scripted turn, or the reply
+// of the simulated-user model (the judge's endpoint; simulation.model overrides its model) to the
+// persona's system prompt and the role-flipped history, from cache_dir when recorded there.
+func (s *Server) generateUserMessage(ctx context.Context, req *request) ([]byte, error) {
+	r, err := simulate.ParseUserRequest(req.params)
+	if err != nil {
+		return nil, simWire(err)
+	}
+	var rep simulate.Reply
+	var cost float64
+	var tokens int64
+	if r.Scripted() {
+		if rep, err = r.ScriptedReply(); err != nil {
+			return nil, simWire(err)
+		}
+	} else {
+		var prov *provider.Client
+		if s.engine != nil {
+			prov = s.engine.Provider()
+		}
+		if prov == nil || (!prov.Judge().Usable() && !s.cfg.Offline) {
+			why := "no provider is configured."
+			if prov != nil {
+				why = prov.JudgeWhy()
+			}
+			return nil, newError(codeInvalidParams, "Set a judge provider (OPENAI_API_KEY or ANTHROPIC_API_KEY, or judge.* in --config; simulation.model picks the model), or send scripted turns.",
+				"generate_user_message needs a simulated-user model or a script: %s", why)
+		}
+		ep := prov.Judge()
+		model := s.cfg.Simulation.Model
+		if model == "" {
+			model = ep.Model()
+		}
+		key := provider.CacheKey("simulated_user", r.CacheKey(ep.Kind(), model))
+		var turn cachedTurn
+		if raw, ok := prov.Cached(key); ok && json.Unmarshal(raw, &turn) == nil {
+			// recorded earlier: replayed byte for byte, no network call
+		} else {
+			msgs := r.Messages()
+			pm := make([]provider.Message, len(msgs))
+			for i, m := range msgs {
+				pm[i] = provider.Message{Role: m.Role, Content: m.Content}
+			}
+			text, u, err := ep.Chat(ctx, "simulated user", model, r.System(), pm, r.Temperature, r.MaxTokens)
+			if err != nil {
+				return nil, err
+			}
+			turn = cachedTurn{Text: text, In: u.In, Out: u.Out}
+			raw, _ := json.Marshal(turn)
+			prov.Store(key, raw)
+		}
+		rep = r.Finish(turn.Text)
+		cost = prov.Cost(model, provider.Usage{In: turn.In, Out: turn.Out})
+		tokens = turn.In + turn.Out
+	}
+	var reason any
+	if rep.Stop {
+		reason = rep.StopReason
+	}
+	return resultLine(req, map[string]any{"message": rep.Message, "stop": rep.Stop, "stop_reason": reason, "cost": cost, "tokens": tokens})
+}
+
+// scenarioParams reads evaluate_batch's additive scenario_id and repeat.
+func scenarioParams(p map[string]any) (id string, repeat int64, hasRepeat bool, err error) {
+	v, ok := p["scenario_id"]
+	if !ok || v == nil {
+		if r, has := p["repeat"]; has && r != nil {
+			return "", 0, false, newError(codeInvalidParams, "repeat numbers a run of a scenario: send scenario_id with it.", "invalid params: field 'repeat' needs 'scenario_id'")
+		}
+		return "", 0, false, nil
+	}
+	if id, ok = v.(string); !ok || id == "" || len(id) > simulate.MaxIDText {
+		return "", 0, false, newError(codeInvalidParams, "scenario_id names the scenario a batch is a run of.", "invalid params: field 'scenario_id' must be a string of 1 to 256 bytes")
+	}
+	if r, has := p["repeat"]; has && r != nil {
+		n, isInt := jsonschema.Integer(r)
+		if !isInt || n < 0 {
+			return "", 0, false, newError(codeInvalidParams, "repeat is the run's number: an integer from 0.", "invalid params: field 'repeat' must be a non-negative integer")
+		}
+		repeat, hasRepeat = n, true
+	}
+	return id, repeat, hasRepeat, nil
+}
+
+// recordRun counts a batch answered with results as (part of) a run of its scenario: the run fails when
+// any of its results is a hard failure.
+func (s *Server) recordRun(id string, repeat int64, hasRepeat bool, results []assert.Result) error {
+	passed := true
+	for _, r := range results {
+		if r.Status == assert.HardFail {
+			passed = false
+		}
+	}
+	return simWire(s.simState.repeats.Record(id, repeat, hasRepeat, passed))
+}
+
+// appendScenarios adds the shutdown answer's additive scenarios member, when a batch carried a scenario.
+func (s *Server) appendScenarios(b []byte) []byte {
+	sums := s.simState.repeats.Summaries()
+	if len(sums) == 0 {
+		return b
+	}
+	m := make(map[string]any, len(sums))
+	for _, sum := range sums {
+		m[sum.ScenarioID] = sum.Wire()
+	}
+	c, _ := simulate.Canonical(m)
+	b = append(b, `,"scenarios":`...)
+	return append(b, c...)
+}
