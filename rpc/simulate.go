@@ -250,7 +250,9 @@ func (s *Server) generateUserMessage(ctx context.Context, req *request) ([]byte,
 		key := provider.CacheKey("simulated_user", r.CacheKey(ep.Kind(), model))
 		var turn cachedTurn
 		if raw, ok := prov.Cached(key); ok && json.Unmarshal(raw, &turn) == nil {
-			// recorded earlier: replayed byte for byte, no network call
+			// Recorded earlier: the same message, no network call, and, as for every cached judge verdict
+			// and embedding, cost and tokens 0: nothing was spent now.
+			turn.In, turn.Out = 0, 0
 		} else {
 			msgs := r.Messages()
 			pm := make([]provider.Message, len(msgs))

@@ -14,23 +14,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// streamTable has 5 tools and 4 fault kinds (error, latency, malformed, inject), some rules by glob.
-const streamTable = `{
-  "mocks": [
-    {"id": "web", "tool": "search_web", "result": {"hits": [{"title": "Refund policy", "url": "https://example.com/r"}]}},
-    {"id": "docs", "tool": "search_docs", "match": {"schema": {"type": "object", "required": ["q"]}}, "result": {"hits": []}},
-    {"id": "order", "tool": "lookup_order", "result": {"order_id": "ORD-1", "status": "delivered", "amount": 89.99}},
-    {"id": "refund", "tool": "refund", "sequence": [{"refund_id": "RF-1"}, {"refund_id": "RF-2"}, {"error": "already refunded"}]},
-    {"id": "email", "tool": "send_email", "match": {"subset": {"n": 0}}, "result": "sent"},
-    {"id": "email-any", "tool": "send_*", "result": "queued"}
-  ],
-  "faults": [
-    {"id": "rate-limit", "tool": "search_*", "kind": "error", "status": 429, "retry_after_ms": 1000, "rate": 0.1},
-    {"id": "slow", "tool": "*", "kind": "latency", "min_ms": 10, "max_ms": 500, "rate": 0.3},
-    {"id": "garbled", "tool": "lookup_order", "kind": "malformed", "variant": "wrong_type", "field": "amount", "rate": 0.05},
-    {"id": "poison", "tool": "*", "kind": "inject", "rate": 0.05}
-  ]
-}`
+// streamConfig is the config file of the stream: 5 tools and 4 fault kinds (error, latency, malformed,
+// inject), some rules by glob. The engine binary's two-process test reads it too.
+const streamConfig = "../testdata/simulate/stream_config.json"
+
+// streamTable is the simulation section of streamConfig as table text.
+var streamTable = func() string {
+	b, err := os.ReadFile(streamConfig)
+	if err != nil {
+		panic(err) // a test file missing: nothing can run
+	}
+	var cfg struct{ Simulation json.RawMessage }
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		panic(err)
+	}
+	return string(cfg.Simulation)
+}()
 
 var streamTools = []string{"search_web", "search_docs", "lookup_order", "refund", "send_email"}
 

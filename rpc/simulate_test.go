@@ -1,0 +1,227 @@
+// simulate_test.go: the simulation methods over the wire: a complete scenario transcript, and the
+// simulated user against a loopback stand-in, recorded and replayed offline.
+
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"attest-engine/assert"
+	"attest-engine/provider"
+)
+
+// session runs a server and sends lines one at a time, each answered before the next is sent, as an SDK
+// driving a scenario does (occurrences and the ledger follow the calls' order).
+type session struct {
+	in   *io.PipeWriter
+	out  *bufio.Reader
+	done chan error
+}
+
+func newSession(t *testing.T, cfg assert.Config) *session {
+	t.Helper()
+	eng, err := assert.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Engine: eng, Config: cfg})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ss := &session{in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
+	go func() { ss.done <- s.Serve(context.Background(), inR, outW); outW.Close() }()
+	t.Cleanup(func() { inW.Close(); <-ss.done })
+	return ss
+}
+
+func (ss *session) ask(t *testing.T, line string) string {
+	t.Helper()
+	if _, err := io.WriteString(ss.in, strings.TrimSuffix(line, "\n")+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	ans, err := ss.out.ReadString('\n')
+	if err != nil {
+		t.Fatalf("no answer to %.80s: %v", line, err)
+	}
+	return ans
+}
+
+func noEnv(string) string { return "" }
+
+// TestSimulationScenario is the README's complete scenario: a scripted user, mocks with a fail_until, a
+// latency and an injection fault, the ledger, three runs evaluated with error_recovery and
+// grounded_values, each error of the decision table, and the per-scenario summary at shutdown.
+func TestSimulationScenario(t *testing.T) {
+	in, err := os.ReadFile("../testdata/simulate/scenario.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := newSession(t, assert.Config{Settings: provider.Settings{Getenv: noEnv}})
+	var got strings.Builder
+	for _, line := range strings.SplitAfter(strings.TrimSpace(string(in)), "\n") {
+		got.WriteString(durations.ReplaceAllString(ss.ask(t, line), `"${1}duration_ms":0`))
+	}
+	checkGolden(t, "../testdata/simulate/scenario.golden.jsonl", got.String(), "the README's simulation scenario")
+}
+
+// standIn is a loopback OpenAI-compatible chat server: the simulated user answers "Turn n" (n counted
+// from the history it receives) and "Thanks, bye ###STOP###" at turn 20; a JSON-mode request (the judge)
+// gets a verdict. It records what each request carried.
+type standIn struct {
+	mu    sync.Mutex
+	calls int
+	bad   []string // what a request got wrong
+}
+
+func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages       []map[string]any `json:"messages"`
+		Temperature    *float64         `json:"temperature"`
+		MaxTokens      *int             `json:"max_tokens"`
+		ResponseFormat map[string]any   `json:"response_format"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	raw := map[string]any{}
+	_ = json.Unmarshal(body, &raw)
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
+		http.Error(w, "bad request", 400)
+		return
+	}
+	s.mu.Lock()
+	s.calls++
+	fail := func(format string, a ...any) { s.bad = append(s.bad, fmt.Sprintf(format, a...)) }
+	if _, ok := raw["temperature"]; !ok || req.Temperature == nil || *req.Temperature != 0 {
+		fail("temperature not sent as 0: %s", body)
+	}
+	s.mu.Unlock()
+	reply := ""
+	if req.ResponseFormat != nil {
+		reply = `{"score": 0.9, "reason": "The user's issue was resolved."}`
+	} else {
+		s.mu.Lock()
+		if req.Messages[0]["role"] != "system" || !strings.Contains(fmt.Sprint(req.Messages[0]["content"]), "You are Dana. You want a refund for ORD-123.") {
+			fail("system prompt: %v", req.Messages[0])
+		}
+		if req.MaxTokens == nil || *req.MaxTokens != 300 {
+			fail("max_tokens not 300: %s", body)
+		}
+		// Flipped: the agent's turns are user, the simulated user's own are assistant.
+		for _, m := range req.Messages[1:] {
+			c := fmt.Sprint(m["content"])
+			if (strings.HasPrefix(c, "Agent") && m["role"] != "user") || (strings.HasPrefix(c, "Turn") && m["role"] != "assistant") {
+				fail("role not flipped: %v", m)
+			}
+		}
+		s.mu.Unlock()
+		n := 0
+		for _, m := range req.Messages {
+			if m["role"] == "assistant" {
+				n++
+			}
+		}
+		reply = fmt.Sprintf("Turn %d", n+1)
+		if n+1 == 20 {
+			reply = "Thanks, bye ###STOP###"
+		}
+	}
+	out, _ := json.Marshal(map[string]any{
+		"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": reply}}},
+		"usage":   map[string]any{"prompt_tokens": 50, "completion_tokens": 5},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(out)
+}
+
+// conversation drives a 20-turn simulated conversation and a judge over it, and returns every answer.
+func conversation(t *testing.T, cfg assert.Config) []string {
+	t.Helper()
+	ss := newSession(t, cfg)
+	var answers []string
+	answers = append(answers, ss.ask(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":["simulation"],"preferred_encoding":"json"}}`))
+	var history []map[string]string
+	persona := map[string]any{"name": "Dana", "system_prompt": "You want a refund for ORD-123.", "temperature": 0, "max_tokens": 300}
+	for turn := 1; turn <= 20; turn++ {
+		p, _ := json.Marshal(map[string]any{"persona": persona, "conversation_history": history})
+		ans := ss.ask(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"generate_user_message","params":%s}`, turn, p))
+		answers = append(answers, ans)
+		var a struct {
+			Result struct {
+				Message string `json:"message"`
+				Stop    bool   `json:"stop"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(ans), &a); err != nil || a.Result.Message == "" {
+			t.Fatalf("turn %d: %s", turn, ans)
+		}
+		if a.Result.Stop != (turn == 20) {
+			t.Fatalf("turn %d: stop = %v: %s", turn, a.Result.Stop, ans)
+		}
+		history = append(history, map[string]string{"role": "user", "content": a.Result.Message},
+			map[string]string{"role": "assistant", "content": fmt.Sprintf("Agent reply %d", turn)})
+	}
+	tr := `{"schema_version":1,"trace_id":"trc_sim","agent_id":"a","input":{"user_message":"Refund ORD-123"},"steps":[],"output":{"message":"Your refund is on its way."},"metadata":{}}`
+	answers = append(answers, ss.ask(t, `{"jsonrpc":"2.0","id":21,"method":"evaluate_batch","params":{"trace":`+tr+`,"assertions":[{"assertion_id":"j","type":"llm_judge","spec":{"criteria":"Was the refund handled?"}}]}}`))
+	answers = append(answers, ss.ask(t, `{"jsonrpc":"2.0","id":22,"method":"shutdown","params":{}}`))
+	for i := range answers {
+		answers[i] = durations.ReplaceAllString(answers[i], `"${1}duration_ms":0`)
+	}
+	return answers
+}
+
+// TestSimulatedUserRecordReplay records a 20-turn conversation and a judge against the stand-in, then
+// replays it offline with the stand-in stopped: byte-identical answers, and no request reaches the network.
+func TestSimulatedUserRecordReplay(t *testing.T) {
+	stand := &standIn{}
+	srv := httptest.NewServer(stand)
+	dir := t.TempDir()
+	env := func(k string) string {
+		if k == "OPENAI_BASE_URL" {
+			return srv.URL
+		}
+		return ""
+	}
+	cfg := assert.Config{Settings: provider.Settings{Getenv: env, CacheDir: dir}}
+	recorded := conversation(t, cfg)
+	if stand.calls != 21 {
+		t.Errorf("the stand-in got %d requests, want 20 turns and 1 judge call", stand.calls)
+	}
+	for _, b := range stand.bad {
+		t.Error(b)
+	}
+	if !strings.Contains(recorded[20], `"stop":true,"stop_reason":"stop"`) || !strings.Contains(recorded[20], `"message":"Thanks, bye"`) {
+		t.Errorf("turn 20: %s", recorded[20])
+	}
+	srv.Close()
+
+	cfg.Offline = true
+	replayed := conversation(t, cfg)
+	if !strings.Contains(replayed[1], `"cost":0,`) || !strings.Contains(replayed[1], `"tokens":0}`) {
+		t.Errorf("a replayed turn spends nothing: %s", replayed[1])
+	}
+	// Cost and tokens are what this run spent (0 when replayed, the engine's rule for every cached
+	// result); everything else is byte-identical.
+	spent := regexp.MustCompile(`"(total_)?cost":[0-9.e-]+|"tokens":\d+`)
+	for i := range recorded {
+		recorded[i], replayed[i] = spent.ReplaceAllString(recorded[i], `"${1}cost":0`), spent.ReplaceAllString(replayed[i], `"${1}cost":0`)
+		if recorded[i] != replayed[i] {
+			t.Errorf("answer %d differs offline:\nrecorded %s\nreplayed %s", i, recorded[i], replayed[i])
+		}
+	}
+	// A turn never recorded is a clear, non-retryable error offline.
+	ss := newSession(t, cfg)
+	ss.ask(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":[],"preferred_encoding":"json"}}`)
+	miss := ss.ask(t, `{"jsonrpc":"2.0","id":1,"method":"generate_user_message","params":{"persona":{"name":"Someone else"},"conversation_history":[]}}`)
+	if !strings.Contains(miss, `"code":2001`) || !strings.Contains(miss, `offline: no simulated user result for model \"gpt-4.1-mini\"`) || !strings.Contains(miss, `"retryable":false`) {
+		t.Errorf("offline miss: %s", miss)
+	}
+}
