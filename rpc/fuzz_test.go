@@ -31,6 +31,9 @@ func FuzzServe(f *testing.F) {
 			f.Add(data, uint16(0))
 		}
 	}
+	if data, err := os.ReadFile("../testdata/simulate/scenario.jsonl"); err == nil { // the simulation methods
+		f.Add(data, uint16(0))
+	}
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"evaluate_batch\",\"params\":{\"trace\":{\"a\":[[[[\n"), uint16(0))
 	// The assertions memo (memo.go): the same assertions again, then with
 	// a decoy "assertions" member elsewhere in the line.

@@ -125,23 +125,21 @@ func (s *Server) simTable(p map[string]any) (*simulate.Table, error) {
 // Simulation). With "sleep": true the latency is really waited, within the request's deadline
 // (--eval-timeout); by default it is only reported.
 func (s *Server) mockToolCall(ctx context.Context, req *request) ([]byte, error) {
+	sleep, isBool := req.params["sleep"].(bool)
+	if v, ok := req.params["sleep"]; ok && v != nil && !isBool {
+		return nil, simWire(&simulate.CallError{Field: "sleep", Msg: "must be a boolean"})
+	}
 	a, err := s.mockCall(req.params)
 	if err != nil {
 		return nil, simWire(err)
 	}
-	if sleep, ok := req.params["sleep"]; ok && sleep != nil {
-		b, isBool := sleep.(bool)
-		if !isBool {
-			return nil, simWire(&simulate.CallError{Field: "sleep", Msg: "must be a boolean"})
-		}
-		if b && a.LatencyMS > 0 {
-			t := time.NewTimer(time.Duration(a.LatencyMS) * time.Millisecond)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+	if sleep && a.LatencyMS > 0 {
+		t := time.NewTimer(time.Duration(a.LatencyMS) * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 	}
 	return resultLine(req, a.Wire())

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"attest-engine/assert"
 	"attest-engine/provider"
@@ -223,5 +224,35 @@ func TestSimulatedUserRecordReplay(t *testing.T) {
 	miss := ss.ask(t, `{"jsonrpc":"2.0","id":1,"method":"generate_user_message","params":{"persona":{"name":"Someone else"},"conversation_history":[]}}`)
 	if !strings.Contains(miss, `"code":2001`) || !strings.Contains(miss, `offline: no simulated user result for model \"gpt-4.1-mini\"`) || !strings.Contains(miss, `"retryable":false`) {
 		t.Errorf("offline miss: %s", miss)
+	}
+}
+
+// TestMockSleepDeadline: "sleep": true waits the latency within --eval-timeout; beyond it the answer is
+// 3002, and without sleep the same call answers at once with the latency only reported.
+func TestMockSleepDeadline(t *testing.T) {
+	eng, err := assert.New(assert.Config{Settings: provider.Settings{Getenv: noEnv}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rules = `"mocks":[{"id":"m","tool":"t","result":1}],"faults":[{"id":"slow","tool":"t","kind":"latency","ms":600000}]`
+	in := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":["simulation"],"preferred_encoding":"json"}}
+{"jsonrpc":"2.0","id":1,"method":"mock_tool_call","params":{"scenario_id":"s","seed":1,"tool":"t","args":{},"sleep":true,` + rules + `}}
+{"jsonrpc":"2.0","id":2,"method":"mock_tool_call","params":{"scenario_id":"s","seed":1,"tool":"t","args":{"x":1},` + rules + `}}
+{"jsonrpc":"2.0","id":3,"method":"mock_tool_call","params":{"scenario_id":"s","seed":1,"tool":"t","args":{},"sleep":"yes",` + rules + `}}
+`
+	s := New(Options{Engine: eng, EvalTimeout: 20 * time.Millisecond})
+	var out strings.Builder
+	if err := s.Serve(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		`"id":1,"error":{"code":3002`,
+		`"id":2,"result":{"attempt":1,"fault":{"id":"slow","kind":"latency","ms":600000},"latency_ms":600000`,
+		`"id":3,"error":{"code":-32602,"message":"invalid params: sleep: must be a boolean"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("answers lack %s:\n%s", want, got)
+		}
 	}
 }
