@@ -22,6 +22,7 @@ import (
 	"attest-engine/logsink"
 	"attest-engine/report"
 	"attest-engine/rpc"
+	"attest-engine/simulate"
 	"attest-engine/watch"
 )
 
@@ -148,13 +149,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	opts := rpc.Options{Engine: engine, Config: cfg, EvalTimeout: timeout, Logger: logger, Version: version}
+	var srv *rpc.Server // set before serving starts; the report is written when serving ends
 	if *reportPath != "" {
-		opts.Report = reportTo(*reportPath, logger)
+		opts.Report = reportTo(*reportPath, logger, func() []simulate.ScenarioSummary { return srv.Scenarios() })
 		if report.FormatForPath(*reportPath) == report.FormatHTML {
 			opts.ReportSpec = report.SpecText // the page shows each assertion's spec on demand
 		}
 	}
-	srv := rpc.New(opts)
+	srv = rpc.New(opts)
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		logger.Error("serving stopped", "error", err.Error())
 	}
@@ -164,14 +166,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // reportTo is the server's --report: when serving ends, every result of the
 // session goes to path, in the format its extension names. A failure is
 // logged; it never changes the protocol's answers or the exit status.
-func reportTo(path string, logger *slog.Logger) func([]rpc.Record) {
+func reportTo(path string, logger *slog.Logger, scenarios func() []simulate.ScenarioSummary) func([]rpc.Record) {
 	return func(records []rpc.Record) {
 		list := make([]report.Recorded, len(records))
 		for i, r := range records {
 			list[i] = report.Recorded{TraceID: r.TraceID, Suite: r.Suite, Plugin: r.Plugin, Type: r.Type, Spec: r.Spec, Result: r.Result}
 		}
 		traces := report.ByTrace(list)
-		if err := report.WriteFile(path, traces); err != nil {
+		if err := report.WriteFile(path, traces, scenarios()...); err != nil {
 			logger.Error("writing report", "path", path, "error", err.Error())
 			return
 		}

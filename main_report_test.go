@@ -15,6 +15,7 @@ import (
 	"attest-engine/assert"
 	"attest-engine/eval"
 	"attest-engine/rpc"
+	"attest-engine/simulate"
 )
 
 // sessionRecords are a session's results as the server hands them over: a
@@ -24,6 +25,11 @@ var sessionRecords = []rpc.Record{
 	{TraceID: "trc_seed", Plugin: "safety", Result: assert.Result{AssertionID: "plugin_1", Status: assert.Pass, Score: 0.9, Explanation: "seeded plugin"}},
 	{TraceID: "trc_wire", Type: "content", Spec: "{\n  \"check\": \"contains\"\n}", Result: assert.Result{AssertionID: "c1", Status: assert.Pass, Score: 1}},
 	{TraceID: "trc_<b>", Type: "content", Spec: "{\n  \"value\": \"<script>\"\n}", Result: assert.Result{AssertionID: "c2", Status: assert.HardFail, Explanation: "</pre><script>"}},
+}
+
+// sessionScenarios is a session's scenario summary: 2 of 3 runs of "refund" passed.
+func sessionScenarios() []simulate.ScenarioSummary {
+	return []simulate.ScenarioSummary{{ScenarioID: "refund", Summary: simulate.Summarize(3, 2)}}
 }
 
 func TestReportFile(t *testing.T) {
@@ -37,9 +43,16 @@ func TestReportFile(t *testing.T) {
 					Name    string
 					Results []struct{ AssertionID string } `json:"results"`
 				}
+				Totals struct {
+					Scenarios map[string]struct {
+						N, Passes int
+						PassHatK  []float64 `json:"pass_hat_k"`
+					}
+				}
 			}
 			return json.Unmarshal(data, &doc) == nil && len(doc.Traces) == 3 && doc.Traces[0].Name == "trc_seed" &&
-				len(doc.Traces[0].Results) == 2 && doc.Traces[1].Name == "trc_wire"
+				len(doc.Traces[0].Results) == 2 && doc.Traces[1].Name == "trc_wire" &&
+				doc.Totals.Scenarios["refund"].N == 3 && doc.Totals.Scenarios["refund"].Passes == 2 && len(doc.Totals.Scenarios["refund"].PassHatK) == 3
 		}},
 		{"report.xml", "JUnit for .xml: one testsuite per trace", func(data []byte) bool {
 			var doc struct {
@@ -60,7 +73,7 @@ func TestReportFile(t *testing.T) {
 			return strings.Count(page, "<script") == 1
 		}},
 		{"report.txt", "text for any other extension", func(data []byte) bool {
-			for _, want := range []string{"trace trc_seed: hard_fail", "plugin_1 (plugin safety)", "trace trc_wire", "FAIL\n"} {
+			for _, want := range []string{"trace trc_seed: hard_fail", "plugin_1 (plugin safety)", "trace trc_wire", "scenario refund: 2 of 3 runs passed; Wilson 95% [0.208, 0.939]; pass^1 0.667 pass^2 0.333 pass^3 0.000\n", "FAIL\n"} {
 				if !strings.Contains(string(data), want) {
 					return false
 				}
@@ -72,7 +85,7 @@ func TestReportFile(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tc.file)
 			var log bytes.Buffer
-			reportTo(path, slog.New(slog.NewJSONHandler(&log, nil)))(sessionRecords)
+			reportTo(path, slog.New(slog.NewJSONHandler(&log, nil)), sessionScenarios)(sessionRecords)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.reason, err)
@@ -93,7 +106,7 @@ func TestReportFile(t *testing.T) {
 
 func TestReportFailureIsOnlyLogged(t *testing.T) {
 	var log bytes.Buffer
-	reportTo(filepath.Join(t.TempDir(), "missing-dir", "report.json"), slog.New(slog.NewJSONHandler(&log, nil)))(sessionRecords)
+	reportTo(filepath.Join(t.TempDir(), "missing-dir", "report.json"), slog.New(slog.NewJSONHandler(&log, nil)), sessionScenarios)(sessionRecords)
 	if !strings.Contains(log.String(), "writing report") {
 		t.Errorf("the failed report write was not logged: %s", log.String())
 	}

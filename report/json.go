@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+
+	"attest-engine/simulate"
 )
 
 // jsonReport writes one JSON document:
@@ -71,6 +73,15 @@ type jsonTotals struct {
 	Errors       int     `json:"errors"`
 	Cost         float64 `json:"cost"`
 	DurationMS   int64   `json:"duration_ms"`
+	// Scenarios: as the shutdown answer's scenarios member; absent when no batch named a scenario.
+	Scenarios map[string]jsonScenario `json:"scenarios,omitempty"`
+}
+
+type jsonScenario struct {
+	N        int        `json:"n"`
+	Passes   int        `json:"passes"`
+	PassHatK []float64  `json:"pass_hat_k"`
+	Wilson95 [2]float64 `json:"wilson_95"`
 }
 
 func (j *jsonReport) Begin() error {
@@ -103,8 +114,19 @@ func (j *jsonReport) End(tot *Totals) error {
 	return j.write("\n],\"totals\":", jsonTotals{
 		Passed: tot.Passed(), Complete: !tot.Incomplete, Traces: tot.Traces, FailedTraces: tot.FailedTraces, Results: tot.Results,
 		Pass: tot.Pass, SoftFail: tot.SoftFail, HardFail: tot.HardFail, Skipped: tot.Skipped, Errors: tot.Errors,
-		Cost: finite(tot.Cost), DurationMS: tot.DurationMS,
+		Cost: finite(tot.Cost), DurationMS: tot.DurationMS, Scenarios: scenariosJSON(tot.Scenarios),
 	}, "}\n")
+}
+
+func scenariosJSON(list []simulate.ScenarioSummary) map[string]jsonScenario {
+	if len(list) == 0 {
+		return nil
+	}
+	m := make(map[string]jsonScenario, len(list))
+	for _, s := range list {
+		m[s.ScenarioID] = jsonScenario{N: s.N, Passes: s.Passes, PassHatK: s.PassHatK, Wilson95: [2]float64{s.WilsonLo, s.WilsonHi}}
+	}
+	return m
 }
 
 // write writes prefix, v as compact JSON (no HTML escaping: nobody embeds

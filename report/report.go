@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/simulate"
 )
 
 // Format is a report format.
@@ -101,6 +102,9 @@ type Totals struct {
 	Errors       int // traces that could not be evaluated
 	Cost         float64
 	DurationMS   int64 // the eval command: wall time of the run; the server: the sum of result durations
+	// Scenarios summarises repeated runs per scenario (the server's evaluate_batch scenario_id and
+	// repeat, capability simulation): n, passes, pass^k and the Wilson interval. Empty: not reported.
+	Scenarios []simulate.ScenarioSummary
 	// Incomplete is set when the run stopped before the end of its input
 	// (bad input met on the way, an interrupt): the report cannot pass.
 	Incomplete bool
@@ -163,16 +167,20 @@ func NewWriter(f Format, w io.Writer) Writer {
 
 // Write writes a whole report of traces in format f, with no timestamp.
 // The total duration is the sum of the traces' durations.
-func Write(w io.Writer, f Format, traces []Trace) error {
-	return write(w, f, traces, time.Time{})
+func Write(w io.Writer, f Format, traces []Trace, scenarios ...simulate.ScenarioSummary) error {
+	return writeTotals(w, f, traces, Totals{Scenarios: scenarios})
 }
 
 func write(w io.Writer, f Format, traces []Trace, generated time.Time) error {
+	return writeTotals(w, f, traces, Totals{Generated: generated})
+}
+
+// writeTotals writes the report, starting its totals from tot (timestamp, scenarios).
+func writeTotals(w io.Writer, f Format, traces []Trace, tot Totals) error {
 	rw := NewWriter(f, w)
 	if err := rw.Begin(); err != nil {
 		return err
 	}
-	tot := Totals{Generated: generated}
 	for i := range traces {
 		tot.Add(&traces[i])
 		tot.DurationMS += traces[i].DurationMS
@@ -186,9 +194,9 @@ func write(w io.Writer, f Format, traces []Trace, generated time.Time) error {
 // WriteFile writes a whole report to path, in the format its extension
 // names (FormatForPath), generated now. The file appears whole or not at
 // all: it is written beside its final name and renamed.
-func WriteFile(path string, traces []Trace) error {
+func WriteFile(path string, traces []Trace, scenarios ...simulate.ScenarioSummary) error {
 	return writeFileAtomic(path, func(w io.Writer) error {
-		return write(w, FormatForPath(path), traces, time.Now())
+		return writeTotals(w, FormatForPath(path), traces, Totals{Generated: time.Now(), Scenarios: scenarios})
 	})
 }
 

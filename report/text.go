@@ -102,6 +102,17 @@ func (t *textReport) End(tot *Totals) error {
 		tot.Traces, plural(tot.Traces, "trace"), tot.FailedTraces, tot.Results, plural(tot.Results, "result"),
 		tot.Pass, tot.SoftFail, tot.HardFail, tot.Skipped, tot.Errors, plural(tot.Errors, "error"),
 		strconv.FormatFloat(tot.Cost, 'f', -1, 64), seconds(tot.DurationMS))
+	for _, s := range tot.Scenarios {
+		fmt.Fprintf(b, "scenario %s: %d of %d %s passed; Wilson 95%% [%.3f, %.3f];", Clean(s.ScenarioID), s.Passes, s.N, plural(s.N, "run"), s.WilsonLo, s.WilsonHi)
+		for k, p := range s.PassHatK {
+			if k == 8 {
+				fmt.Fprintf(b, " … pass^%d %.3f", s.N, s.PassHatK[s.N-1])
+				break
+			}
+			fmt.Fprintf(b, " pass^%d %.3f", k+1, p)
+		}
+		b.WriteByte('\n')
+	}
 	switch {
 	case tot.Incomplete:
 		b.WriteString("INCOMPLETE: the run stopped on bad input or an interrupt (see stderr)\n")

@@ -310,6 +310,10 @@ func (s *Server) recordRun(id string, repeat int64, hasRepeat bool, results []as
 	return simWire(s.simState.repeats.Record(id, repeat, hasRepeat, passed))
 }
 
+// Scenarios summarises the session's scenario runs (evaluate_batch scenario_id and repeat), sorted by
+// scenario id, for the --report file.
+func (s *Server) Scenarios() []simulate.ScenarioSummary { return s.simState.repeats.Summaries() }
+
 // appendScenarios adds the shutdown answer's additive scenarios member, when a batch carried a scenario.
 func (s *Server) appendScenarios(b []byte) []byte {
 	sums := s.simState.repeats.Summaries()
