@@ -256,3 +256,28 @@ func TestMockSleepDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulationModelOverride: simulation.model picks the simulated user's model on the judge's endpoint.
+func TestSimulationModelOverride(t *testing.T) {
+	var model string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Model string }
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		model = req.Model
+		w.Write([]byte(`{"choices":[{"message":{"content":"Hello"}}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`))
+	}))
+	defer srv.Close()
+	cfg := assert.Config{Settings: provider.Settings{Getenv: func(k string) string {
+		if k == "OPENAI_BASE_URL" {
+			return srv.URL
+		}
+		return ""
+	}}}
+	cfg.Simulation.Model = "sim-model"
+	ss := newSession(t, cfg)
+	ss.ask(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":[],"preferred_encoding":"json"}}`)
+	ans := ss.ask(t, `{"jsonrpc":"2.0","id":1,"method":"generate_user_message","params":{"persona":{"name":"Dana"},"conversation_history":[]}}`)
+	if model != "sim-model" || !strings.Contains(ans, `"message":"Hello","stop":false,"stop_reason":null`) {
+		t.Errorf("model sent %q, answer %s", model, ans)
+	}
+}
