@@ -1,0 +1,36 @@
+package simulate
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkCall is one mock_tool_call of the stream (match, occurrence, four fault decisions) without the
+// wire: new args every call, so every decision is computed.
+func BenchmarkCall(b *testing.B) {
+	tb := table(b, streamTable)
+	sim := New()
+	args := make([]any, 4096)
+	for i := range args {
+		args[i] = decode(b, fmt.Sprintf(`{"q": "query %d", "n": %d}`, i, i%3))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if i%(MaxCalls-1) == 0 {
+			sim = New() // a scenario keeps at most MaxCalls calls
+		}
+		if _, err := sim.Call(tb, Call{ScenarioID: "bench", Seed: "1", Tool: "lookup_order", Args: args[i%len(args)]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDigest is one decision: SHA-256 over the length-prefixed fields.
+func BenchmarkDigest(b *testing.B) {
+	k := Key{Seed: "20260401", ScenarioID: "refund-broken-kettle", Tool: "process_refund", Args: []byte(`{"amount":89.99,"order_id":"ORD-123"}`), Occurrence: 1, Attempt: 1, FaultID: "flaky-refund"}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = k.Digest()
+	}
+}
