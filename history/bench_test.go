@@ -1,0 +1,64 @@
+package history
+
+import (
+	"fmt"
+	"testing"
+)
+
+// recorder is the watch command's seam.
+type recorder interface {
+	Record(Result) error
+	Close() error
+}
+
+type noop struct{}
+
+func (noop) Record(Result) error { return nil }
+func (noop) Close() error        { return nil }
+
+// BenchmarkRecord measures Record with history on (per fsync policy)
+// against a recorder that does nothing: the cost history adds per result.
+// The goal (history on ≥ 50% of the throughput of history off) is
+// for the whole watch pipeline, whose per-result cost this adds to.
+func BenchmarkRecord(b *testing.B) {
+	results := make([]Result, 4096)
+	for i := range results {
+		results[i] = crashResult(i)
+		results[i].Assertion = fmt.Sprintf("assertion-%d", i%8)
+	}
+	for _, tc := range []struct {
+		name string
+		open func(b *testing.B) recorder
+	}{
+		{"off", func(*testing.B) recorder { return noop{} }},
+		{"sync=never", openBench(SyncNever)},
+		{"sync=interval", openBench(SyncInterval)},
+		{"sync=always", openBench(SyncAlways)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			rec := tc.open(b)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r := results[i%len(results)]
+				r.Seq = uint64(i + 1)
+				if err := rec.Record(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			rec.Close()
+		})
+	}
+}
+
+func openBench(p SyncPolicy) func(b *testing.B) recorder {
+	return func(b *testing.B) recorder {
+		s, err := Open(b.TempDir(), Options{Sync: p, NoAlertFile: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+}

@@ -1,0 +1,355 @@
+// log.go: the append-only segment log of the state dir: framing, fsync
+// policy, torn-tail recovery and retention.
+package history
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SyncPolicy says when the log is flushed to stable storage with fsync.
+type SyncPolicy uint8
+
+const (
+	// SyncAlways fsyncs before Record returns: an acknowledged record
+	// survives a power loss.
+	SyncAlways SyncPolicy = 1
+	// SyncInterval fsyncs at most every Options.SyncEvery (and at Close):
+	// a power loss can lose that much; a process crash loses nothing.
+	SyncInterval SyncPolicy = 2
+	// SyncNever leaves flushing to the operating system; a process crash
+	// (SIGKILL included) still loses nothing acknowledged.
+	SyncNever SyncPolicy = 3
+)
+
+// ParseSync reads "always", "interval" or "never".
+func ParseSync(s string) (SyncPolicy, error) {
+	switch s {
+	case "always":
+		return SyncAlways, nil
+	case "interval":
+		return SyncInterval, nil
+	case "never":
+		return SyncNever, nil
+	}
+	return 0, fmt.Errorf("history: unknown fsync policy %q (want always, interval or never)", s)
+}
+
+const (
+	frameHeader = 8       // uint32 payload length, uint32 CRC-32C of the payload, little endian
+	maxPayload  = 1 << 16 // a valid payload is at most 4*MaxField plus a few dozen bytes
+	segMagic    = "ATHLOG\x00\x01"
+	segSuffix   = ".log"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// pos is a place in the log: a segment number and a byte offset in it.
+type pos struct {
+	Seg uint64 `json:"segment"`
+	Off int64  `json:"offset"`
+}
+
+func segName(n uint64) string { return fmt.Sprintf("%016x%s", n, segSuffix) }
+
+// listSegments returns the segment numbers in dir, ascending.
+func listSegments(dir string) ([]uint64, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var segs []uint64
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, segSuffix) || len(name) != 16+len(segSuffix) {
+			continue
+		}
+		if n, err := strconv.ParseUint(strings.TrimSuffix(name, segSuffix), 16, 64); err == nil {
+			segs = append(segs, n)
+		}
+	}
+	slices.Sort(segs)
+	return segs, nil
+}
+
+// frameError is where and why a segment stopped holding valid frames.
+type frameError struct {
+	Off    int64
+	Reason string
+}
+
+// scanSegment reads the frames of one segment from off (0 means the start,
+// after the magic), calling fn for each valid record with the position just
+// after it. It returns the end of the last valid frame and, when it stopped
+// before the end of the file, why.
+func scanSegment(path string, off int64, fn func(Result, pos) error, seg uint64) (int64, *frameError, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer f.Close()
+	magic := make([]byte, len(segMagic))
+	if _, err := io.ReadFull(f, magic); err != nil {
+		return 0, &frameError{0, "segment header missing"}, nil
+	}
+	if string(magic) != segMagic {
+		return 0, nil, fmt.Errorf("history: %s is not a history log segment", path)
+	}
+	if off < int64(len(segMagic)) {
+		off = int64(len(segMagic))
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return 0, nil, err
+	}
+	br := bufio.NewReaderSize(f, 1<<16)
+	var hdr [frameHeader]byte
+	buf := make([]byte, 0, 256)
+	for {
+		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+			if err == io.EOF {
+				return off, nil, nil
+			}
+			if err == io.ErrUnexpectedEOF {
+				return off, &frameError{off, "torn frame header"}, nil
+			}
+			return off, nil, err
+		}
+		n := binary.LittleEndian.Uint32(hdr[0:4])
+		if n == 0 || n > maxPayload {
+			return off, &frameError{off, fmt.Sprintf("frame length %d", n)}, nil
+		}
+		buf = slices.Grow(buf[:0], int(n))[:n]
+		if _, err := io.ReadFull(br, buf); err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return off, &frameError{off, "torn frame payload"}, nil
+			}
+			return off, nil, err
+		}
+		if crc32.Checksum(buf, castagnoli) != binary.LittleEndian.Uint32(hdr[4:8]) {
+			return off, &frameError{off, "checksum mismatch"}, nil
+		}
+		r, err := decodePayload(buf)
+		if err != nil {
+			return off, &frameError{off, err.Error()}, nil
+		}
+		off += frameHeader + int64(n)
+		if fn != nil {
+			if err := fn(r, pos{seg, off}); err != nil {
+				return off, nil, err
+			}
+		}
+	}
+}
+
+// logOptions are the log's part of Options.
+type logOptions struct {
+	sync         SyncPolicy
+	syncEvery    time.Duration
+	segmentBytes int64
+	maxBytes     int64
+	maxAge       time.Duration
+	now          func() time.Time
+}
+
+// wal is the open log: one active segment appended to, older ones sealed.
+type wal struct {
+	dir  string
+	opts logOptions
+
+	mu         sync.Mutex // guards f, dirty, timer against the interval flusher
+	f          *os.File
+	seg        uint64
+	size       int64
+	dirty      bool
+	timer      *time.Timer
+	frame      []byte
+	closed     bool
+	splitPause time.Duration // test hook: write a frame in two write calls this far apart, so a kill can tear it
+}
+
+// openActive opens segment seg for appending at size (already recovered),
+// creating it when it does not exist.
+func (w *wal) openActive(seg uint64, size int64) error {
+	path := filepath.Join(w.dir, segName(seg))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if size < int64(len(segMagic)) {
+		// new, or torn while its header was written: (re)write the header
+		if err := f.Truncate(0); err == nil {
+			_, err = f.WriteAt([]byte(segMagic), 0)
+		}
+		if err == nil && w.opts.sync != SyncNever {
+			err = f.Sync()
+		}
+		if err == nil && w.opts.sync != SyncNever {
+			err = syncDir(w.dir)
+		}
+		if err != nil {
+			f.Close()
+			return err
+		}
+		size = int64(len(segMagic))
+	}
+	if _, err := f.Seek(size, io.SeekStart); err != nil {
+		f.Close()
+		return err
+	}
+	w.f, w.seg, w.size = f, seg, size
+	return nil
+}
+
+// append writes one record and applies the fsync policy. It reports the
+// position after the record and whether the active segment is now full.
+func (w *wal) append(r *Result) (pos, bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return pos{}, false, errors.New("history: the store is closed")
+	}
+	w.frame = append(w.frame[:0], make([]byte, frameHeader)...)
+	w.frame = appendPayload(w.frame, r)
+	p := w.frame[frameHeader:]
+	binary.LittleEndian.PutUint32(w.frame[0:4], uint32(len(p)))
+	binary.LittleEndian.PutUint32(w.frame[4:8], crc32.Checksum(p, castagnoli))
+	var err error
+	if w.splitPause > 0 {
+		if _, err = w.f.Write(w.frame[:frameHeader+len(p)/2]); err == nil {
+			time.Sleep(w.splitPause)
+			_, err = w.f.Write(w.frame[frameHeader+len(p)/2:])
+		}
+	} else {
+		_, err = w.f.Write(w.frame)
+	}
+	if err != nil {
+		// the tail may now hold part of a frame: cut it so later frames stay readable
+		if terr := w.f.Truncate(w.size); terr == nil {
+			w.f.Seek(w.size, io.SeekStart)
+		}
+		return pos{}, false, fmt.Errorf("history: append: %w", err)
+	}
+	w.size += int64(len(w.frame))
+	switch w.opts.sync {
+	case SyncAlways:
+		if err := w.f.Sync(); err != nil {
+			return pos{}, false, fmt.Errorf("history: fsync: %w", err)
+		}
+	case SyncInterval:
+		w.dirty = true
+		if w.timer == nil {
+			w.timer = time.AfterFunc(w.opts.syncEvery, w.flushTick)
+		}
+	}
+	return pos{w.seg, w.size}, w.size >= w.opts.segmentBytes, nil
+}
+
+// flushTick is the interval policy's timer.
+func (w *wal) flushTick() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.timer = nil
+	if w.dirty && !w.closed {
+		w.f.Sync() // a failure here resurfaces at the next fsync or Close
+		w.dirty = false
+	}
+}
+
+// roll seals the active segment and starts the next one.
+func (w *wal) roll() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.opts.sync != SyncNever {
+		if err := w.f.Sync(); err != nil {
+			return fmt.Errorf("history: fsync: %w", err)
+		}
+		w.dirty = false
+	}
+	if err := w.f.Close(); err != nil {
+		return err
+	}
+	return w.openActive(w.seg+1, 0)
+}
+
+// retain removes sealed segments below keepFrom beyond the age and size
+// bounds, oldest first. The active segment is never removed.
+func (w *wal) retain(keepFrom uint64) error {
+	segs, err := listSegments(w.dir)
+	if err != nil {
+		return err
+	}
+	var total int64
+	type seg struct {
+		n    uint64
+		size int64
+		mod  time.Time
+	}
+	var all []seg
+	for _, n := range segs {
+		fi, err := os.Stat(filepath.Join(w.dir, segName(n)))
+		if err != nil {
+			continue
+		}
+		all = append(all, seg{n, fi.Size(), fi.ModTime()})
+		total += fi.Size()
+	}
+	now := w.opts.now()
+	for _, s := range all {
+		if s.n >= keepFrom || s.n == w.seg {
+			break
+		}
+		old := w.opts.maxAge > 0 && now.Sub(s.mod) > w.opts.maxAge
+		big := w.opts.maxBytes > 0 && total > w.opts.maxBytes
+		if !old && !big {
+			break
+		}
+		if err := os.Remove(filepath.Join(w.dir, segName(s.n))); err != nil {
+			return err
+		}
+		total -= s.size
+	}
+	return nil
+}
+
+// close flushes and closes the active segment.
+func (w *wal) close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	var err error
+	if w.opts.sync != SyncNever {
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir makes a directory entry change (a new or renamed file) durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

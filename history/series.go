@@ -1,0 +1,141 @@
+// series.go: one assertion's windows, in window order and bounded.
+package history
+
+import (
+	"slices"
+	"time"
+)
+
+// latest identifies the most recent result of a key: the greatest
+// (seq, timestamp, result id), so merging picks the same one in any order.
+type latest struct {
+	Seq       uint64  `json:"seq"`
+	Timestamp int64   `json:"timestamp_ns,omitempty"`
+	ResultID  string  `json:"result_id"`
+	Score     float64 `json:"score"`
+	Set       bool    `json:"set"`
+}
+
+func (l latest) less(o latest) bool {
+	if l.Set != o.Set {
+		return !l.Set
+	}
+	if l.Seq != o.Seq {
+		return l.Seq < o.Seq
+	}
+	if l.Timestamp != o.Timestamp {
+		return l.Timestamp < o.Timestamp
+	}
+	if l.ResultID != o.ResultID {
+		return l.ResultID < o.ResultID
+	}
+	return l.Score < o.Score
+}
+
+// series holds a key's summaries. Its exported fields are the snapshot's.
+type series struct {
+	Type     string    `json:"type"`
+	Arrivals uint64    `json:"arrivals"` // results seen, for count windows of results without a seq
+	Latest   latest    `json:"latest"`
+	Windows  []Summary `json:"windows"`
+	// Dropped counts windows removed by the MaxWindows bound.
+	Dropped uint64 `json:"dropped,omitempty"`
+
+	det     *detector // live detector; steps every window below stepped
+	stepped int64
+	started bool
+}
+
+// at returns the summary of window w, inserting it in order.
+func (s *series) at(w int64) *Summary {
+	if n := len(s.Windows); n > 0 && s.Windows[n-1].Window == w {
+		return &s.Windows[n-1]
+	}
+	i, found := slices.BinarySearchFunc(s.Windows, w, func(x Summary, w int64) int {
+		switch {
+		case x.Window < w:
+			return -1
+		case x.Window > w:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		s.Windows = slices.Insert(s.Windows, i, Summary{Window: w})
+	}
+	return &s.Windows[i]
+}
+
+// observe folds r's identity into the series' type and latest result.
+func (s *series) observe(r *Result) {
+	if s.Type == "" || (r.Type != "" && r.Type < s.Type) {
+		s.Type = r.Type // the least non-empty type: order-independent
+	}
+	l := latest{Seq: r.Seq, ResultID: r.ResultID, Score: r.Score, Set: true}
+	if !r.Timestamp.IsZero() {
+		l.Timestamp = r.Timestamp.UnixNano()
+	}
+	if s.Latest.less(l) {
+		s.Latest = l
+	}
+}
+
+// bound drops windows beyond max, the oldest after the baseline span first:
+// the baseline stays what it was.
+func (s *series) bound(max int, baselineN int) {
+	for len(s.Windows) > max {
+		var n uint64
+		k := 0
+		for k < len(s.Windows)-1 {
+			n += s.Windows[k].Scored()
+			k++
+			if n >= uint64(baselineN) {
+				break
+			}
+		}
+		if k >= len(s.Windows)-1 {
+			k = 0
+		}
+		s.Windows = slices.Delete(s.Windows, k, k+1)
+		s.Dropped++
+	}
+}
+
+// merge adds o's windows and identity into s.
+func (s *series) merge(o *series) {
+	if s.Type == "" || (o.Type != "" && o.Type < s.Type) {
+		s.Type = o.Type
+	}
+	if s.Latest.less(o.Latest) {
+		s.Latest = o.Latest
+	}
+	s.Arrivals += o.Arrivals
+	s.Dropped += o.Dropped
+	for i := range o.Windows {
+		s.at(o.Windows[i].Window).Merge(&o.Windows[i])
+	}
+}
+
+// windowOf places a result in a window (doc.go, "Windows").
+func windowOf(r *Result, s *series, traces int64, dur time.Duration, now func() time.Time) int64 {
+	if dur > 0 {
+		t := r.Timestamp
+		if t.IsZero() {
+			t = now()
+		}
+		return floorDiv(t.UnixNano(), int64(dur))
+	}
+	seq := r.Seq
+	if seq == 0 {
+		seq = s.Arrivals
+	}
+	return int64((seq - 1) / uint64(traces))
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}

@@ -1,0 +1,118 @@
+// snapshot.go: the summaries file of a state dir, rewritten atomically.
+package history
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+const (
+	snapshotFile    = "summaries.json"
+	snapshotVersion = 1
+	// maxSnapshot bounds the summaries file read back (it is written by the
+	// engine, but a state dir may come from anywhere through Merge).
+	maxSnapshot = 1 << 30
+)
+
+// windowing is a state dir's window kind: count windows of Traces traces, or
+// time windows of DurationNS nanoseconds.
+type windowing struct {
+	Traces     int64 `json:"traces,omitempty"`
+	DurationNS int64 `json:"duration_ns,omitempty"`
+}
+
+func (w windowing) String() string {
+	if w.DurationNS > 0 {
+		return time.Duration(w.DurationNS).String()
+	}
+	return fmt.Sprintf("%d-trace", w.Traces)
+}
+
+// meta is a state dir's identity and checkpoint.
+type meta struct {
+	ID     string    `json:"id"`
+	Window windowing `json:"window"`
+	// Merged lists the ids of the state dirs merged into this one (and
+	// theirs, transitively).
+	Merged []string `json:"merged,omitempty"`
+	// Checkpoint: the summaries hold every log record before it.
+	Checkpoint pos `json:"checkpoint"`
+}
+
+type snapshot struct {
+	Version int `json:"version"`
+	meta
+	Keys map[string]*series `json:"keys"`
+}
+
+// readSnapshot returns nil, nil when dir has none yet.
+func readSnapshot(dir string) (*snapshot, error) {
+	f, err := os.Open(filepath.Join(dir, snapshotFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer f.Close()
+	var snap snapshot
+	dec := json.NewDecoder(io.LimitReader(f, maxSnapshot))
+	if err := dec.Decode(&snap); err != nil {
+		return nil, fmt.Errorf("history: %s: %w", filepath.Join(dir, snapshotFile), err)
+	}
+	if snap.Version != snapshotVersion {
+		return nil, fmt.Errorf("history: %s: version %d, want %d", filepath.Join(dir, snapshotFile), snap.Version, snapshotVersion)
+	}
+	if snap.Window.Traces <= 0 && snap.Window.DurationNS <= 0 {
+		return nil, fmt.Errorf("history: %s: no windowing", filepath.Join(dir, snapshotFile))
+	}
+	if snap.Keys == nil {
+		snap.Keys = map[string]*series{}
+	}
+	for k, sr := range snap.Keys {
+		if sr == nil {
+			delete(snap.Keys, k)
+			continue
+		}
+		for i := 1; i < len(sr.Windows); i++ {
+			if sr.Windows[i].Window <= sr.Windows[i-1].Window {
+				return nil, fmt.Errorf("history: %s: windows of %q out of order", filepath.Join(dir, snapshotFile), k)
+			}
+		}
+	}
+	return &snap, nil
+}
+
+// writeSnapshot replaces dir's summaries file: a temporary file written,
+// synced, renamed over it, and the directory synced, so a crash leaves the
+// old file or the new one, never a mix.
+func writeSnapshot(dir string, snap *snapshot, durable bool) error {
+	tmp, err := os.CreateTemp(dir, snapshotFile+".tmp*")
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	enc := json.NewEncoder(tmp)
+	err = enc.Encode(snap)
+	if err == nil && durable {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, snapshotFile))
+	}
+	if err == nil && durable {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("history: write summaries: %w", err)
+	}
+	return nil
+}

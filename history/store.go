@@ -1,0 +1,410 @@
+// store.go: the state dir: Open recovers it, Add records a result and returns
+// the alerts it raised, Close seals it.
+package history
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultWindowTraces = 20
+	DefaultSyncEvery    = time.Second
+	DefaultSegmentBytes = 64 << 20
+	DefaultMaxBytes     = 1 << 30
+	DefaultMaxAge       = 30 * 24 * time.Hour
+	DefaultMaxKeys      = 1024
+	DefaultMaxWindows   = 8192
+)
+
+// Options configure a Store. Zero fields take the defaults.
+type Options struct {
+	Sync      SyncPolicy    // default SyncInterval
+	SyncEvery time.Duration // for SyncInterval; default 1s
+	// SegmentBytes: the log rolls to a new segment file past this size.
+	SegmentBytes int64
+	// MaxBytes and MaxAge bound the log: sealed segments are removed,
+	// oldest first, while the log is larger than MaxBytes or a segment was
+	// last written more than MaxAge ago. Negative disables a bound.
+	MaxBytes int64
+	MaxAge   time.Duration
+	// WindowTraces: count windows of this many traces, by Result.Seq (the
+	// default, 20). WindowDuration > 0 selects time windows by
+	// Result.Timestamp instead. A state dir keeps the windowing it was
+	// created with; Open with another is an error.
+	WindowTraces   int
+	WindowDuration time.Duration
+	// MaxKeys bounds the assertions summarized (default 1024): results of
+	// further keys are logged but not summarized. MaxWindows bounds each
+	// key's windows (default 8192).
+	MaxKeys    int
+	MaxWindows int
+	Drift      DriftConfig
+	// AlertFile receives one JSON line per alert; default
+	// <dir>/alerts.ndjson. NoAlertFile turns it off.
+	AlertFile   string
+	NoAlertFile bool
+	// Webhook, when set, also receives every alert (sink.go).
+	Webhook *WebhookConfig
+	// OnAlert, when set, is called with every alert, under the store's
+	// lock: it must not block.
+	OnAlert func(Alert)
+	Logger  *slog.Logger
+	Now     func() time.Time // clock for retention and time windows; default time.Now
+}
+
+// Recovery reports what Open found.
+type Recovery struct {
+	Records        int   // log records replayed after the snapshot
+	TruncatedBytes int64 // bytes of a torn tail cut from the last segment
+	TornReason     string
+	// Corrupt lists invalid frames inside sealed segments: those segments
+	// are left as they are and their later records skipped.
+	Corrupt []string
+}
+
+// Store is an open state dir. Its methods are safe for concurrent use.
+type Store struct {
+	dir    string
+	opts   Options
+	log    *wal
+	unlock func()
+
+	mu       sync.Mutex
+	meta     meta
+	keys     map[string]*series
+	overflow uint64 // results of keys beyond MaxKeys
+	rec      Recovery
+	alertF   *os.File
+	hook     *webhook
+	closed   bool
+}
+
+// Open opens or creates the state dir dir and recovers it: the summary
+// snapshot is loaded, the log after it replayed, and a torn record at the
+// tail of the last segment cut off (doc.go, "Recovery").
+func Open(dir string, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{dir: dir, opts: opts, unlock: unlock, keys: map[string]*series{}}
+	if err := s.recover(); err != nil {
+		unlock()
+		return nil, err
+	}
+	if !opts.NoAlertFile {
+		f, err := os.OpenFile(opts.AlertFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			s.log.close()
+			unlock()
+			return nil, fmt.Errorf("history: alert file: %w", err)
+		}
+		s.alertF = f
+	}
+	if opts.Webhook != nil {
+		s.hook = startWebhook(*opts.Webhook, opts.Logger)
+	}
+	return s, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Sync == 0 {
+		o.Sync = SyncInterval
+	}
+	if o.SyncEvery <= 0 {
+		o.SyncEvery = DefaultSyncEvery
+	}
+	if o.SegmentBytes <= 0 {
+		o.SegmentBytes = DefaultSegmentBytes
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxAge == 0 {
+		o.MaxAge = DefaultMaxAge
+	}
+	if o.WindowTraces <= 0 {
+		o.WindowTraces = DefaultWindowTraces
+	}
+	if o.MaxKeys <= 0 {
+		o.MaxKeys = DefaultMaxKeys
+	}
+	if o.MaxWindows <= 0 {
+		o.MaxWindows = DefaultMaxWindows
+	}
+	o.Drift = o.Drift.withDefaults()
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+func (s *Store) windowing() windowing {
+	if s.opts.WindowDuration > 0 {
+		return windowing{DurationNS: int64(s.opts.WindowDuration)}
+	}
+	return windowing{Traces: int64(s.opts.WindowTraces)}
+}
+
+// recover loads the snapshot and replays the log after it.
+func (s *Store) recover() error {
+	snap, err := readSnapshot(s.dir)
+	if err != nil {
+		return err
+	}
+	if snap == nil {
+		snap = &snapshot{Version: snapshotVersion, meta: meta{ID: newDirID(s.dir), Window: s.windowing()}, Keys: map[string]*series{}}
+	} else if snap.Window != s.windowing() {
+		return fmt.Errorf("history: %s uses %s windows, not the %s asked for", s.dir, snap.Window, s.windowing())
+	}
+	s.meta = snap.meta
+	s.keys = snap.Keys
+	for _, sr := range s.keys {
+		sr.bound(s.opts.MaxWindows, s.opts.Drift.BaselineN)
+	}
+	s.log = &wal{dir: s.dir, opts: logOptions{
+		sync: s.opts.Sync, syncEvery: s.opts.SyncEvery, segmentBytes: s.opts.SegmentBytes,
+		maxBytes: s.opts.MaxBytes, maxAge: s.opts.MaxAge, now: s.opts.Now,
+	}}
+	segs, err := listSegments(s.dir)
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	var lastSeg uint64 = max(1, s.meta.Checkpoint.Seg)
+	var lastSize int64
+	for i, n := range segs {
+		if n < s.meta.Checkpoint.Seg {
+			continue
+		}
+		from := int64(0)
+		if n == s.meta.Checkpoint.Seg {
+			from = s.meta.Checkpoint.Off
+		}
+		path := filepath.Join(s.dir, segName(n))
+		end, bad, err := scanSegment(path, from, func(r Result, _ pos) error {
+			s.rec.Records++
+			s.apply(&r)
+			return nil
+		}, n)
+		if err != nil {
+			return fmt.Errorf("history: recover %s: %w", path, err)
+		}
+		lastSeg, lastSize = n, end
+		if bad == nil {
+			continue
+		}
+		if i < len(segs)-1 {
+			s.rec.Corrupt = append(s.rec.Corrupt, fmt.Sprintf("%s at offset %d: %s", segName(n), bad.Off, bad.Reason))
+			continue
+		}
+		// The last segment's tail: a record torn by a crash. Cut it so the
+		// next record follows the last whole one.
+		fi, err := os.Stat(path)
+		if err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+		if end > 0 {
+			if err := os.Truncate(path, end); err != nil {
+				return fmt.Errorf("history: cut torn tail: %w", err)
+			}
+		}
+		s.rec.TruncatedBytes, s.rec.TornReason = fi.Size()-max(end, 0), bad.Reason
+	}
+	if err := s.log.openActive(lastSeg, lastSize); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if s.rec.Corrupt != nil {
+		s.opts.Logger.Warn("history: corrupt records in sealed log segments were skipped", "dir", s.dir, "where", s.rec.Corrupt)
+	}
+	// Bring each key's live detector to where the windows are, without
+	// alerting again: alerts already raised were raised before the restart.
+	for key, sr := range s.keys {
+		s.catchUp(key, sr, math.MaxInt64, true)
+	}
+	return nil
+}
+
+// Recovery reports what Open found and repaired.
+func (s *Store) Recovery() Recovery { return s.rec }
+
+// Dir is the state dir.
+func (s *Store) Dir() string { return s.dir }
+
+// apply adds r to its key's summaries; it reports the series and window, or
+// nil when the key is beyond MaxKeys.
+func (s *Store) apply(r *Result) (*series, int64) {
+	sr := s.keys[r.Assertion]
+	if sr == nil {
+		if len(s.keys) >= s.opts.MaxKeys {
+			if s.overflow == 0 {
+				s.opts.Logger.Warn("history: too many assertions; results of new ones are logged but not summarized", "max_keys", s.opts.MaxKeys)
+			}
+			s.overflow++
+			return nil, 0
+		}
+		sr = &series{}
+		s.keys[r.Assertion] = sr
+	}
+	sr.Arrivals++
+	sr.observe(r)
+	w := windowOf(r, sr, int64(s.opts.WindowTraces), s.opts.WindowDuration, s.opts.Now)
+	sr.at(w).add(r.Status, r.Score)
+	sr.bound(s.opts.MaxWindows, s.opts.Drift.BaselineN)
+	return sr, w
+}
+
+// catchUp steps the key's live detector over the windows before w (the
+// windows a result in window w has closed). quiet discards the alerts.
+func (s *Store) catchUp(key string, sr *series, w int64, quiet bool) []Alert {
+	if sr.det == nil {
+		sr.det = newDetector(key, s.opts.Drift)
+	}
+	var out []Alert
+	i := 0
+	if sr.started {
+		i = sort.Search(len(sr.Windows), func(i int) bool { return sr.Windows[i].Window >= sr.stepped })
+	}
+	for ; i < len(sr.Windows); i++ {
+		win := &sr.Windows[i]
+		if win.Window >= w {
+			break
+		}
+		out = append(out, sr.det.step(win)...)
+		sr.stepped, sr.started = win.Window+1, true
+	}
+	if quiet {
+		return nil
+	}
+	return out
+}
+
+// ErrClosed is returned by a Store after Close.
+var ErrClosed = errors.New("history: the store is closed")
+
+// Add records r: it is appended to the log (under the fsync policy) before
+// Add returns, summarized, and the drift detectors run over any window it
+// closes. The alerts raised are returned, and also written to the alert
+// file, the webhook and OnAlert.
+func (s *Store) Add(r Result) ([]Alert, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	p, full, err := s.log.append(&r)
+	if err != nil {
+		return nil, err
+	}
+	sr, w := s.apply(&r)
+	var alerts []Alert
+	if sr != nil {
+		alerts = s.catchUp(r.Assertion, sr, w, false)
+	}
+	if full {
+		if err := s.rollLocked(p); err != nil {
+			return alerts, err
+		}
+	}
+	s.emit(alerts)
+	return alerts, nil
+}
+
+// Record is Add for callers that take alerts from the sinks only: the watch
+// command's Recorder seam.
+func (s *Store) Record(r Result) error {
+	_, err := s.Add(r)
+	return err
+}
+
+// rollLocked seals the full segment: the snapshot is written to cover it,
+// then a new segment starts and retention runs.
+func (s *Store) rollLocked(p pos) error {
+	s.meta.Checkpoint = pos{p.Seg + 1, 0}
+	if err := s.log.roll(); err != nil {
+		return err
+	}
+	if err := s.writeSnapshotLocked(); err != nil {
+		return err
+	}
+	return s.log.retain(s.meta.Checkpoint.Seg)
+}
+
+func (s *Store) writeSnapshotLocked() error {
+	return writeSnapshot(s.dir, &snapshot{Version: snapshotVersion, meta: s.meta, Keys: s.keys}, s.opts.Sync != SyncNever)
+}
+
+// Close writes the snapshot, flushes the log, waits (bounded) for the
+// webhook's queue, and releases the state dir.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.meta.Checkpoint = pos{s.log.seg, s.log.size}
+	err := s.log.close()
+	if serr := s.writeSnapshotLocked(); err == nil {
+		err = serr
+	}
+	if s.alertF != nil {
+		if cerr := s.alertF.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if s.hook != nil {
+		s.hook.close()
+	}
+	s.unlock()
+	return err
+}
+
+// Keys lists the assertion names with history, sorted.
+func (s *Store) Keys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keys := make([]string, 0, len(s.keys))
+	for k := range s.keys {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Overflow counts results not summarized because of MaxKeys.
+func (s *Store) Overflow() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.overflow
+}
+
+// newDirID names a new state dir, so that Merge can refuse to count one
+// twice. It is an identifier, not a seeded value: it mixes the path, the
+// process id and the time.
+func newDirID(dir string) string {
+	abs, _ := filepath.Abs(dir)
+	h := sha256.Sum256([]byte(abs + "\x00" + strconv.Itoa(os.Getpid()) + "\x00" + time.Now().String()))
+	return hex.EncodeToString(h[:8])
+}

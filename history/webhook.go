@@ -1,0 +1,267 @@
+// webhook.go: alert delivery over HTTP: one signed POST per alert, bounded
+// retries with backoff and Retry-After, a bounded queue that never blocks
+// the caller.
+package history
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Webhook headers (doc.go, "Webhook").
+const (
+	HeaderSignature = "X-Attest-Signature" // "sha256=" + hex HMAC-SHA256(secret, timestamp + "." + body)
+	HeaderTimestamp = "X-Attest-Timestamp" // Unix seconds when the attempt was sent
+	HeaderDelivery  = "X-Attest-Delivery"  // the alert's alert_id: the same on every retry
+)
+
+// WebhookConfig configures alert delivery. Zero fields take the defaults.
+type WebhookConfig struct {
+	URL string
+	// Secret keys the HMAC-SHA256 signature; empty sends no signature.
+	Secret []byte
+	// Timeout bounds one attempt (default 10s); MaxAttempts bounds the
+	// attempts per alert (default 5).
+	Timeout     time.Duration
+	MaxAttempts int
+	// Backoff is the first retry's delay (default 500ms), doubling up to
+	// MaxBackoff (default 30s). A Retry-After longer than the backoff is
+	// honoured up to MaxRetryAfter (default 60s).
+	Backoff       time.Duration
+	MaxBackoff    time.Duration
+	MaxRetryAfter time.Duration
+	// QueueSize bounds the alerts waiting for delivery (default 256); an
+	// alert arriving at a full queue is dropped and logged.
+	QueueSize int
+	// CloseWait bounds how long Close waits for the queue (default 10s).
+	CloseWait time.Duration
+	Client    *http.Client
+	Now       func() time.Time
+}
+
+func (c WebhookConfig) withDefaults() WebhookConfig {
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 5
+	}
+	if c.Backoff <= 0 {
+		c.Backoff = 500 * time.Millisecond
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 30 * time.Second
+	}
+	if c.MaxRetryAfter <= 0 {
+		c.MaxRetryAfter = 60 * time.Second
+	}
+	if c.QueueSize <= 0 {
+		c.QueueSize = 256
+	}
+	if c.CloseWait <= 0 {
+		c.CloseWait = 10 * time.Second
+	}
+	if c.Client == nil {
+		c.Client = &http.Client{}
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// maxResponseBody bounds what is read of a webhook's answer (then discarded).
+const maxResponseBody = 64 << 10
+
+type webhook struct {
+	cfg    WebhookConfig
+	log    *slog.Logger
+	queue  chan Alert
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu        sync.Mutex
+	delivered uint64
+	failed    uint64
+	dropped   uint64
+}
+
+func startWebhook(cfg WebhookConfig, log *slog.Logger) *webhook {
+	cfg = cfg.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &webhook{cfg: cfg, log: log, queue: make(chan Alert, cfg.QueueSize), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+func (w *webhook) enqueue(a Alert) {
+	select {
+	case w.queue <- a:
+	default:
+		w.mu.Lock()
+		w.dropped++
+		w.mu.Unlock()
+		w.log.Warn("history: webhook queue full; alert dropped (it is in the alert file)", "alert_id", a.ID)
+	}
+}
+
+func (w *webhook) run() {
+	defer close(w.done)
+	for a := range w.queue {
+		err := w.deliver(a)
+		w.mu.Lock()
+		if err != nil {
+			w.failed++
+		} else {
+			w.delivered++
+		}
+		w.mu.Unlock()
+		if err != nil {
+			w.log.Warn("history: webhook delivery failed", "alert_id", a.ID, "err", err.Error())
+		}
+	}
+}
+
+// close stops taking alerts and waits, at most CloseWait, for the queue.
+func (w *webhook) close() {
+	close(w.queue)
+	t := time.AfterFunc(w.cfg.CloseWait, w.cancel)
+	<-w.done
+	t.Stop()
+	w.cancel()
+}
+
+// Sign returns the signature header value for body sent at timestamp ts
+// (Unix seconds): "sha256=" + hex(HMAC-SHA256(secret, ts + "." + body)).
+// Receivers recompute it and compare in constant time (hmac.Equal).
+func Sign(secret []byte, ts int64, body []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(strconv.FormatInt(ts, 10)))
+	m.Write([]byte{'.'})
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// deliver posts one alert, retrying as the answers allow.
+func (w *webhook) deliver(a Alert) error {
+	body, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	var last error
+	for attempt := 0; attempt < w.cfg.MaxAttempts; attempt++ {
+		d, err := w.attempt(body, a.ID)
+		if err == nil {
+			return nil
+		}
+		last = err
+		if !d.retry || attempt == w.cfg.MaxAttempts-1 {
+			break
+		}
+		wait := w.backoff(a.ID, attempt)
+		if d.retryAfter > wait {
+			wait = min(d.retryAfter, w.cfg.MaxRetryAfter)
+		}
+		select {
+		case <-time.After(wait):
+		case <-w.ctx.Done():
+			return fmt.Errorf("%w (gave up at close)", last)
+		}
+	}
+	return last
+}
+
+// backoff is the delay before retry attempt+1: Backoff·2^attempt capped at
+// MaxBackoff, scaled by a factor in [0.5, 1) from SHA-256(alert id,
+// attempt): spread, yet a pure function of its inputs.
+func (w *webhook) backoff(id string, attempt int) time.Duration {
+	d := w.cfg.Backoff
+	for i := 0; i < attempt && d < w.cfg.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, w.cfg.MaxBackoff)
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(attempt))
+	h := sha256.Sum256(append([]byte(id), b[:]...))
+	u := float64(binary.LittleEndian.Uint64(h[:8])>>11) / (1 << 53)
+	return time.Duration(float64(d) * (0.5 + u/2))
+}
+
+func (w *webhook) attempt(body []byte, id string) (decision, error) {
+	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.cfg.URL, bytes.NewReader(body))
+	if err != nil {
+		return decision{}, err
+	}
+	ts := w.cfg.Now().Unix()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
+	req.Header.Set(HeaderDelivery, id)
+	if len(w.cfg.Secret) > 0 {
+		req.Header.Set(HeaderSignature, Sign(w.cfg.Secret, ts, body))
+	}
+	resp, err := w.cfg.Client.Do(req)
+	if err != nil {
+		return decision{retry: w.ctx.Err() == nil}, fmt.Errorf("webhook: %w", err)
+	}
+	return judge(resp, w.cfg.Now())
+}
+
+// decision is what an answer means for the next attempt.
+type decision struct {
+	retry      bool
+	retryAfter time.Duration
+}
+
+// judge reads (boundedly) and closes resp and decides: 2xx delivered; 408,
+// 429 and 5xx retried, after Retry-After when given; anything else fails
+// for good.
+func judge(resp *http.Response, now time.Time) (decision, error) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBody))
+	resp.Body.Close()
+	code := resp.StatusCode
+	if code >= 200 && code < 300 {
+		return decision{}, nil
+	}
+	err := fmt.Errorf("webhook: HTTP %d", code)
+	if code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code >= 500 && code < 600 {
+		ra, _ := parseRetryAfter(resp.Header.Get("Retry-After"), now)
+		return decision{retry: true, retryAfter: ra}, err
+	}
+	return decision{}, err
+}
+
+// parseRetryAfter reads Retry-After (RFC 9110 §10.2.3): delay-seconds or an
+// HTTP-date. A negative or unreadable value is ignored; a huge one is capped
+// by the caller.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseUint(v, 10, 32); err == nil {
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
