@@ -172,7 +172,12 @@ func (s *Store) recover() error {
 		return err
 	}
 	if snap == nil {
+		// A new dir: its identity and windowing are written at once, so
+		// that Merge can read any state dir, even one killed before Close.
 		snap = &snapshot{Version: snapshotVersion, meta: meta{ID: newDirID(s.dir), Window: s.windowing()}, Keys: map[string]*series{}}
+		if err := writeSnapshot(s.dir, snap, s.opts.Sync != SyncNever); err != nil {
+			return err
+		}
 	} else if snap.Window != s.windowing() {
 		return fmt.Errorf("history: %s uses %s windows, not the %s asked for", s.dir, snap.Window, s.windowing())
 	}
