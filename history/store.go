@@ -109,6 +109,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	if !opts.NoAlertFile {
+		if opts.AlertFile == "" {
+			opts.AlertFile = filepath.Join(dir, "alerts.ndjson")
+		}
 		f, err := os.OpenFile(opts.AlertFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			s.log.close()
