@@ -126,3 +126,32 @@ package history
 // drop in baseline standard deviations), the Wilson interval of the current
 // pass rate, and a sentence saying all that. Its alert_id is 16 hex digits
 // of SHA-256(assertion, kind, window).
+
+// # Alerts
+//
+// Every alert is appended as one JSON line to <state dir>/alerts.ndjson
+// (Options.AlertFile elsewhere, NoAlertFile none), handed to Options.OnAlert
+// (the JSON-RPC session's drift_alert notifications), and, when a webhook is
+// configured, queued for it. The queue is bounded (256): an alert arriving
+// at a full queue is dropped with a warning — it is in the alert file —
+// and Record never waits on the network.
+//
+// # Webhook
+//
+// One POST per alert to WebhookConfig.URL, body the alert's JSON
+// (Content-Type: application/json), with headers:
+//
+//	X-Attest-Timestamp: Unix seconds when this attempt was sent
+//	X-Attest-Delivery:  the alert_id (the same on every retry: de-duplicate by it)
+//	X-Attest-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>
+//
+// The signature covers the timestamp header's exact text, a '.', and the
+// raw body bytes; a receiver recomputes it with the shared secret, compares
+// in constant time, and rejects stale timestamps to stop replays. It is
+// absent when no secret is configured. Any 2xx delivers; 408, 429, 5xx and
+// transport errors are retried, at most MaxAttempts (5) attempts in all,
+// after Backoff·2^attempt (500 ms doubling, capped at 30 s) scaled by a
+// factor in [0.5, 1) from SHA-256(alert_id, attempt), or after Retry-After
+// (seconds or an HTTP-date) when that is longer, capped at 60 s; any other
+// status fails at once. Each attempt has a 10 s timeout, answers are read up
+// to 64 KiB and discarded, and Close waits at most 10 s for the queue.
