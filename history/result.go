@@ -153,3 +153,20 @@ func decodePayload(p []byte) (Result, error) {
 	}
 	return r, nil
 }
+
+// ParseLine builds a Result from the fields of a watch result line: status
+// as written ("pass", …), ts as RFC 3339 ("" when absent, as under
+// --deterministic), seq the trace's 1-based input position (0 unknown).
+func ParseLine(traceID, assertion, typ, status string, score float64, ts string, seq uint64, resultID string) (Result, error) {
+	st, err := ParseStatus(status)
+	if err != nil {
+		return Result{}, err
+	}
+	r := Result{TraceID: traceID, Assertion: assertion, Type: typ, Status: st, Score: score, Seq: seq, ResultID: resultID}
+	if ts != "" {
+		if r.Timestamp, err = time.Parse(time.RFC3339Nano, ts); err != nil {
+			return Result{}, fmt.Errorf("history: timestamp %q: %v", ts, err)
+		}
+	}
+	return r, r.Validate()
+}

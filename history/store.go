@@ -245,8 +245,14 @@ func (s *Store) recover() error {
 	}
 	// Bring each key's live detector to where the windows are, without
 	// alerting again: alerts already raised were raised before the restart.
+	// The last window may still be open: it is stepped when a later one
+	// starts, as in an uninterrupted run.
 	for key, sr := range s.keys {
-		s.catchUp(key, sr, math.MaxInt64, true)
+		last := int64(math.MaxInt64)
+		if n := len(sr.Windows); n > 0 {
+			last = sr.Windows[n-1].Window
+		}
+		s.catchUp(key, sr, last, true)
 	}
 	return nil
 }
@@ -330,12 +336,12 @@ func (s *Store) Add(r Result) ([]Alert, error) {
 	if sr != nil {
 		alerts = s.catchUp(r.Assertion, sr, w, false)
 	}
+	s.emit(alerts)
 	if full {
 		if err := s.rollLocked(p); err != nil {
 			return alerts, err
 		}
 	}
-	s.emit(alerts)
 	return alerts, nil
 }
 
