@@ -256,13 +256,17 @@ func (w *wal) append(r *Result) (pos, bool, error) {
 }
 
 // flushTick is the interval policy's timer.
+// The fsync runs outside the lock, so a Record never waits for it (an
+// *os.File may be synced while written; one closed meanwhile by a roll was
+// synced by it).
 func (w *wal) flushTick() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.timer = nil
-	if w.dirty && !w.closed {
-		w.f.Sync() // a failure here resurfaces at the next fsync or Close
-		w.dirty = false
+	f, dirty := w.f, w.dirty && !w.closed
+	w.dirty = false
+	w.mu.Unlock()
+	if dirty {
+		f.Sync() // a failure here resurfaces at the next roll or Close
 	}
 }
 
