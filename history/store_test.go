@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -113,5 +114,41 @@ func TestTimeWindows(t *testing.T) {
 	}
 	if _, err := Open(dir, Options{NoAlertFile: true}); err == nil || !strings.Contains(err.Error(), fmt.Sprint("uses 1m0s windows")) {
 		t.Errorf("reopen with count windows: err = %v", err)
+	}
+}
+
+func TestThreshold(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{Sync: SyncNever, NoAlertFile: true, Drift: DriftConfig{BaselineN: 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	add := func(n int, score float64) {
+		for i := range n {
+			if err := s.Record(Result{TraceID: fmt.Sprint(i), Assertion: "judge", Type: "llm_judge", Status: Pass, Score: score}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, _, err := s.Threshold("judge"); err == nil || !strings.Contains(err.Error(), `"judge" has 0 earlier scored results, a dynamic threshold needs 30`) {
+		t.Errorf("no history: err = %v", err)
+	}
+	add(10, 0.9)
+	add(10, 0.7)
+	if _, _, err := s.Threshold("judge"); err == nil {
+		t.Error("20 results: want ErrNoHistory")
+	}
+	add(20, 0.8)
+	add(100, 0.1) // after the 40-result baseline: not the reference
+	thr, why, err := s.Threshold("judge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 40 results: 10×0.9, 10×0.7, 20×0.8: mean 0.8, sd sqrt(0.2/39)
+	if want := 0.8 - 2*0.0716114874039433; math.Abs(thr-want) > 1e-9 {
+		t.Errorf("threshold %v, want %v (%s)", thr, want, why)
+	}
+	if want := "dynamic threshold 0.6568 = mean 0.8000 − 2 × sd 0.0716 over 40 earlier results"; why != want {
+		t.Errorf("explanation %q, want %q", why, want)
 	}
 }
