@@ -8,7 +8,25 @@
 //	alerts, err := s.Add(result)                     // or s.Record(result)
 //	rep, ok := s.Drift("assertion name", 50)         // query_drift's answer
 //	err = s.Close()
+//	thr, why, err := s.Threshold("assertion name")   // threshold: "dynamic"
 //	err = history.Merge(dst, src1, src2)             // combine shard dirs
+//	os.Exit(history.Main(args, os.Stdout, os.Stderr)) // attest-engine merge DST SRC...
+//
+// ParseLine builds a Result from a watch result line's fields, for the
+// adapter between the watch command's Recorder seam and a Store.
+//
+// # Bounds
+//
+// A result's strings are at most MaxField (4096) bytes; a frame at most 64
+// KiB; at most MaxKeys (1024) assertions are summarized (further ones are
+// logged, counted by Overflow, and warned about once) and MaxWindows (8192)
+// windows per assertion, the oldest after the baseline dropped first (drift
+// from merged shards equals one process's while no key exceeds it). Memory
+// is about 200 bytes per (assertion, window): at most ~1.6 GiB at both
+// bounds, ~1.6 MiB per assertion at the default 20-trace windows once 160,000
+// traces have passed. The log is bounded by MaxBytes (1 GiB) and MaxAge (30
+// days); summaries.json is rewritten at each 64 MiB segment roll and at
+// Close, and read back through a 1 GiB limit.
 //
 // A Store satisfies the watch command's seam
 // interface{ Record(history.Result) error; Close() error }. Result carries
