@@ -31,6 +31,7 @@ type embeddingCheck struct {
 	tgt       target
 	reference string
 	threshold float64
+	dynamic   bool // "threshold": "dynamic": threshold is learned per assertion (dynamic.go)
 	model     string
 	lexical   bool
 	refVec    []float32          // the lexical model's vector of reference, computed once
@@ -47,7 +48,7 @@ func compileEmbedding(e *Engine, s spec) (check, error) {
 	if err != nil {
 		return nil, err
 	}
-	thr, err := readThreshold(s, defaultEmbeddingThreshold)
+	thr, dynamic, err := e.readThreshold(s, defaultEmbeddingThreshold)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +56,7 @@ func compileEmbedding(e *Engine, s spec) (check, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &embeddingCheck{p: e.prov, tgt: tgt, reference: ref, threshold: thr}
+	c := &embeddingCheck{p: e.prov, tgt: tgt, reference: ref, threshold: thr, dynamic: dynamic}
 	p := e.prov
 	def, why := p.DefaultEmbeddingModel()
 	switch {
@@ -79,14 +80,9 @@ func compileEmbedding(e *Engine, s spec) (check, error) {
 	return c, nil
 }
 
-// readThreshold reads "threshold": a number in 0..1, default def. The string
-// "dynamic" (a threshold learned from history, ../shared/sdk-compat.md) is
-// an ASSERTION_ERROR: this engine keeps no history.
+// readThreshold reads a numeric "threshold" in 0..1, default def; the string
+// "dynamic" is read before, by Engine.readThreshold (dynamic.go).
 func readThreshold(s spec, def float64) (float64, error) {
-	if str, ok := s["threshold"].(string); ok && str == "dynamic" {
-		return 0, specErrorf(fmt.Sprintf("This engine keeps no history of earlier runs, so it cannot learn a threshold. Set 'threshold' to a number between 0 and 1 (default %s).", fmtNum(def)),
-			"threshold 'dynamic' is not supported")
-	}
 	thr, ok, err := s.num("threshold")
 	if err != nil {
 		return 0, err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,7 +46,9 @@ type Engine struct {
 	cfg      Config
 	compiled *lru[specKey, compiledEntry]  // type + spec hash → compiled check
 	results  *lru[string, idempotentEntry] // request_id → earlier result
-	prov     *provider.Client
+	// thresholds learns "threshold": "dynamic" (dynamic.go); nil refuses it
+	thresholds Thresholds
+	prov       *provider.Client
 }
 
 // specKey finds a compiled check; the entry's spec confirms the match.
@@ -120,11 +123,12 @@ func (e *Engine) Warnings() []string { return e.prov.Warnings() }
 
 // prepared is one assertion of a batch, ready to run.
 type prepared struct {
-	idx   int // its place in the request, and in the results
-	a     Assertion
-	layer int
-	soft  bool
-	chk   check
+	idx     int // its place in the request, and in the results
+	a       Assertion
+	layer   int
+	soft    bool
+	dynamic bool // its threshold is learned per assertion id (dynamic.go)
+	chk     check
 }
 
 // Evaluate runs assertions against a validated trace and returns one result
@@ -272,7 +276,11 @@ func (e *Engine) run(ctx context.Context, in *input, p prepared) (Result, error)
 		}
 		in = scoped
 	}
-	o, err := p.chk.eval(ctx, in)
+	chk, learned, err := e.learn(p)
+	if err != nil {
+		return Result{}, err
+	}
+	o, err := chk.eval(ctx, in)
 	if err != nil {
 		var se *specError
 		if errors.As(err, &se) {
@@ -288,6 +296,9 @@ func (e *Engine) run(ctx context.Context, in *input, p prepared) (Result, error)
 		Cost:        o.cost,
 		DurationMS:  time.Since(start).Milliseconds(),
 		RequestID:   p.a.RequestID,
+	}
+	if learned != "" { // "… is below threshold 0.66 (dynamic threshold 0.66 = …)."
+		r.Explanation = strings.TrimSuffix(r.Explanation, ".") + " (" + learned + ")."
 	}
 	if !o.pass {
 		r.Status = HardFail
@@ -340,6 +351,9 @@ func (e *Engine) prepare(pending []prepared) error {
 			e.compiled.put(key, ent)
 		}
 		pending[i].layer, pending[i].soft, pending[i].chk = c.layer, soft, ent.chk
+		if d, ok := ent.chk.(interface{ isDynamic() bool }); ok {
+			pending[i].dynamic = d.isDynamic()
+		}
 	}
 	return nil
 }

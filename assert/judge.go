@@ -46,6 +46,7 @@ type judgeCheck struct {
 	prompt    string
 	criteria  string
 	threshold float64
+	dynamic   bool // "threshold": "dynamic" (dynamic.go)
 	model     string
 }
 
@@ -84,7 +85,7 @@ func compileJudge(e *Engine, s spec) (check, error) {
 	if c.tgt, err = parseTarget(ts, "target"); err != nil {
 		return nil, err
 	}
-	if c.threshold, err = readThreshold(s, defaultJudgeThreshold); err != nil {
+	if c.threshold, c.dynamic, err = e.readThreshold(s, defaultJudgeThreshold); err != nil {
 		return nil, err
 	}
 	if c.model, err = s.str("model", false); err != nil {
