@@ -19,6 +19,7 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/eval"
+	"attest-engine/history"
 	"attest-engine/logsink"
 	"attest-engine/report"
 	"attest-engine/rpc"
@@ -39,6 +40,7 @@ const usage = `usage:
   attest-engine [flags]          serve the Attest protocol on stdin and stdout (the SDKs start it so)
   attest-engine eval [flags]     evaluate traces from files (attest-engine eval -h)
   attest-engine watch [flags]    evaluate production traces continuously (attest-engine watch -h)
+  attest-engine merge DST SRC... add the result histories (--state-dir) of shards into DST
   attest-engine version          print the version
 
 flags:
@@ -57,6 +59,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	showVersion := fs.Bool("version", false, "print the engine version and exit")
 	offline := fs.Bool("offline", false, "make no network call at all: provider and simulated-user results come from cache_dir, a miss is an error")
 	reportPath := fs.String("report", "", "at shutdown, write every result of the session to this file (.xml JUnit, .json JSON, .html/.htm HTML, else text)")
+	stateDir := fs.String("state-dir", "", "keep a history of results in this directory: query_drift, threshold \"dynamic\", drift alerts")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -83,6 +86,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			sink := logsink.New(stderr)
 			defer sink.Flush(flushLogs)
 			return watch.Run(ctx, args[1:], stdin, stdout, sink, watchEnv())
+		case "merge":
+			return history.Main(args[1:], stdout, stderr)
 		case "version": // the earlier engine's subcommand (../shared/sdk-compat.md)
 			if len(args) > 1 {
 				return usageError("version takes no arguments, got %q", args[1])
@@ -150,6 +155,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	opts := rpc.Options{Engine: engine, Config: cfg, EvalTimeout: timeout, Logger: logger, Version: version}
 	var srv *rpc.Server // set before serving starts; the report is written when serving ends
+	if *stateDir != "" {
+		store, err := history.Open(*stateDir, history.Options{Logger: logger})
+		if err != nil {
+			logger.Error(err.Error())
+			fmt.Fprintf(stderr, "attest-engine: --state-dir: %v\n", err)
+			return 2
+		}
+		defer func() {
+			if err := store.Close(); err != nil {
+				logger.Error("closing --state-dir", "error", err.Error())
+			}
+		}()
+		engine.SetThresholds(store.Threshold)
+		opts.History = store
+	}
 	if *reportPath != "" {
 		opts.Report = reportTo(*reportPath, logger, func() []simulate.ScenarioSummary { return srv.Scenarios() })
 		if report.FormatForPath(*reportPath) == report.FormatHTML {

@@ -75,11 +75,13 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	}
 	s.assertions.Add(int64(len(results)))
 	s.record.addBatch(traceID, suite, list, results)
+	notes := s.recordHistory(traceID, list, results) // drift_alert lines go before the answer
 	elapsed := time.Since(start)
 	// Attrs, not key-value pairs: no value is boxed (an allocation each).
 	s.log.LogAttrs(ctx, slog.LevelInfo, "evaluation complete", slog.String("trace_id", traceID),
 		slog.Int64("duration_ms", elapsed.Milliseconds()), slog.Int("assertions", len(results)))
-	return encodeResults(make([]byte, 0, 256+200*len(results)), req.id, results, elapsed.Milliseconds()), nil
+	b := make([]byte, 0, len(notes)+256+200*len(results))
+	return encodeResults(append(b, notes...), req.id, results, elapsed.Milliseconds()), nil
 }
 
 // assertions reads the assertions param of a batch (spec §2.2 table).

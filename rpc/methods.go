@@ -264,6 +264,10 @@ func (s *Server) dispatch(req *request) {
 			}[req.method]
 			s.spawn(&call{req: req, fn: fn}, false)
 		}
+	case "query_drift": // additive (../shared/sdk-compat.md): drift.go
+		if s.gate(req) {
+			s.queryDrift(req)
+		}
 	default:
 		s.replyError(req, newError(codeMethodNotFound, "Check the method name; see the engine's capabilities in the initialize response (spec §6).", "method not found: %s", req.method))
 	}
@@ -291,6 +295,15 @@ func (s *Server) initialize(req *request) {
 	if rerr != nil {
 		errs = append(errs, rerr.Error())
 	}
+	// Additive param "notifications": the notifications the client can
+	// read; only "drift_alert" exists (drift.go). Absent: none is sent.
+	var notify []string
+	if v, ok := p["notifications"]; ok && v != nil {
+		var nerr error
+		if notify, nerr = p.strs("notifications"); nerr != nil {
+			errs = append(errs, nerr.Error())
+		}
+	}
 	if len(errs) > 0 {
 		s.replyError(req, newError(codeInvalidParams, "initialize takes sdk_name, sdk_version, protocol_version, required_capabilities and preferred_encoding (spec §2.1).",
 			"invalid params: %s", strings.Join(errs, "; ")))
@@ -315,6 +328,7 @@ func (s *Server) initialize(req *request) {
 	s.mu.Lock()
 	s.sessions++
 	s.missing = missing
+	s.notifyDrift = s.history != nil && slices.Contains(notify, notifyDriftAlert)
 	s.state = stateReady
 	if len(missing) > 0 {
 		s.state = stateIncompatible
@@ -339,6 +353,15 @@ func (s *Server) initialize(req *request) {
 	b = strconv.AppendInt(b, trace.MaxTraceBytes, 10)
 	b = append(b, `,"max_steps_per_trace":`...)
 	b = strconv.AppendInt(b, trace.MaxSteps, 10)
+	if notify != nil {
+		// Only to a client that asked: the notifications it will get.
+		on := []string{}
+		if s.history != nil && slices.Contains(notify, notifyDriftAlert) {
+			on = append(on, notifyDriftAlert)
+		}
+		b = append(b, `,"notifications":`...)
+		b = appendStrings(b, on)
+	}
 	b = append(b, "}}\n"...)
 	s.reply(req, b)
 }

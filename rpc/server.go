@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/history"
 	"attest-engine/trace"
 )
 
@@ -43,6 +44,10 @@ type Options struct {
 	// assertion spec into the Record's Spec (an HTML report shows it; its
 	// text is bounded, report.SpecText); nil: no spec is kept.
 	ReportSpec func(spec map[string]any) string
+	// History, when set (--state-dir), records every evaluate_batch result
+	// by assertion_id and answers query_drift (drift.go); the caller opens
+	// and closes it.
+	History *history.Store
 }
 
 type sessionState int
@@ -62,6 +67,7 @@ type Server struct {
 	log         *slog.Logger
 	version     string
 	reportTo    func([]Record)
+	history     *history.Store
 
 	out     *lineWriter
 	stopped chan struct{} // closed once the shutdown request is answered
@@ -80,6 +86,7 @@ type Server struct {
 	mu            sync.Mutex
 	state         sessionState
 	missing       []string
+	notifyDrift   bool // the client listed "drift_alert" in initialize's notifications (drift.go)
 	shutdownAsked bool // a shutdown request is being answered
 	idleClosed    bool
 	sessions      int
@@ -107,6 +114,7 @@ func New(opts Options) *Server {
 		quit:        make(chan struct{}),
 		maxLine:     MaxLineBytes,
 		simState:    newSimState(),
+		history:     opts.History,
 	}
 	s.reportTo, s.record.on, s.record.spec = opts.Report, opts.Report != nil, opts.ReportSpec
 	if s.evalTimeout <= 0 {
