@@ -30,7 +30,12 @@ const (
 
 // Options configure a Store. Zero fields take the defaults.
 type Options struct {
-	Sync      SyncPolicy    // default SyncInterval
+	// Sync: default SyncNever. A process crash (SIGKILL included) loses
+	// nothing under any policy; the policy decides what a power loss can.
+	// SyncInterval's fsync, once a second, stalled the appends behind it on
+	// a contended disk (doc.go, "Performance"), and history is a drift
+	// signal, not a system of record.
+	Sync      SyncPolicy
 	SyncEvery time.Duration // for SyncInterval; default 1s
 	// SegmentBytes: the log rolls to a new segment file past this size.
 	SegmentBytes int64
@@ -128,7 +133,7 @@ func Open(dir string, opts Options) (*Store, error) {
 
 func (o Options) withDefaults() Options {
 	if o.Sync == 0 {
-		o.Sync = SyncInterval
+		o.Sync = SyncNever
 	}
 	if o.SyncEvery <= 0 {
 		o.SyncEvery = DefaultSyncEvery

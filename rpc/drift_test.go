@@ -237,3 +237,45 @@ func TestDynamicThresholdSession(t *testing.T) {
 		t.Errorf("other text: %v, want hard_fail after a drift_alert", lines)
 	}
 }
+
+// BenchmarkHistory: the spec batch over 64 distinct traces (stable
+// assertion ids, nothing answered from the idempotency record), with no
+// history and with --state-dir (fsync never and interval): what recording
+// five results per batch costs against evaluating them.
+func BenchmarkHistory(b *testing.B) {
+	line := []byte(specBatchLine(b))
+	var lines [][]byte
+	for i := range 64 {
+		lines = append(lines, []byte(strings.Replace(string(line), `"trace_id":"trc_abc123"`, fmt.Sprintf(`"trace_id":"trc_%03d"`, i), 1)))
+	}
+	for _, tc := range []struct {
+		name string
+		sync history.SyncPolicy
+	}{{"off", 0}, {"sync=never", history.SyncNever}, {"sync=interval", history.SyncInterval}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := newReadyServer(b)
+			if tc.sync != 0 {
+				st, err := history.Open(b.TempDir(), history.Options{Sync: tc.sync, NoAlertFile: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer st.Close()
+				s.history = st
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				req, perr := s.parseBatch(lines[i%len(lines)])
+				i++
+				if perr != nil {
+					b.Fatal(perr)
+				}
+				if _, err := s.evaluate(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "batches/s")
+		})
+	}
+}
