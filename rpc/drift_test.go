@@ -5,6 +5,7 @@ package rpc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -278,4 +279,54 @@ func BenchmarkHistory(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "batches/s")
 		})
 	}
+}
+
+// FuzzHistorySession: any input to a server with a history and a client
+// that opted in to drift_alert gets only well-formed lines: answers, and
+// drift_alert notifications without an id.
+func FuzzHistorySession(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"query_drift","params":{"assertion_id":"refund","window_size":3}}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"query_drift","params":{"assertion_id":7,"window_size":1e300}}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"query_drift","params":{"assertion_id":"","window_size":-1}}` + "\n"))
+	f.Add([]byte(batch(1, false) + "\n" + batch(2, true) + "\n"))
+	f.Add([]byte(strings.Replace(batch(3, false), `"check":"contains"`, `"check":"contains","threshold":"dynamic"`, 1) + "\n"))
+	eng, err := assert.New(assert.Config{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	store, err := history.Open(f.TempDir(), history.Options{NoAlertFile: true, MaxKeys: 64, Drift: history.DriftConfig{BaselineN: 40, MinN: 10}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer store.Close()
+	eng.SetThresholds(store.Threshold)
+	init := initLine(`,"notifications":["drift_alert"]`) + "\n"
+	f.Fuzz(func(t *testing.T, input []byte) {
+		s := New(Options{Engine: eng, History: store})
+		var out bytes.Buffer
+		if err := s.Serve(context.Background(), bytes.NewReader(append([]byte(init), input...)), &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.SplitAfter(out.Bytes(), []byte("\n")) {
+			if len(line) == 0 {
+				continue
+			}
+			var msg struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Method  string          `json:"method"`
+				Params  json.RawMessage `json:"params"`
+				Result  json.RawMessage `json:"result"`
+				Error   json.RawMessage `json:"error"`
+			}
+			if err := json.Unmarshal(line, &msg); err != nil || msg.JSONRPC != "2.0" {
+				t.Fatalf("bad line %q (%v)", line, err)
+			}
+			note := msg.Method == "drift_alert" && msg.ID == nil && msg.Params != nil && msg.Result == nil && msg.Error == nil
+			answer := msg.Method == "" && (msg.Result == nil) != (msg.Error == nil)
+			if !note && !answer {
+				t.Fatalf("neither an answer nor a drift_alert: %q", line)
+			}
+		}
+	})
 }
