@@ -40,6 +40,9 @@ type Result struct {
 	// Skipped is set when the engine did not evaluate the assertion (see
 	// Config.SkipAfterHardFail); it is sent as the additive field "skipped".
 	Skipped bool
+	// Replayed is set on a result answered from the idempotency record
+	// (spec §2.2 request_id): a retry, not a new evaluation. Not on the wire.
+	Replayed bool
 }
 
 // Error is an assertion that could not be evaluated: ASSERTION_ERROR (1002).

@@ -168,6 +168,7 @@ func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byt
 				// the record matches on).
 				results[i] = ent.result
 				results[i].AssertionID = a.ID
+				results[i].Replayed = true
 				continue
 			}
 		}

@@ -51,6 +51,9 @@ func (s *Server) recordHistory(traceID string, list []assert.Assertion, results 
 	now := time.Now().UTC()
 	for i, r := range results {
 		a := list[i]
+		if r.Replayed {
+			continue // a retried request_id answered from the record: counted when first evaluated
+		}
 		st := history.Skipped
 		if !r.Skipped {
 			var err error

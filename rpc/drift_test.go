@@ -330,3 +330,20 @@ func FuzzHistorySession(f *testing.F) {
 		}
 	})
 }
+
+// TestRetryNotCountedTwice: a batch re-sent with the same request_id is
+// answered from the record (spec §2.2) and not recorded in history again.
+func TestRetryNotCountedTwice(t *testing.T) {
+	l := startLive(t, openStore(t), assert.Config{})
+	defer l.close()
+	l.call(initLine(""))
+	retry := strings.Replace(batch(1, true), `"assertion_id":"refund"`, `"assertion_id":"refund","request_id":"req_1"`, 1)
+	l.call(retry)
+	l.call(strings.Replace(retry, `"id":1,`, `"id":2,`, 1))
+	l.call(batch(3, false))
+	lines := l.call(`{"jsonrpc":"2.0","id":4,"method":"query_drift","params":{"assertion_id":"refund"}}`)
+	rep := lines[0]["result"].(map[string]any)["report"].(map[string]any)
+	if rep["total"] != 2.0 || rep["count"] != 2.0 {
+		t.Errorf("total %v, count %v: want 2 (the retry not counted)", rep["total"], rep["count"])
+	}
+}
