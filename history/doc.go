@@ -9,6 +9,7 @@
 //	rep, ok := s.Drift("assertion name", 50)         // query_drift's answer
 //	err = s.Close()
 //	thr, why, err := s.Threshold("assertion name")   // threshold: "dynamic"
+//	ser, ok := s.Series("assertion name")            // windows and alerts, for charts
 //	err = history.Merge(dst, src1, src2)             // combine shard dirs
 //	os.Exit(history.Main(args, os.Stdout, os.Stderr)) // attest-engine merge DST SRC...
 //

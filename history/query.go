@@ -2,6 +2,14 @@
 // alone, so that merged shards and one process give the same answer.
 package history
 
+import (
+	"slices"
+	"time"
+)
+
+// defaultWindowSize is query_drift's default window_size.
+const defaultWindowSize = 50
+
 // MaxReportAlerts bounds the alerts a Report lists (the most recent).
 const MaxReportAlerts = 16
 
@@ -47,7 +55,7 @@ const (
 // analyze replays the detectors over a key's windows, in window order.
 func analyze(key string, sr *series, cfg DriftConfig, windowSize int) Report {
 	if windowSize <= 0 {
-		windowSize = 50
+		windowSize = defaultWindowSize
 	}
 	d := newDetector(key, cfg)
 	rep := Report{AssertionID: key, Type: sr.Type, Status: StatusOK, Phase: "baseline", CUSUMThreshold: cfg.H, Alerts: []Alert{}}
@@ -101,4 +109,32 @@ func (s *Store) Drift(key string, windowSize int) (Report, bool) {
 		return Report{}, false
 	}
 	return analyze(key, sr, s.opts.Drift, windowSize), true
+}
+
+// Series is one assertion's windows as stored, for charts (the HTML
+// history page, report.HistoryKey): oldest first, with the alerts the
+// detectors raise over them (the latest MaxReportAlerts).
+type Series struct {
+	Assertion string
+	Type      string
+	// WindowTraces or WindowDuration: what a window is (doc.go, "Windows").
+	WindowTraces   int64
+	WindowDuration time.Duration
+	Windows        []Summary
+	Alerts         []Alert
+}
+
+// Series returns a copy of key's windows; false when it has no history.
+func (s *Store) Series(key string) (Series, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sr := s.keys[key]
+	if sr == nil {
+		return Series{}, false
+	}
+	w := s.windowing()
+	return Series{
+		Assertion: key, Type: sr.Type, WindowTraces: w.Traces, WindowDuration: time.Duration(w.DurationNS),
+		Windows: slices.Clone(sr.Windows), Alerts: analyze(key, sr, s.opts.Drift, defaultWindowSize).Alerts,
+	}, true
 }

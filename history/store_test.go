@@ -152,3 +152,30 @@ func TestThreshold(t *testing.T) {
 		t.Errorf("explanation %q, want %q", why, want)
 	}
 }
+
+func TestSeries(t *testing.T) {
+	dir := t.TempDir()
+	stream := driftStream(newPRNG("history/merge-drift/v1"), 3000, 1800)
+	alerts := record(t, dir, stream)
+	s, err := Open(dir, Options{NoAlertFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sr, ok := s.Series("refund-policy")
+	if !ok || sr.Type != "constraint" || len(sr.Windows) != 150 || sr.WindowTraces != DefaultWindowTraces {
+		t.Fatalf("series: ok %v, type %q, %d windows, %d traces each", ok, sr.Type, len(sr.Windows), sr.WindowTraces)
+	}
+	var want []Alert
+	for _, a := range alerts {
+		if a.Assertion == "refund-policy" {
+			want = append(want, a)
+		}
+	}
+	if d := cmp.Diff(want, sr.Alerts); d != "" {
+		t.Errorf("alerts (-raised +series):\n%s", d)
+	}
+	if _, ok := s.Series("nothing"); ok {
+		t.Error("a key with no history has a series")
+	}
+}
