@@ -109,6 +109,12 @@ func scanSegment(path string, off int64, fn func(Result, pos) error, seg uint64)
 	if off < int64(len(segMagic)) {
 		off = int64(len(segMagic))
 	}
+	if fi, err := f.Stat(); err == nil && off > fi.Size() {
+		// A checkpoint past the end: the file lost its tail (a power loss
+		// under a lax fsync policy). Appending past the end would leave a
+		// hole of zeros in the log; go on from the end instead.
+		return fi.Size(), &frameError{fi.Size(), "segment shorter than its checkpoint"}, nil
+	}
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return 0, nil, err
 	}

@@ -235,3 +235,29 @@ func TestLockedDir(t *testing.T) {
 		t.Errorf("second Open: err = %v, want in use", err)
 	}
 }
+
+// TestCheckpointPastEnd: a segment shorter than the snapshot's checkpoint
+// (its tail lost to a power loss) is appended to at its end, not past it.
+func TestCheckpointPastEnd(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{NoAlertFile: true, Sync: SyncNever}
+	writeN(t, dir, opts, 0, 10)
+	path := filepath.Join(dir, segName(1))
+	fi, _ := os.Stat(path)
+	frame := int64(len(appendPayload(nil, ptr(crashResult(9)))) + frameHeader)
+	os.Truncate(path, fi.Size()-frame) // the last record lost; the snapshot counted it
+	s, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.rec.TornReason != "segment shorter than its checkpoint" {
+		t.Errorf("recovery %+v", s.rec)
+	}
+	if err := s.Record(crashResult(10)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if d := cmp.Diff(append(want(0, 9), crashResult(10)), readAll(t, dir)); d != "" {
+		t.Errorf("records (-want +got):\n%s", d)
+	}
+}

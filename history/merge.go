@@ -88,6 +88,20 @@ func Merge(dst string, srcs ...string) error {
 	s.mu.Lock()
 	err = claim(&s.meta, dst)
 	if err == nil {
+		keys := map[string]bool{}
+		for k := range s.keys {
+			keys[k] = true
+		}
+		for _, snap := range snaps {
+			for k := range snap.Keys {
+				keys[k] = true
+			}
+		}
+		if len(keys) > s.opts.MaxKeys {
+			err = fmt.Errorf("history: merge: %d assertions, more than the %d a state dir summarizes", len(keys), s.opts.MaxKeys)
+		}
+	}
+	if err == nil {
 		for _, snap := range snaps {
 			for key, sr := range snap.Keys {
 				d := s.keys[key]

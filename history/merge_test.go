@@ -188,6 +188,17 @@ func TestMergeRefusals(t *testing.T) {
 	if err := Merge(dst, a, b); err != nil {
 		t.Fatal(err)
 	}
+	// two shards of 600 assertions each: more than a dir summarizes
+	many := func(name string, from int) string {
+		var rs []Result
+		for i := range 600 {
+			rs = append(rs, Result{TraceID: "t", Assertion: fmt.Sprint("k", from+i), Status: Pass, Score: 1})
+		}
+		dir := filepath.Join(root, name)
+		record(t, dir, rs)
+		return dir
+	}
+	m1, m2 := many("m1", 0), many("m2", 600)
 	tests := []struct {
 		name string
 		dst  string
@@ -200,6 +211,7 @@ func TestMergeRefusals(t *testing.T) {
 		{"other windowing", filepath.Join(root, "z"), []string{a, c}, "uses 7-trace windows"},
 		{"not a state dir", filepath.Join(root, "w"), []string{root}, "not a state dir"},
 		{"no source", filepath.Join(root, "v"), nil, "no source dir"},
+		{"too many assertions", filepath.Join(root, "u"), []string{m1, m2}, "1200 assertions, more than the 1024"},
 	}
 	for _, tc := range tests {
 		if err := Merge(tc.dst, tc.srcs...); err == nil || !strings.Contains(err.Error(), tc.want) {
