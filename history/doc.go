@@ -20,7 +20,9 @@
 //
 // A result's strings are at most MaxField (4096) bytes; a frame at most 64
 // KiB; at most MaxKeys (1024) assertions are summarized (further ones are
-// logged, counted by Overflow, and warned about once) and MaxWindows (8192)
+// logged, counted by Overflow, and warned about once; a merge whose sources
+// hold more keeps those with the most results and says so: KeysDropped) and
+// MaxWindows (8192)
 // windows per assertion, the oldest after the baseline dropped first (drift
 // from merged shards equals one process's while no key exceeds it). Memory
 // is about 200 bytes per (assertion, window): at most ~1.6 GiB at both

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -87,25 +88,18 @@ func Merge(dst string, srcs ...string) error {
 	}
 	s.mu.Lock()
 	err = claim(&s.meta, dst)
+	var dropped int
 	if err == nil {
-		keys := map[string]bool{}
-		for k := range s.keys {
-			keys[k] = true
-		}
-		for _, snap := range snaps {
-			for k := range snap.Keys {
-				keys[k] = true
-			}
-		}
-		if len(keys) > s.opts.MaxKeys {
-			err = fmt.Errorf("history: merge: %d assertions, more than the %d a state dir summarizes", len(keys), s.opts.MaxKeys)
-		}
-	}
-	if err == nil {
+		keep := keptKeys(s.keys, snaps, s.opts.MaxKeys)
 		for _, snap := range snaps {
 			for key, sr := range snap.Keys {
 				d := s.keys[key]
 				if d == nil {
+					if !keep[key] {
+						dropped++
+						s.overflow += sr.Arrivals
+						continue
+					}
 					d = &series{}
 					s.keys[key] = d
 				}
@@ -121,7 +115,55 @@ func Merge(dst string, srcs ...string) error {
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil && dropped > 0 {
+		return &KeysDropped{Dropped: dropped, MaxKeys: s.opts.MaxKeys}
+	}
 	return err
+}
+
+// KeysDropped is Merge's note that the sources held more assertions than a
+// state dir summarizes: the merge is done, with the MaxKeys assertions of
+// most results (ties by name) kept, so the choice does not depend on the
+// order of the sources. A session keeps its first MaxKeys instead; SDKs that
+// make a new assertion_id per run (../shared/sdk-compat.md) fill a shard's
+// table with ids seen once, and refusing the merge would lose the stable ones.
+type KeysDropped struct {
+	Dropped, MaxKeys int
+}
+
+func (e *KeysDropped) Error() string {
+	return fmt.Sprintf("history: merge: %d assertions beyond the %d a state dir summarizes were left out (those with the fewest results)", e.Dropped, e.MaxKeys)
+}
+
+// keptKeys chooses the keys a merge keeps: those already in dst, then the
+// others by total results (most first), ties by name, up to limit in all.
+func keptKeys(have map[string]*series, snaps []*snapshot, limit int) map[string]bool {
+	total := map[string]uint64{}
+	for _, snap := range snaps {
+		for k, sr := range snap.Keys {
+			if have[k] == nil {
+				total[k] += sr.Arrivals
+			}
+		}
+	}
+	order := make([]string, 0, len(total))
+	for k := range total {
+		order = append(order, k)
+	}
+	slices.SortFunc(order, func(a, b string) int {
+		if total[a] != total[b] {
+			if total[a] > total[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	keep := map[string]bool{}
+	for _, k := range order[:max(0, min(len(order), limit-len(have)))] {
+		keep[k] = true
+	}
+	return keep
 }
 
 func snaps0(snaps []*snapshot, def *snapshot) *snapshot {
@@ -148,8 +190,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	dst, srcs := fs.Arg(0), fs.Args()[1:]
 	if err := Merge(dst, srcs...); err != nil {
-		fmt.Fprintf(stderr, "attest-engine merge: %v\n", err)
-		return 1
+		var kd *KeysDropped
+		if !errors.As(err, &kd) {
+			fmt.Fprintf(stderr, "attest-engine merge: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "attest-engine merge: note: %v\n", err)
 	}
 	fmt.Fprintf(stdout, "merged %d state dirs into %s\n", len(srcs), dst)
 	return 0

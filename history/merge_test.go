@@ -2,9 +2,11 @@ package history
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,12 +213,30 @@ func TestMergeRefusals(t *testing.T) {
 		{"other windowing", filepath.Join(root, "z"), []string{a, c}, "uses 7-trace windows"},
 		{"not a state dir", filepath.Join(root, "w"), []string{root}, "not a state dir"},
 		{"no source", filepath.Join(root, "v"), nil, "no source dir"},
-		{"too many assertions", filepath.Join(root, "u"), []string{m1, m2}, "1200 assertions, more than the 1024"},
 	}
 	for _, tc := range tests {
 		if err := Merge(tc.dst, tc.srcs...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
+	}
+	// More assertions than a dir summarizes: merged all the same, with the
+	// bound kept and the choice independent of the sources' order.
+	var kept [][]string
+	for _, srcs := range [][]string{{m1, m2}, {m2, m1}} {
+		dir := filepath.Join(root, "u"+filepath.Base(srcs[0]))
+		var kd *KeysDropped
+		if err := Merge(dir, srcs...); !errors.As(err, &kd) || kd.Dropped != 176 || kd.MaxKeys != 1024 {
+			t.Fatalf("too many assertions: err = %v, want 176 left out of 1200", err)
+		}
+		s, err := Open(dir, Options{NoAlertFile: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, s.Keys())
+		s.Close()
+	}
+	if len(kept[0]) != 1024 || !slices.Equal(kept[0], kept[1]) {
+		t.Errorf("kept %d and %d keys, the same: %v", len(kept[0]), len(kept[1]), slices.Equal(kept[0], kept[1]))
 	}
 }
 
