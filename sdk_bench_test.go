@@ -1,7 +1,7 @@
 // sdk_bench_test.go: the workload the SDKs in use really send (issue "speed on the workload SDKs really
 // send"), beside a do-nothing engine on the same driver. Every batch is new: its own trace (trace_id,
 // amounts, order and refund ids, message) and fresh assertion ids (`assert_` + 8 hex digits, as the Python
-// SDK makes them), no request_id (../shared/sdk-compat.md), so no memo or idempotency record can answer it.
+// SDK makes them), no request_id (../shared/sdk-compat.md), so no idempotency record can answer it.
 //
 //	go test -run '^$' -bench 'SDKWorkload' -count 6 . | tee new.txt   (then benchstat old.txt new.txt)
 
@@ -24,7 +24,7 @@ import (
 )
 
 // sdkLines is how many distinct request lines a benchmark cycles through:
-// far beyond every memo (8 texts) and built before the clock starts.
+// none repeats, and all are built before the clock starts.
 const sdkLines = 4096
 
 // workloadBatch returns request i of the SDK workload: the spec §2.2 refund batch

@@ -48,6 +48,7 @@ type Engine struct {
 	results  *lru[string, idempotentEntry] // request_id → earlier result
 	// thresholds learns "threshold": "dynamic" (dynamic.go); nil refuses it
 	thresholds Thresholds
+	specs      specTexts // recent specs by their exact text (spectext.go)
 	prov       *provider.Client
 }
 
@@ -92,12 +93,14 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{
+	e := &Engine{
 		cfg:      cfg,
 		compiled: newLRU[specKey, compiledEntry](compiledCacheSize),
 		results:  newLRU[string, idempotentEntry](resultCacheSize),
 		prov:     p,
-	}, nil
+	}
+	e.specs.init()
+	return e, nil
 }
 
 // Capabilities lists the spec §2.1 capabilities this engine really supports.
@@ -339,24 +342,40 @@ func (e *Engine) prepare(pending []prepared) error {
 		if err != nil {
 			return wrapSpecErr(a.ID, err)
 		}
-		// Compile once (issue: compile schemas, paths and regexes once):
-		// equal specs share one compiled check, confirmed by sameJSON.
-		key := specKey{a.Type, hashValue(a.Spec)}
-		ent, ok := e.compiled.get(key)
-		if !ok || !sameJSON(ent.spec, a.Spec) {
-			chk, err := c.compile(e, sp)
-			if err != nil {
+		// A spec sent before with the same text is the same value, and
+		// finds its check by identity (spectext.go).
+		chk, known := e.specs.knownCheck(a.Spec, a.Type)
+		if chk == nil {
+			var err error
+			if chk, err = e.compile(a.Type, c, sp); err != nil {
 				return wrapSpecErr(a.ID, err)
 			}
-			ent = compiledEntry{spec: a.Spec, chk: chk}
-			e.compiled.put(key, ent)
+			if known {
+				e.specs.addCheck(a.Spec, a.Type, chk)
+			}
 		}
-		pending[i].layer, pending[i].soft, pending[i].chk = c.layer, soft, ent.chk
-		if d, ok := ent.chk.(interface{ isDynamic() bool }); ok {
+		pending[i].layer, pending[i].soft, pending[i].chk = c.layer, soft, chk
+		if d, ok := chk.(interface{ isDynamic() bool }); ok {
 			pending[i].dynamic = d.isDynamic()
 		}
 	}
 	return nil
+}
+
+// compile returns the check for an assertion of type typ with spec sp.
+// Compile once (issue: compile schemas, paths and regexes once): equal specs
+// share one compiled check, found by hash and confirmed by sameJSON.
+func (e *Engine) compile(typ string, c compiler, sp spec) (check, error) {
+	key := specKey{typ, hashValue(map[string]any(sp))}
+	if ent, ok := e.compiled.get(key); ok && sameJSON(ent.spec, map[string]any(sp)) {
+		return ent.chk, nil
+	}
+	chk, err := c.compile(e, sp)
+	if err != nil {
+		return nil, err
+	}
+	e.compiled.put(key, compiledEntry{spec: sp, chk: chk})
+	return chk, nil
 }
 
 func wrapSpecErr(id string, err error) error {

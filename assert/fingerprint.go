@@ -106,7 +106,7 @@ func sameJSON(a, b any) bool {
 			return false
 		}
 		if len(x) > 0 && &x[0] == &y[0] {
-			return true // the same array: a memoized spec (rpc/memo.go) meets its compiled entry
+			return true // the same array
 		}
 		for i := range x {
 			if !sameJSON(x[i], y[i]) {

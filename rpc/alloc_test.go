@@ -26,8 +26,8 @@ func TestBatchAllocations(t *testing.T) {
 		t.Skip("allocation measurement skipped in -short mode")
 	}
 	spec := specBatchLine(t)
-	// 16 batches that differ in their trace only: more than the trace memo
-	// keeps, so taken in turn each is decoded afresh.
+	// 16 batches that differ in their trace only: each is decoded afresh,
+	// and none is answered from the idempotency record.
 	lines := make([][]byte, 16)
 	for i := range lines {
 		lines[i] = []byte(strings.Replace(spec, `"trace_id":"trc_abc123"`, fmt.Sprintf(`"trace_id":"trc_%03d"`, i), 1))
@@ -53,16 +53,17 @@ func TestBatchAllocations(t *testing.T) {
 	got := map[string]float64{
 		// Every part decoded (a batch whose assertions are new).
 		"spec_refund_batch": testing.AllocsPerRun(500, run(parse, []byte(spec))),
-		// Batches as the read loop parses them: the assertions come from
-		// the memo (memo.go), each trace is new and decoded afresh.
+		// Batches as the read loop parses them: the specs are known by
+		// their text (assert/spectext.go), each trace is new and decoded
+		// afresh.
 		"spec_refund_batch_new_trace": testing.AllocsPerRun(500, run(s.parseBatch, lines...)),
-		// The same batch again: assertions and trace from the memos,
+		// The same batch again: specs known, trace decoded again,
 		// answered from the idempotency record.
 		"spec_refund_batch_repeated": testing.AllocsPerRun(500, run(s.parseBatch, []byte(spec))),
 		// What the SDKs in use send (bench_test.go): no request_id, new
-		// assertion ids and a new trace in every batch; nothing is memoized
-		// or recorded, so every batch is decoded, compiled from the cache
-		// of compiled assertions, and evaluated.
+		// assertion ids and a new trace in every batch; no idempotency record
+		// answers, so every batch is decoded (specs known by their text),
+		// and evaluated with checks compiled before.
 		"sdk_workload": testing.AllocsPerRun(500, run(s.parseBatch, sdkWorkloadLines(t, 64)...)),
 	}
 

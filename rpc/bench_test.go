@@ -16,7 +16,7 @@ import (
 
 // BenchmarkBatchLine: the spec's refund batch, one whole line at a time:
 // "fresh" decodes every part, "repeated" parses as the read loop does, with
-// the assertions memo (memo.go) knowing them after the first.
+// the specs known by their text after the first (assert/spectext.go).
 func BenchmarkBatchLine(b *testing.B) {
 	b.Run("fresh", func(b *testing.B) { benchBatchLine(b, false, false) })
 	b.Run("repeated", func(b *testing.B) { benchBatchLine(b, true, false) })
@@ -27,7 +27,7 @@ func BenchmarkBatchLine(b *testing.B) {
 // sdkWorkloadLines: the spec batch as the SDKs in use send it
 // (../shared/sdk-compat.md): no request_id, fresh assertion ids (`assert_` +
 // 8 hex digits) and a trace of its own (trace_id, amounts) in every line, so
-// that no memo and no idempotency record answers any of them.
+// that no idempotency record answers any of them.
 func sdkWorkloadLines(tb testing.TB, n int) [][]byte {
 	spec := regexp.MustCompile(`"request_id":"[^"]*",`).ReplaceAllString(specBatchLine(tb), "")
 	ids := regexp.MustCompile(`"assert_00\d"`)
@@ -50,7 +50,7 @@ func sdkWorkloadLines(tb testing.TB, n int) [][]byte {
 }
 
 // benchSDKWorkload: 4,096 distinct SDK-workload lines, parsed as the read
-// loop does, so every memo is tried and missed.
+// loop does: only the specs are known (their text repeats, as in a suite).
 func benchSDKWorkload(b *testing.B) {
 	lines := sdkWorkloadLines(b, 4096)
 	s := newReadyServer(b)
@@ -72,10 +72,10 @@ func benchSDKWorkload(b *testing.B) {
 	}
 }
 
-// benchBatchLine: with memo, lines are parsed as the read loop does; with
+// benchBatchLine: with known, lines are parsed as the read loop does; with
 // newTraces, 64 lines cycle whose traces differ (their trace_id), so no
 // request_id is answered from the idempotency record.
-func benchBatchLine(b *testing.B, memo, newTraces bool) {
+func benchBatchLine(b *testing.B, known, newTraces bool) {
 	line := []byte(specBatchLine(b))
 	lines := [][]byte{line}
 	if newTraces {
@@ -89,7 +89,7 @@ func benchBatchLine(b *testing.B, memo, newTraces bool) {
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
 	parse := parse
-	if memo {
+	if known {
 		parse = s.parseBatch
 	}
 	i := 0

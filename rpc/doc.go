@@ -12,7 +12,7 @@
 // nothing is ever written unasked.
 //
 // The package is the protocol only: framing, the envelope, session state,
-// the methods, concurrency, memos, and the mapping of errors to wire codes.
+// the methods, concurrency, and the mapping of errors to wire codes.
 // The evaluation itself is assert's (assert.Engine.Run, shared with the
 // eval command); reports are written by the program (main.go, package
 // report) from what Options.Report receives. rpc imports neither net/http

@@ -32,9 +32,6 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	results, err := s.engine.Run(ctx, assert.Batch{Trace: tv, Text: req.traceText, SourceBytes: req.size},
 		func(w []string) { warnings = w },
 		func(tr map[string]any) ([]assert.Assertion, error) {
-			if req.traceText != nil && !req.traceKnown {
-				s.memos.traces.add(req.traceText, tr, struct{}{})
-			}
 			traceID, _ = tr["trace_id"].(string)
 			// A trace's warnings (schema_version 0, an unknown step type) recur
 			// with every batch of a suite: logged once per session, then counted.
@@ -51,18 +48,9 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 			if err := s.budgets.admit(suite); err != nil {
 				return nil, err
 			}
-			var known bool
-			list, known = s.memos.assertions.extra(req.params["assertions"])
-			if !known {
-				var err error
-				if list, err = assertions(req.params); err != nil {
-					return nil, err
-				}
-				if req.assertionsText != nil {
-					s.memos.assertions.add(req.assertionsText, req.params["assertions"], list)
-				}
-			}
-			return list, nil
+			var err error
+			list, err = assertions(req.params)
+			return list, err
 		})
 	if err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ import (
 // too-long lines (toolong.go) are reached without 16 MiB inputs.
 //
 // Minimizing each new multi-kilobyte input stalls fuzzing for up to a
-// minute at a time: run with -fuzzminimizetime 5x (FuzzMemos too).
+// minute at a time: run with -fuzzminimizetime 5x (FuzzKnownSpecs too).
 func FuzzServe(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join(transcriptDir, "*.jsonl"))
 	for _, name := range files {
@@ -35,10 +35,10 @@ func FuzzServe(f *testing.F) {
 		f.Add(data, uint16(0))
 	}
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"evaluate_batch\",\"params\":{\"trace\":{\"a\":[[[[\n"), uint16(0))
-	// The assertions memo (memo.go): the same assertions again, then with
-	// a decoy "assertions" member elsewhere in the line.
+	// Known specs (assert/spectext.go): the same specs again, then with a
+	// decoy "spec" member at the same depth in the trace.
 	spec := specBatchLine(f)
-	decoy := strings.Replace(spec, `"params":{`, `"extra":{"assertions":[{"decoy":1}]},"params":{`, 1)
+	decoy := strings.Replace(spec, `"context":{}`, `"context":{},"spec":{"decoy":1}`, 1)
 	f.Add([]byte(spec+"\n"+strings.Replace(spec, `"id":2,`, `"id":3,`, 1)+"\n"+decoy+"\n"), uint16(0))
 	// Too long: the batch line, its id recovered from its start; a request
 	// after it is still answered.

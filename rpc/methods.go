@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"attest-engine/trace"
 )
@@ -23,15 +25,9 @@ type request struct {
 	method       string
 	params       map[string]any
 	size         int // bytes of the request line
-	// assertionsText is params.assertions' text (a slice of the line) when
-	// the memo (memo.go) did not know it and may keep a copy once read.
-	assertionsText []byte
 	// traceText is params.trace's exact text (a slice of the line) when
-	// the read loop's parse saw it: the idempotency record keys on it, and
-	// the trace memo keeps a copy once the trace is valid, unless traceKnown
-	// (the memo supplied it).
-	traceText  []byte
-	traceKnown bool
+	// the read loop's parse saw it: the idempotency record keys on it.
+	traceText []byte
 }
 
 // handleLine decodes one line and answers or dispatches it.
@@ -108,24 +104,95 @@ func (s *Server) inline(line []byte) bool {
 		!bytes.Contains(line, []byte(`\u`))
 }
 
-// parseBatch is parse for an evaluate_batch line, with the memos consulted
-// and, for assertions they did not know, their text kept for them.
+// parseBatch is parse for an evaluate_batch line: it notes params.trace's
+// text for the idempotency record, takes assertion specs whose text the
+// engine knows from earlier requests without decoding them, and has the
+// engine remember the others (assert/spectext.go).
 func (s *Server) parseBatch(line []byte) (*request, *Error) {
-	r := s.memos.reuse()
-	aw, tw := &r.watches[0], &r.watches[1]
+	r := s.specHooks.Get().(*batchReuse)
+	defer r.release(&s.specHooks)
 	req, perr := parseReusing(line, &r.Reuse)
 	if perr != nil {
 		return req, perr
 	}
 	// The members seen may be another object's at the same depth: a text
 	// counts only when it is params' own member.
-	if !aw.Reused && same(aw.Value, req.params["assertions"]) {
-		req.assertionsText = aw.Text
+	if tw := &r.watches[0]; same(tw.Value, req.params["trace"]) {
+		req.traceText = tw.Text
 	}
-	if same(tw.Value, req.params["trace"]) {
-		req.traceText, req.traceKnown = tw.Text, tw.Reused
+	if r.n > 0 && s.engine != nil {
+		list, _ := req.params["assertions"].([]any)
+		for _, a := range list {
+			obj, _ := a.(map[string]any)
+			sp, ok := obj["spec"].(map[string]any)
+			if !ok {
+				continue
+			}
+			for _, f := range r.fresh[:r.n] {
+				if same(f.value, sp) {
+					s.engine.RememberSpec(f.text, sp)
+					break
+				}
+			}
+		}
 	}
 	return req, nil
+}
+
+// batchReuse is the decoder hook for one evaluate_batch line (made once per
+// pooled hook, so that a request allocates none): the watches are params'
+// trace member (depth 2) and the spec members of the assertions (depth 4);
+// fresh notes the specs decoded afresh, up to maxFreshSpecs of them.
+type batchReuse struct {
+	trace.Reuse
+	watches [2]trace.Watch
+	fresh   [maxFreshSpecs]struct {
+		text  []byte
+		value any
+	}
+	n int
+}
+
+const maxFreshSpecs = 16
+
+func newBatchReuse(known func([]byte) (int, any, bool)) *batchReuse {
+	r := &batchReuse{}
+	r.watches = [2]trace.Watch{
+		{Key: "trace", Depth: 2},
+		{Key: "spec", Depth: 4, Lookup: known, Decoded: func(text []byte, v any) {
+			if r.n < maxFreshSpecs {
+				r.fresh[r.n].text, r.fresh[r.n].value = text, v
+				r.n++
+			}
+		}},
+	}
+	r.Reuse = trace.Reuse{Members: r.watches[:]}
+	return r
+}
+
+// release drops what r saw of a line and returns it to the pool.
+func (r *batchReuse) release(pool *sync.Pool) {
+	for i := range r.watches {
+		w := &r.watches[i]
+		w.Text, w.Value, w.Reused = nil, nil, false
+	}
+	clear(r.fresh[:r.n])
+	r.n = 0
+	pool.Put(r)
+}
+
+// same reports whether a and b are the same decoded object or non-empty
+// array: the same one in memory, not equal ones.
+func same(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) > 0 && len(x) == len(y) && &x[0] == &y[0]
+	}
+	return false
 }
 
 // parse decodes a request line and checks its envelope. On error the request

@@ -92,8 +92,8 @@ type Server struct {
 	sessions      int
 	assertions    atomic.Int64
 	record        recorder
-	budgets       *ledger // soft-failure budgets and plugin results, per suite
-	memos         *memos
+	budgets       *ledger      // soft-failure budgets and plugin results, per suite
+	specHooks     sync.Pool    // of *batchReuse (parseBatch)
 	largeInFlight atomic.Int32 // requests of collectAfterBytes or more, not yet answered
 	repeats       repeats      // per-batch warnings, logged once per session (repeats.go)
 	simState      *simState    // mocks, faults, ledgers and scenario repeats (simulate.go)
@@ -110,13 +110,17 @@ func New(opts Options) *Server {
 		sem:         make(chan struct{}, MaxInFlight),
 		jobs:        make(chan *call),
 		budgets:     newLedger(opts.Config.SoftFailureBudget),
-		memos:       newMemos(),
 		quit:        make(chan struct{}),
 		maxLine:     MaxLineBytes,
 		simState:    newSimState(),
 		history:     opts.History,
 	}
 	s.reportTo, s.record.on, s.record.spec = opts.Report, opts.Report != nil, opts.ReportSpec
+	known := func([]byte) (int, any, bool) { return 0, nil, false }
+	if s.engine != nil {
+		known = s.engine.KnownSpec
+	}
+	s.specHooks.New = func() any { return newBatchReuse(known) }
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout
 	}
@@ -383,7 +387,7 @@ func (s *Server) settle(c *call) {
 	}
 	c.large = false
 	if c.req != nil {
-		c.req.params, c.req.traceText, c.req.assertionsText = nil, nil, nil // the trace and its line are garbage now
+		c.req.params, c.req.traceText = nil, nil // the trace and its line are garbage now
 	}
 	if s.largeInFlight.Add(-1) == 0 {
 		runtime.GC()

@@ -53,13 +53,13 @@ func Decode(data []byte) (any, error) {
 	return DecodeReusing(data, nil)
 }
 
-// Reuse lets a decode take values decoded before instead of decoding the
-// same text again: SDKs send the same assertions with every trace of a
-// suite, and re-send a whole batch to retry it. It watches the members of
-// objects at depth Depth (the top-level object is depth 1) named by its
-// Watch entries.
+// Reuse lets a decode report where members are and take values decoded
+// before instead of decoding the same text again: SDKs send the same
+// assertion specs with every trace of a suite. It watches the members named
+// by its Watch entries, each in the objects at its depth (the top-level
+// object is depth 1).
 type Reuse struct {
-	Depth   int
+	Depth   int // the depth of a Watch whose own Depth is 0
 	Members []Watch
 }
 
@@ -68,12 +68,16 @@ type Reuse struct {
 // JSON object or array text, decoded before (whole, with no duplicate keys)
 // to v, that the rest starts with. Such a text ends at its closing bracket,
 // so it is that member's whole value, and v is what decoding it again would
-// give. v must come from a decode at the same Depth (its nesting is not
+// give. v must come from a decode at the same depth (its nesting is not
 // checked against MaxDepth again). Values handed out this way are shared: no
 // one may modify them. A Watch with an empty Key watches nothing.
 type Watch struct {
 	Key    string
+	Depth  int // 0: Reuse.Depth
 	Lookup func(rest []byte) (n int, v any, ok bool)
+	// Decoded, if not nil, is called with the text (a slice of the input)
+	// and value of each such member that Lookup did not supply.
+	Decoded func(text []byte, v any)
 
 	// Set by DecodeReusing: the text (a slice of the input) and value of the
 	// last such member, and whether Lookup supplied it.
@@ -275,11 +279,16 @@ func (d *decoder) object() (any, error) {
 // watching returns the Watch for a member named k of the object being
 // decoded, or nil.
 func (d *decoder) watching(k string) *Watch {
-	if d.reuse == nil || d.depth != d.reuse.Depth || k == "" {
+	if d.reuse == nil || k == "" {
 		return nil
 	}
 	for i := range d.reuse.Members {
-		if w := &d.reuse.Members[i]; w.Key == k {
+		w := &d.reuse.Members[i]
+		depth := w.Depth
+		if depth == 0 {
+			depth = d.reuse.Depth
+		}
+		if depth == d.depth && w.Key == k {
 			return w
 		}
 	}
@@ -306,6 +315,9 @@ func (d *decoder) watched(w *Watch) (any, error) {
 		return nil, err
 	}
 	w.Text, w.Value, w.Reused = d.data[start:d.pos], v, false
+	if w.Decoded != nil {
+		w.Decoded(w.Text, v)
+	}
 	return v, nil
 }
 

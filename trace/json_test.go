@@ -318,6 +318,22 @@ func TestDecodeReusing(t *testing.T) {
 	if none.Text != nil || none.Value != nil {
 		t.Errorf("a Watch with an empty Key recorded %q", none.Text)
 	}
+	// A Watch with its own Depth watches there; Decoded sees every member
+	// decoded afresh, not those Lookup supplied.
+	var fresh []string
+	r = &Reuse{Depth: 2, Members: []Watch{{Key: "list", Depth: 3, Lookup: lookup, Decoded: func(text []byte, v any) {
+		if want, err := Decode(text); err != nil || !cmp.Equal(v, want) {
+			t.Errorf("Decoded: text %q with value %v", text, v)
+		}
+		fresh = append(fresh, string(text))
+	}}}}
+	doc = `{"p":{"list":[1],"q":{"list":` + known + `},"r":{"list": {"a":[]} },"s":[{"list":2}]}}`
+	if _, err := DecodeReusing([]byte(doc), r); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{`{"a":[]}`}; !cmp.Equal(fresh, want) {
+		t.Errorf("Decoded saw %q, want %q", fresh, want)
+	}
 	// A known text still has to sit in a well-formed document.
 	r = &Reuse{Depth: 2, Members: []Watch{{Key: "list", Lookup: lookup}}}
 	if _, err := DecodeReusing([]byte(`{"p":{"list":`+known+` "y":2}}`), r); err == nil {

@@ -1,8 +1,9 @@
-// memo_test.go: batches answered through the memos answer exactly as without them.
+// spectext_test.go: batches whose specs the engine knows by their text answer exactly as without them.
 
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,12 +13,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestMemos sends a sequence of batches through one server (memos on) and
-// each through a fresh one (memos empty): every answer must match. The
-// sequence repeats assertions over different traces and traces under
-// different assertions, changes them, sends an invalid trace, and hides
-// decoy "assertions" and "trace" members at the same depth in another object.
-func TestMemos(t *testing.T) {
+// TestKnownSpecs sends a sequence of batches through one server (specs
+// remembered by their text) and each through a fresh one: every answer must
+// match. The sequence repeats specs under new assertion ids and traces, sends
+// a known spec text under another type, with other white space, as a prefix
+// of a longer spec, and as a decoy "spec" member elsewhere at the same depth.
+func TestKnownSpecs(t *testing.T) {
 	spec := specBatchLine(t)
 	batch := func(trace, assertions, extra string) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"evaluate_batch","params":{"trace":` + trace + `,"assertions":` + assertions + `}` + extra + `}`
@@ -33,64 +34,53 @@ func TestMemos(t *testing.T) {
 	if costly == refund {
 		t.Fatal("testdata/session.jsonl: no cost_usd to change")
 	}
-	other := `[{"assertion_id":"c1","type":"constraint","spec":{"field":"metadata.cost_usd","operator":"lte","value":0.1}}]`
-	third := `[{"assertion_id":"t1","type":"content","spec":{"target":"output.message","check":"contains","value":"refund"}}]`
-	cheap := strings.Replace(refund, `"cost_usd":0.0067`, `"cost_usd":0.001`, 1)
+	const lte = `{"field":"metadata.cost_usd","operator":"lte","value":0.1}`
+	one := func(id, typ, sp string) string {
+		return `[{"assertion_id":"` + id + `","type":"` + typ + `","spec":` + sp + `}]`
+	}
+	decoy := strings.Replace(refund, `"context":{}`, `"context":{},"spec":`+lte, 1)
 	invalid := strings.Replace(refund, `"trace_id":`, `"trace_idx":`, 1)
 	lines := []struct {
-		line     string
-		reused   bool // the memo supplies params.assertions
-		memoized int  // assertions memo entries afterwards
-		traceHit bool // the memo supplies params.trace
-		traces   int  // trace memo entries afterwards
+		line  string
+		known int // specs the engine knows afterwards
 	}{
-		{spec, false, 1, false, 1},
-		{spec, true, 1, true, 1},
-		{batch(costly, list, ""), true, 1, false, 2}, // same assertions, another trace: evaluated afresh
-		{batch(refund, other, ""), false, 2, true, 2},
-		{batch(costly, other, ""), true, 2, true, 2},
-		{batch(refund, list, `,"extra":{"assertions":[{"decoy":1}]}`), true, 2, true, 2},   // the decoy is not params'
-		{batch(refund, third, `,"extra":{"assertions":[{"decoy":1}]}`), false, 2, true, 2}, // the last one seen is the decoy: nothing kept
-		{batch(refund, `[{"decoy":1}]`, ""), false, 2, true, 2},                            // never stored as third's text: an error, as fresh
-		{batch(cheap, list, `,"extra":{"trace":`+refund+`}`), true, 2, false, 2},           // the last trace seen is the decoy: nothing kept
-		{batch(invalid, list, ""), true, 2, false, 2},                                      // invalid: answered as fresh, not kept
-		{batch(invalid, list, ""), true, 2, false, 2},
+		{spec, 5},
+		{strings.ReplaceAll(spec, `"assert_00`, `"a_`), 5}, // new ids, the same specs: taken as known
+		{batch(costly, one("c1", "constraint", lte), ""), 6},
+		{batch(refund, one("c2", "constraint", lte), ""), 6},
+		{batch(refund, one("c3", "content", lte), ""), 6},                                                          // a known text under another type: 1002, as fresh
+		{batch(refund, one("c4", "constraint", strings.Replace(lte, `,`, `, `, 1)), ""), 7},                        // other white space: another text
+		{batch(refund, one("c5", "constraint", lte[:len(lte)-1]+`,"soft":true}`), ""), 8},                          // the known text's prefix
+		{batch(refund, one("c6", "constraint", `{"field":"x","operator":"lte","value":{"a":"}"}}`), ""), 9},        // brackets in strings
+		{batch(decoy, one("c7", "content", `{"target":"output.message","check":"contains","value":"x"}`), ""), 10}, // the decoy is not remembered
+		{batch(decoy, one("c8", "constraint", lte), `,"extra":{"spec":{"field":"y"}}`), 10},
+		{batch(invalid, list, ""), 10},                                 // invalid trace: answered as fresh
+		{batch(refund, one("c9", "constraint", lte+` `), `,"x":`), 10}, // a known spec in a line that does not parse
 	}
 	s := newReadyServer(t)
 	for i, tc := range lines {
 		req, perr := s.parseBatch([]byte(tc.line))
-		if perr != nil {
-			t.Fatalf("line %d: %v", i, perr)
-		}
-		_, reused := s.memos.assertions.extra(req.params["assertions"])
-		got := wireAnswer(s, req, nil)
+		got := wireAnswer(s, req, perr)
 		if !json.Valid([]byte(got)) {
 			t.Fatalf("line %d: answer is not JSON: %s", i, got)
 		}
-
 		fresh := newReadyServer(t)
-		freq, perr := parse([]byte(tc.line))
-		if perr != nil {
-			t.Fatal(perr)
+		freq, fperr := parse([]byte(tc.line))
+		if d := cmp.Diff(wireAnswer(fresh, freq, fperr), got); d != "" {
+			t.Errorf("line %d: answer with known specs differs (-fresh +known):\n%s", i, d)
 		}
-		if d := cmp.Diff(wireAnswer(fresh, freq, nil), got); d != "" {
-			t.Errorf("line %d: answer through the memo differs (-fresh +memo):\n%s", i, d)
-		}
-		if reused != tc.reused || len(s.memos.assertions.entries) != tc.memoized {
-			t.Errorf("line %d: assertions reused %v, %d memo entries; want %v, %d", i, reused, len(s.memos.assertions.entries), tc.reused, tc.memoized)
-		}
-		if req.traceKnown != tc.traceHit || len(s.memos.traces.entries) != tc.traces {
-			t.Errorf("line %d: trace reused %v, %d memo entries; want %v, %d", i, req.traceKnown, len(s.memos.traces.entries), tc.traceHit, tc.traces)
+		if n := s.engine.KnownSpecs(); n != tc.known {
+			t.Errorf("line %d: %d specs known, want %d", i, n, tc.known)
 		}
 	}
 }
 
-// FuzzMemos: lines parsed as the read loop parses evaluate_batch, through
-// the memos, answer byte for byte as the same lines decoded plainly by a
-// server that saw the same lines. The fuzzer can give the later lines
-// assertions or a trace that are the earlier ones' text, a prefix or an
+// FuzzKnownSpecs: lines parsed as the read loop parses evaluate_batch,
+// with specs known from earlier lines, answer byte for byte as the same
+// lines decoded plainly by a server that saw the same lines. The fuzzer can
+// give the later lines specs that are the earlier ones' text, a prefix or an
 // extension of it, or a decoy of it at the same depth in another object.
-func FuzzMemos(f *testing.F) {
+func FuzzKnownSpecs(f *testing.F) {
 	spec := specBatchLine(f)
 	var p struct {
 		Params struct{ Trace, Assertions json.RawMessage }
@@ -112,14 +102,19 @@ func FuzzMemos(f *testing.F) {
 	f.Add(spec, trDecoy, trLonger)
 	f.Add(trLonger, spec, trDecoy)
 	f.Add(trInvalid, trInvalid, spec)
+	lte := `{"field":"metadata.cost_usd","operator":"lte","value":0.01}`
+	specDecoy := strings.Replace(spec, `"context":{}`, `"context":{},"spec":`+lte, 1)
+	specLonger := strings.Replace(spec, lte, lte[:len(lte)-1]+`,"soft":true}`, 1)
+	f.Add(specDecoy, spec, specLonger)
+	f.Add(specLonger, strings.Replace(spec, lte, lte+` `, 1), specDecoy)
 	f.Fuzz(func(t *testing.T, a, b, c string) {
-		memo, plain := newReadyServer(t), newReadyServer(t)
+		known, plain := newReadyServer(t), newReadyServer(t)
 		for i, line := range []string{a, b, c} {
-			req, perr := memo.parseBatch([]byte(line))
+			req, perr := known.parseBatch([]byte(line))
 			preq, pperr := parse([]byte(line))
-			got, want := wireAnswer(memo, req, perr), wireAnswer(plain, preq, pperr)
+			got, want := wireAnswer(known, req, perr), wireAnswer(plain, preq, pperr)
 			if got != want || !json.Valid([]byte(got)) {
-				t.Fatalf("line %d: through the memo %s\nplainly %s", i, got, want)
+				t.Fatalf("line %d: with known specs %s\nplainly %s", i, got, want)
 			}
 		}
 	})
@@ -163,11 +158,10 @@ func TestLargeRequestsCollected(t *testing.T) {
 	}
 }
 
-// TestMemosShared pipelines batches that share memoized traces and
-// assertions through Serve, so that workers use the same decoded values at
-// once (run with -race, as .ci/run does): every answer must be the one a
+// TestKnownSpecsShared pipelines batches that share known specs through
+// Serve, so that workers use the same decoded values at once (run with -race, as .ci/run does): every answer must be the one a
 // fresh server gives the same line alone.
-func TestMemosShared(t *testing.T) {
+func TestKnownSpecsShared(t *testing.T) {
 	lines := sessionLines(t)
 	spec := lines[1]
 	variants := []string{
@@ -206,24 +200,34 @@ func TestMemosShared(t *testing.T) {
 			}
 		}
 	}
-	if got != len(want) || len(s.memos.traces.entries) != 2 {
-		t.Errorf("%d of %d batches answered, %d traces memoized (want 2)", got, len(want), len(s.memos.traces.entries))
+	if got != len(want) || s.engine.KnownSpecs() != 5 {
+		t.Errorf("%d of %d batches answered, %d specs known (want 5)", got, len(want), s.engine.KnownSpecs())
 	}
 }
 
-// TestMemoKeepsCopy: the memo keeps its own copy of a text, so the request
-// line that text was a slice of may be reused (the read loop's buffer) or
-// dropped once its request is answered.
-func TestMemoKeepsCopy(t *testing.T) {
-	var m memo[struct{}]
-	line := []byte(`{"a":1}`)
-	v := map[string]any{"a": json.Number("1")}
-	m.add(line, v, struct{}{})
-	copy(line, `{"b":2}`)
-	if n, got, ok := m.lookup([]byte(`{"a":1},"x":2}`)); !ok || n != len(line) || !same(got, v) {
-		t.Errorf("lookup after the line changed: %d, %v, %v; want %d, the value added, true", n, got, ok, len(line))
+// TestKnownSpecKeepsCopy: the engine keeps its own copy of a spec's text,
+// so the request line that text was a slice of may be reused (the read
+// loop's buffer) or dropped once its request is answered.
+func TestKnownSpecKeepsCopy(t *testing.T) {
+	s := newReadyServer(t)
+	line := []byte(specBatchLine(t))
+	if _, perr := s.parseBatch(line); perr != nil {
+		t.Fatal(perr)
 	}
-	if _, _, ok := m.lookup([]byte(`{"b":2}`)); ok {
-		t.Error("the changed line's text is found: the memo kept the line, not a copy")
+	sp := []byte(`{"field":"metadata.cost_usd","operator":"lte","value":0.01}`)
+	at := bytes.Index(line, sp)
+	if at < 0 {
+		t.Fatal("testdata/session.jsonl: no constraint spec")
+	}
+	n, v, ok := s.engine.KnownSpec(append(bytes.Clone(sp), `},{"x":1}`...))
+	if !ok || n != len(sp) || v == nil {
+		t.Fatalf("KnownSpec: %d, %v, %v; want %d, the spec, true", n, v, ok, len(sp))
+	}
+	copy(line[at:], `{"field":"metadata.cost_usd","operator":"gte"`)
+	if _, _, ok := s.engine.KnownSpec(append(bytes.Clone(sp), '}')); !ok {
+		t.Error("the spec is not known once the line changed: the engine kept the line, not a copy")
+	}
+	if _, _, ok := s.engine.KnownSpec(line[at:]); ok {
+		t.Error("the changed line's text is known")
 	}
 }

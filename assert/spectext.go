@@ -1,0 +1,174 @@
+// spectext.go: assertion specs kept by their exact text, so that a spec sent again is neither decoded nor compiled again.
+
+package assert
+
+import (
+	"container/list"
+	"reflect"
+	"sync"
+	"unsafe"
+)
+
+// SDKs send a suite's assertions with every trace, each with a fresh
+// assertion_id (../shared/sdk-compat.md): the ids change, the spec objects
+// do not, byte for byte. The engine keeps the specs of recent requests by
+// their exact text. A spec whose text is known is taken as the very value
+// decoded from it before (the decoder's trace.Watch Lookup, KnownSpec), and
+// that value finds its compiled checks by identity, without walking it
+// (prepare). A spec is found only by its whole exact text: other white space
+// or member order is decoded, hashed and compared as before.
+//
+// Bounds: specTextEntries texts of at most specTextMax bytes each.
+const (
+	specTextEntries = 1024
+	specTextMax     = 4 << 10
+)
+
+// specText is one known spec: its text, the value decoded from it (shared
+// read-only by every request that sends the text), and the checks compiled
+// from it, one per assertion type it was sent with.
+type specText struct {
+	text   string
+	spec   map[string]any
+	checks []typedCheck // under specTexts.mu
+	elem   *list.Element
+}
+
+type typedCheck struct {
+	typ string
+	chk check
+}
+
+// specTexts is a bounded LRU of specs, found by text or by value identity.
+type specTexts struct {
+	mu      sync.Mutex
+	order   list.List // front = most recent; elements hold *specText
+	byText  map[string]*specText
+	byValue map[unsafe.Pointer]*specText // the entry's spec map: it keeps the map alive, so no other map has its address
+}
+
+func (st *specTexts) init() {
+	st.byText = make(map[string]*specText)
+	st.byValue = make(map[unsafe.Pointer]*specText)
+}
+
+func identity(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
+
+// KnownSpec is a trace.Watch Lookup for the "spec" members of a request's
+// assertions (depth 4 of an evaluate_batch line): when rest starts with the
+// exact text of a spec that RememberSpec was given, it returns the length of
+// that text and the value decoded from it. The value is shared: no one may
+// modify it.
+func (e *Engine) KnownSpec(rest []byte) (int, any, bool) {
+	n := objectEnd(rest)
+	if n == 0 {
+		return 0, nil, false
+	}
+	st := &e.specs
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ent, ok := st.byText[string(rest[:n])]
+	if !ok {
+		return 0, nil, false
+	}
+	st.order.MoveToFront(ent.elem)
+	return n, ent.spec, true
+}
+
+// RememberSpec keeps a copy of text, the exact text of an assertion spec
+// object in a request, which decoded (at the depth where KnownSpec is
+// consulted, whole and with no duplicate member names) to v.
+func (e *Engine) RememberSpec(text []byte, v map[string]any) {
+	if len(text) > specTextMax || v == nil {
+		return
+	}
+	st := &e.specs
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, ok := st.byText[string(text)]; ok {
+		return // two requests with the same new text decoded at once
+	}
+	if _, ok := st.byValue[identity(v)]; ok {
+		return
+	}
+	ent := &specText{text: string(text), spec: v}
+	ent.elem = st.order.PushFront(ent)
+	st.byText[ent.text], st.byValue[identity(v)] = ent, ent
+	for st.order.Len() > specTextEntries {
+		old := st.order.Remove(st.order.Back()).(*specText)
+		delete(st.byText, old.text)
+		delete(st.byValue, identity(old.spec))
+	}
+}
+
+// knownCheck returns the check compiled for an assertion of type typ whose
+// spec is a value KnownSpec handed out, and whether spec is one at all.
+func (st *specTexts) knownCheck(spec map[string]any, typ string) (chk check, known bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ent, ok := st.byValue[identity(spec)]
+	if !ok {
+		return nil, false
+	}
+	for _, c := range ent.checks {
+		if c.typ == typ {
+			return c.chk, true
+		}
+	}
+	return nil, true
+}
+
+// addCheck records chk, compiled from spec (a known value) for type typ.
+func (st *specTexts) addCheck(spec map[string]any, typ string, chk check) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ent, ok := st.byValue[identity(spec)]
+	if !ok || len(ent.checks) >= len(compilers) {
+		return
+	}
+	for _, c := range ent.checks {
+		if c.typ == typ {
+			return
+		}
+	}
+	ent.checks = append(ent.checks, typedCheck{typ, chk})
+}
+
+// objectEnd returns the length of the object text rest starts with, judged
+// by brackets and string quotes only, or 0 when rest does not start with
+// '{' or the object is longer than specTextMax. The text is not validated:
+// KnownSpec only ever accepts a text that decoded whole before.
+func objectEnd(rest []byte) int {
+	if len(rest) == 0 || rest[0] != '{' {
+		return 0
+	}
+	depth := 0
+	for i := 0; i < len(rest) && i < specTextMax; i++ {
+		switch rest[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '"':
+			// Skip the string: up to the next quote not escaped.
+			for i++; i < len(rest); i++ {
+				if rest[i] == '\\' {
+					i++
+				} else if rest[i] == '"' {
+					break
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// KnownSpecs is the number of specs kept by their text (for tests).
+func (e *Engine) KnownSpecs() int {
+	e.specs.mu.Lock()
+	defer e.specs.mu.Unlock()
+	return e.specs.order.Len()
+}
