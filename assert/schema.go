@@ -97,7 +97,7 @@ func (c *schemaCheck) subject(in *input, ms []jsonpath.Match, failing bool) stri
 		}
 		return fmt.Sprintf("%s (all %d matches)", c.target.expr, len(ms))
 	}
-	s := fmt.Sprintf("%s for '%s'", kind, name)
+	s := kind + " for '" + name + "'"
 	switch {
 	case failing && !c.target.path.IsSingular():
 		s += " (" + ms[0].Location + ")"

@@ -78,6 +78,11 @@ const maxListed = 20
 // bracketNames prints names as the spec's explanations do: ['a', 'b'].
 func bracketNames(names []string) string {
 	var b strings.Builder
+	n := 2
+	for _, s := range names[:min(len(names), maxListed)] {
+		n += len(s) + 4
+	}
+	b.Grow(n + 16)
 	b.WriteByte('[')
 	for i, n := range names {
 		if i > 0 {

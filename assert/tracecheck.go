@@ -29,6 +29,7 @@ func isToolStep(typ string) bool { return typ == "tool_call" || typ == "retrieva
 // tool calls among them, built once per batch and shared by its trace checks.
 func (in *input) namedSteps() (all, tools []toolCall) {
 	in.callsOnce.Do(func() {
+		in.calls = make([]toolCall, 0, len(in.steps))
 		for i, s := range in.steps {
 			st, _ := s.(map[string]any)
 			typ, _ := st["type"].(string)
@@ -39,7 +40,7 @@ func (in *input) namedSteps() (all, tools []toolCall) {
 		in.toolCalls = in.calls
 		for _, c := range in.calls {
 			if !c.tool { // some step is not a tool call: keep a list without them
-				in.toolCalls = nil
+				in.toolCalls = make([]toolCall, 0, len(in.calls))
 				for _, c := range in.calls {
 					if c.tool {
 						in.toolCalls = append(in.toolCalls, c)
@@ -189,7 +190,7 @@ func (c *traceCheck) inOrder(calls []toolCall) (bool, string) {
 		}
 	}
 	if j == len(c.tools) {
-		return true, fmt.Sprintf("Tool sequence %s found in order at steps %s.", bracketNames(c.tools), intList(at))
+		return true, "Tool sequence " + bracketNames(c.tools) + " found in order at steps " + intList(at) + "."
 	}
 	why := fmt.Sprintf("'%s' was never called", c.tools[0])
 	if j > 0 {
