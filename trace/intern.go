@@ -9,9 +9,11 @@ import (
 
 // Short values repeat in traces (member names, step types, statuses, model
 // names, small numbers), and each one decoded costs an allocation for its
-// text and one for its interface box. The interner keeps the last value seen
-// in each slot of small direct-mapped tables: a hit costs a comparison, a
-// miss replaces the slot. The tables never grow, and they live in decoders
+// text and one for its interface box. The interner keeps the last two values
+// seen in each pair of slots of small tables: a hit costs a comparison or
+// two, a miss moves the pair's newer value to its second slot and takes the
+// first, so two frequent names that hash alike ("user_message" and
+// "total_tokens") both stay. The tables never grow, and they live in decoders
 // that a sync.Pool hands from one Decode call to the next, so names such as
 // "type" and "tool_call" are allocated once, not once per request.
 const (
@@ -25,12 +27,13 @@ type interner struct {
 	nums [internSlots]any // each a json.Number
 }
 
+// internSlot returns the first slot of b's pair (even); the other is slot+1.
 func internSlot(b []byte) int {
 	h := uint32(len(b))
 	for _, c := range b {
 		h = h*31 + uint32(c)
 	}
-	return int((h ^ h>>15) & (internSlots - 1))
+	return int((h ^ h>>15) & (internSlots - 2))
 }
 
 // key returns b as a string, shared with earlier equal member names.
@@ -42,8 +45,11 @@ func (in *interner) key(b []byte) string {
 	if s := in.keys[i]; s == string(b) {
 		return s
 	}
+	if s := in.keys[i+1]; s == string(b) {
+		return s
+	}
 	s := string(b)
-	in.keys[i] = s
+	in.keys[i+1], in.keys[i] = in.keys[i], s
 	return s
 }
 
@@ -54,22 +60,26 @@ func (in *interner) value(b []byte, number bool) any {
 		if len(b) > maxInternLen {
 			return json.Number(b)
 		}
-		e := &in.nums[internSlot(b)]
-		if n, ok := (*e).(json.Number); ok && string(n) == string(b) {
-			return *e
+		i := internSlot(b)
+		for _, e := range [2]any{in.nums[i], in.nums[i+1]} {
+			if n, ok := e.(json.Number); ok && string(n) == string(b) {
+				return e
+			}
 		}
-		*e = json.Number(b)
-		return *e
+		in.nums[i+1], in.nums[i] = in.nums[i], json.Number(b)
+		return in.nums[i]
 	}
 	if len(b) > maxInternLen {
 		return string(b)
 	}
-	e := &in.strs[internSlot(b)]
-	if s, ok := (*e).(string); ok && s == string(b) {
-		return *e
+	i := internSlot(b)
+	for _, e := range [2]any{in.strs[i], in.strs[i+1]} {
+		if s, ok := e.(string); ok && s == string(b) {
+			return e
+		}
 	}
-	*e = string(b)
-	return *e
+	in.strs[i+1], in.strs[i] = in.strs[i], string(b)
+	return in.strs[i]
 }
 
 // decoders reuses decoders, and with them their interners and scratch space.
