@@ -75,6 +75,9 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 // assertions reads the assertions param of a batch (spec §2.2 table).
 func assertions(p map[string]any) ([]assert.Assertion, error) {
 	v, ok := p["assertions"]
+	if t, read := v.(*taken); read {
+		return t.list, nil // read straight into assertions (assertions.go)
+	}
 	if !ok {
 		return nil, newError(codeInvalidParams, "evaluate_batch takes {trace, assertions} (spec §2.2).", "invalid params: missing required field 'assertions'")
 	}

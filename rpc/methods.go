@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"attest-engine/assert"
 	"attest-engine/trace"
 )
 
@@ -121,17 +122,25 @@ func (s *Server) parseBatch(line []byte) (*request, *Error) {
 		req.traceText = tw.Text
 	}
 	if r.n > 0 && s.engine != nil {
-		list, _ := req.params["assertions"].([]any)
-		for _, a := range list {
-			obj, _ := a.(map[string]any)
-			sp, ok := obj["spec"].(map[string]any)
-			if !ok {
-				continue
-			}
+		// Only the specs of params' own assertions are remembered.
+		remember := func(sp map[string]any) {
 			for _, f := range r.fresh[:r.n] {
 				if same(f.value, sp) {
 					s.engine.RememberSpec(f.text, sp)
-					break
+					return
+				}
+			}
+		}
+		switch list := req.params["assertions"].(type) {
+		case *taken:
+			for _, a := range list.list {
+				remember(a.Spec)
+			}
+		case []any:
+			for _, a := range list {
+				obj, _ := a.(map[string]any)
+				if sp, ok := obj["spec"].(map[string]any); ok {
+					remember(sp)
 				}
 			}
 		}
@@ -141,33 +150,41 @@ func (s *Server) parseBatch(line []byte) (*request, *Error) {
 
 // batchReuse is the decoder hook for one evaluate_batch line (made once per
 // pooled hook, so that a request allocates none): the watches are params'
-// trace member (depth 2) and the spec members of the assertions (depth 4);
-// fresh notes the specs decoded afresh, up to maxFreshSpecs of them.
+// trace member (depth 2), its assertions member (depth 2, read straight into
+// assertions when it can be: assertions.go), and the spec members of the
+// assertions (depth 4) when it could not; fresh notes the specs decoded
+// afresh, up to maxFreshSpecs of them.
 type batchReuse struct {
 	trace.Reuse
-	watches [2]trace.Watch
+	watches [3]trace.Watch
+	known   func([]byte) (int, any, bool) // the engine's KnownSpec
 	fresh   [maxFreshSpecs]struct {
 		text  []byte
 		value any
 	}
-	n int
+	n    int
+	list []assert.Assertion // readAssertions' scratch
 }
 
 const maxFreshSpecs = 16
 
 func newBatchReuse(known func([]byte) (int, any, bool)) *batchReuse {
-	r := &batchReuse{}
-	r.watches = [2]trace.Watch{
+	r := &batchReuse{known: known}
+	r.watches = [3]trace.Watch{
 		{Key: "trace", Depth: 2},
-		{Key: "spec", Depth: 4, Lookup: known, Decoded: func(text []byte, v any) {
-			if r.n < maxFreshSpecs {
-				r.fresh[r.n].text, r.fresh[r.n].value = text, v
-				r.n++
-			}
-		}},
+		{Key: "assertions", Depth: 2, Lookup: r.readAssertions},
+		{Key: "spec", Depth: 4, Lookup: known, Decoded: r.noteFresh},
 	}
 	r.Reuse = trace.Reuse{Members: r.watches[:]}
 	return r
+}
+
+// noteFresh notes a spec's text and the value decoded from it.
+func (r *batchReuse) noteFresh(text []byte, v any) {
+	if r.n < maxFreshSpecs {
+		r.fresh[r.n].text, r.fresh[r.n].value = text, v
+		r.n++
+	}
 }
 
 // release drops what r saw of a line and returns it to the pool.
