@@ -602,6 +602,17 @@ func DecodeString(data []byte) (s []byte, n int, ok bool) {
 	if len(data) == 0 || data[0] != '"' {
 		return nil, 0, false
 	}
+	// Printable ASCII without escapes (ids, type names, member names):
+	// no decoder needed.
+	for i := 1; i < len(data); i++ {
+		c := data[i]
+		if c == '"' {
+			return data[1:i], i + 1, true
+		}
+		if strSpecial[c] {
+			break
+		}
+	}
 	d := getDecoder(data)
 	defer putDecoder(d)
 	b, err := d.str()

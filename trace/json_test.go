@@ -368,3 +368,62 @@ func TestDecodeNonFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeStringValue: DecodeString and DecodeValue read one value at the
+// start of their input, as Decode reads it inside a document, and say how
+// long its text is; anything Decode would refuse there is refused.
+func TestDecodeStringValue(t *testing.T) {
+	strs := []struct {
+		in   string
+		want string
+		n    int // 0: refused
+	}{
+		{`"abc",1`, "abc", 5},
+		{`""}`, "", 2},
+		{`"a\"b\u00e9\n"x`, "a\"b\u00e9\n", 14},
+		{"\"h\xc3\xa9\"", "h\u00e9", 5},
+		{"\"a\xff\"", "", 0},
+		{"\"a\x01\"", "", 0},
+		{`"abc`, "", 0},
+		{`abc"`, "", 0},
+		{` "a"`, "", 0},
+		{`"\x"`, "", 0},
+	}
+	for _, tc := range strs {
+		s, n, ok := DecodeString([]byte(tc.in))
+		if ok != (tc.n > 0) || n != tc.n || string(s) != tc.want {
+			t.Errorf("DecodeString(%q) = %q, %d, %v; want %q, %d", tc.in, s, n, ok, tc.want, tc.n)
+		}
+	}
+	// Escaped strings come back in memory of their own, not the decoder's.
+	a, _, _ := DecodeString([]byte(`"x\ty"`))
+	if _, _, ok := DecodeString([]byte(`"\u0041\u0042\u0043"`)); !ok || string(a) != "x\ty" {
+		t.Errorf("an escaped string changed under a later decode: %q", a)
+	}
+	vals := []struct {
+		in    string
+		depth int
+		n     int // 0: refused
+	}{
+		{`{"a":[1,{"b":null}]} ,2`, 0, 20},
+		{`[1,2]]`, 3, 5},
+		{`"s"`, 0, 3},
+		{`-1.5e3,`, 0, 6},
+		{`{"a":1,"a":2}`, 0, 0},
+		{`{"a":1`, 0, 0},
+		{`[[1]]`, MaxDepth - 2, 5},
+		{`[[1]]`, MaxDepth - 1, 0},
+	}
+	for _, tc := range vals {
+		v, n, err := DecodeValue([]byte(tc.in), tc.depth)
+		if (err == nil) != (tc.n > 0) || n != tc.n {
+			t.Errorf("DecodeValue(%q, %d) = %v, %d, %v; want length %d", tc.in, tc.depth, v, n, err, tc.n)
+			continue
+		}
+		if tc.n > 0 {
+			if want, err := Decode([]byte(tc.in[:n])); err != nil || !cmp.Equal(v, want) {
+				t.Errorf("DecodeValue(%q) = %v, Decode of its text %v (%v)", tc.in, v, want, err)
+			}
+		}
+	}
+}
