@@ -394,3 +394,10 @@ func canonical(v any) string {
 	}
 	return string(b)
 }
+
+// Costly reports whether assertions of type typ are evaluated in layers 5–6
+// (embedding, llm_judge): they wait on providers.
+func Costly(typ string) bool {
+	c, ok := compilers[typ]
+	return ok && c.layer >= 5
+}

@@ -55,7 +55,19 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 	if method, ok := sniffMethod(line); ok && method == "evaluate_batch" && s.getState() == stateReady {
 		c := &call{line: line, fn: (*Server).evaluate}
 		if s.inline(line) {
-			s.spawn(c, true)
+			// Decoded here, then evaluated here unless it holds a layer
+			// 5–6 assertion: those wait on providers, and a request sent
+			// behind one must not wait with it (spec §1.5).
+			c.req, c.perr = s.parseBatch(line)
+			if c.perr != nil || !costly(c.req) {
+				s.spawn(c, true)
+				return
+			}
+			// The request keeps the trace's text, a slice of the reader's
+			// buffer: a worker gets its own copy.
+			c.req.traceText = bytes.Clone(c.req.traceText)
+			c.line = nil
+			s.spawn(c, false)
 			return
 		}
 		// The reader reuses its buffer: a small line is copied, a large one
@@ -86,23 +98,38 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 // inlineMaxBytes bounds the requests the read loop may answer itself.
 const inlineMaxBytes = 64 << 10
 
-// inline reports whether the read loop should evaluate a request itself
-// instead of handing it to a worker: when nothing else is in flight and
+// inline reports whether the read loop should decode a request itself, and
+// evaluate it unless it is costly: when nothing else is in flight and
 // nothing more has arrived (an SDK sending one request at a time), the
 // hand-off to another thread costs more than a small batch. When more input
 // is already buffered the SDK is pipelining, and the line goes to a worker
-// so that all cores evaluate (answering inline there would serialize the
-// whole stream on the read loop). Only small lines qualify, and only lines that cannot
-// hold a layer 5–6 assertion: those wait on providers, and a request sent
-// behind one must not wait with it (spec §1.5). The test is on the raw
-// bytes: without "judge", "embedding" or a \u escape, no assertion can have
-// one of those types.
+// undecoded, so that all cores decode and evaluate (answering inline there
+// would serialize the whole stream on the read loop). Only small lines
+// qualify.
 func (s *Server) inline(line []byte) bool {
 	return len(line) <= inlineMaxBytes && len(s.sem) == 0 &&
-		(s.lines == nil || s.lines.r.Buffered() == 0) &&
-		!bytes.Contains(line, []byte("judge")) &&
-		!bytes.Contains(line, []byte("embedding")) &&
-		!bytes.Contains(line, []byte(`\u`))
+		(s.lines == nil || s.lines.r.Buffered() == 0)
+}
+
+// costly reports whether a decoded evaluate_batch request holds an
+// assertion of layer 5 or 6 (assert.Costly), judged by its type.
+func costly(req *request) bool {
+	switch list := req.params["assertions"].(type) {
+	case *taken:
+		for _, a := range list.list {
+			if assert.Costly(a.Type) {
+				return true
+			}
+		}
+	case []any:
+		for _, a := range list {
+			obj, _ := a.(map[string]any)
+			if typ, _ := obj["type"].(string); assert.Costly(typ) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parseBatch is parse for an evaluate_batch line: it notes params.trace's

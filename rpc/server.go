@@ -255,7 +255,10 @@ func (s *Server) errorLine(req *request, e *Error) []byte {
 type call struct {
 	// req is the decoded request; nil for an evaluate_batch line that the
 	// read loop handed over undecoded (handleLine): run decodes line first.
-	req   *request
+	req *request
+	// perr is why line could not be decoded into a request, when the read
+	// loop decoded it (req may then hold its id).
+	perr  *Error
 	line  []byte
 	fn    func(s *Server, ctx context.Context, req *request) ([]byte, error)
 	large bool // counted in largeInFlight (see collectAfterBytes)
@@ -277,12 +280,12 @@ func (s *Server) spawn(c *call, inline bool) {
 	s.mu.Unlock()
 	if refused {
 		<-s.sem
-		if c.req == nil {
-			var perr *Error
-			if c.req, perr = parse(c.line); perr != nil {
-				s.replyError(c.req, perr)
-				return
-			}
+		if c.req == nil && c.perr == nil {
+			c.req, c.perr = parse(c.line)
+		}
+		if c.perr != nil {
+			s.replyError(c.req, c.perr)
+			return
 		}
 		s.refuseAfterShutdown(c.req)
 		return
@@ -338,13 +341,12 @@ func (s *Server) run(c *call) {
 		line []byte
 		err  error
 	)
-	if c.req == nil {
-		var perr *Error
-		c.req, perr = s.parseBatch(c.line)
-		c.line = nil // decoded: the line can go (see collectAfterBytes)
-		if perr != nil {
-			err = perr
-		}
+	if c.req == nil && c.perr == nil {
+		c.req, c.perr = s.parseBatch(c.line)
+	}
+	c.line = nil // decoded: the line can go (see collectAfterBytes)
+	if c.perr != nil {
+		err = c.perr
 	}
 	if err == nil {
 		// The request's deadline covers any method run here; evaluate_batch's

@@ -5,9 +5,13 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"attest-engine/assert"
 	"attest-engine/provider"
 
 	"github.com/google/go-cmp/cmp"
@@ -111,5 +115,72 @@ func TestProviderErrorsRetryable(t *testing.T) {
 		if !strings.Contains(line, `"code":2001`) || !strings.Contains(line, `"retryable":true`) {
 			t.Errorf("%s: want 2001, retryable", line)
 		}
+	}
+}
+
+// TestCostlyBatchNotInline: a lone batch with a layer 5–6 assertion, its
+// type written plainly or with an escape, is decoded by the read loop but
+// evaluated on a worker: the read loop returns while the judge has not
+// answered, so that a request sent behind it is read (spec §1.5). A lone
+// batch of cheap assertions is evaluated by the read loop itself.
+func TestCostlyBatchNotInline(t *testing.T) {
+	release := make(chan struct{})
+	judge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		http.Error(w, "gone", http.StatusServiceUnavailable)
+	}))
+	defer judge.Close()
+	defer close(release)
+	eng, err := assert.New(assert.Config{Settings: provider.Settings{
+		Judge:      provider.Config{Provider: "openai", BaseURL: judge.URL},
+		Getenv:     func(string) string { return "" },
+		HTTPClient: judge.Client(),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := specBatchLine(t)
+	var p struct {
+		Params struct{ Trace json.RawMessage }
+	}
+	if err := json.Unmarshal([]byte(spec), &p); err != nil {
+		t.Fatal(err)
+	}
+	batch := func(assertions string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"evaluate_batch","params":{"trace":` + string(p.Params.Trace) + `,"assertions":` + assertions + `}}`)
+	}
+	const judged = `{"assertion_id":"j","type":"llm_judge","spec":{"rubric":"helpfulness"}}`
+	const cheap = `{"assertion_id":"c","type":"content","spec":{"target":"output.message","check":"contains","value":"refund"}}`
+	tests := []struct {
+		name   string
+		line   []byte
+		inline bool
+	}{
+		{"judge", batch(`[` + cheap + `,` + judged + `]`), false},
+		{"escaped type", batch(`[` + strings.Replace(judged, "llm_judge", `llm\u005fjudge`, 1) + `]`), false},
+		{"read through maps", batch(`[` + strings.Replace(judged, `"spec"`, `"note":1,"spec"`, 1) + `]`), false},
+		{"embedding", batch(`[{"assertion_id":"e","type":"embedding","spec":{"target":"output.message","reference":"x","threshold":0.5}}]`), false},
+		{"cheap", batch(`[` + cheap + `]`), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(Options{Engine: eng})
+			s.state = stateReady
+			var out strings.Builder
+			s.out = &lineWriter{w: &out}
+			returned := make(chan struct{})
+			go func() {
+				s.handleLine(tc.line, len(tc.line), false)
+				close(returned)
+			}()
+			select {
+			case <-returned:
+				if tc.inline != (len(s.sem) == 0) {
+					t.Errorf("read loop returned with %d in flight; evaluated inline: want %v", len(s.sem), tc.inline)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the read loop waits on the judge")
+			}
+		})
 	}
 }
