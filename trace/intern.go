@@ -3,7 +3,9 @@
 package trace
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"sync"
 )
 
@@ -28,12 +30,20 @@ type interner struct {
 }
 
 // internSlot returns the first slot of b's pair (even); the other is slot+1.
+// It reads at most 16 bytes of b (its first and last 8, which overlap in a
+// shorter b), in two loads when b has 8 or more: a slot is a guess, and a
+// wrong one costs a comparison and a miss, never a wrong value.
 func internSlot(b []byte) int {
-	h := uint32(len(b))
-	for _, c := range b {
-		h = h*31 + uint32(c)
+	var h uint64
+	if n := len(b); n >= 8 {
+		h = binary.LittleEndian.Uint64(b) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(b[n-8:]), 29)
+	} else {
+		for _, c := range b {
+			h = h<<8 | uint64(c)
+		}
 	}
-	return int((h ^ h>>15) & (internSlots - 2))
+	h = (h ^ uint64(len(b))) * 0x9e3779b97f4a7c15
+	return int(h>>40) & (internSlots - 2)
 }
 
 // key returns b as a string, shared with earlier equal member names.
