@@ -168,3 +168,33 @@ func FuzzDecodeReusing(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeValue: DecodeValue and DecodeString read a prefix of their
+// input that Decode reads as the same value, and refuse input that does not
+// start with one. A reader that walks a document itself (rpc's assertions
+// reader) depends on both.
+func FuzzDecodeValue(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"x"]} ,`, `"a\u00e9\"",`, "\"a\xff\"", `[1,2`, `{"a":1,"a":2}`, `"plain" x`, `-0.5e1]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if v, n, err := DecodeValue(data, 0); err == nil {
+			want, werr := Decode(data[:n])
+			if werr != nil || !cmp.Equal(v, want) {
+				t.Fatalf("%q: DecodeValue %v (%d bytes), Decode of them %v, %v", data, v, n, want, werr)
+			}
+		}
+		if s, n, ok := DecodeString(data); ok {
+			want, werr := Decode(data[:n])
+			if werr != nil || want != string(s) {
+				t.Fatalf("%q: DecodeString %q (%d bytes), Decode of them %v, %v", data, s, n, want, werr)
+			}
+		} else if len(data) > 0 && data[0] == '"' {
+			if end := bytes.IndexByte(data[1:], '"'); end >= 0 && !bytes.ContainsAny(data[1:end+1], "\\") {
+				if v, err := Decode(data[:end+2]); err == nil {
+					t.Fatalf("%q: DecodeString refused a string Decode reads as %q", data, v)
+				}
+			}
+		}
+	})
+}
