@@ -100,6 +100,9 @@ func (r *batchReuse) release(pool *sync.Pool) {
 	}
 	clear(r.fresh[:r.n])
 	r.n = 0
+	if cap(r.list) > 256 {
+		r.list = nil // do not keep a huge batch's scratch alive
+	}
 	pool.Put(r)
 }
 
