@@ -159,7 +159,12 @@ func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byt
 	// its spec is the very document that compiled when it was recorded.
 	var traceHash uint64
 	hashed := false
-	var pending []prepared // made at the first miss: a batch answered whole allocates none
+	// A batch of up to 8 to evaluate keeps them on the stack.
+	var small [8]prepared
+	pending := small[:0]
+	if len(as) > len(small) {
+		pending = nil // made at the first miss: a batch answered whole allocates none
+	}
 	for i, a := range as {
 		if a.RequestID != "" {
 			if !hashed {
