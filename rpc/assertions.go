@@ -11,8 +11,12 @@ import (
 )
 
 // taken is params.assertions as readAssertions read it: it stands in the
-// params object for the array, which no one else reads.
-type taken struct{ list []assert.Assertion }
+// params object for the array, which no one else reads. A list of up to 8
+// lives in small: one allocation for both.
+type taken struct {
+	list  []assert.Assertion
+	small [8]assert.Assertion
+}
 
 // Assertion types, as constants: a type read from a line takes no
 // allocation when it is one of them.
@@ -49,7 +53,13 @@ func (r *batchReuse) readAssertions(rest []byte) (int, any, bool) {
 			continue
 		}
 		if p < len(rest) && rest[p] == ']' {
-			return p + 1, &taken{list: slices.Clone(list)}, true
+			t := &taken{}
+			if len(list) <= len(t.small) {
+				t.list = append(t.small[:0], list...)
+			} else {
+				t.list = slices.Clone(list)
+			}
+			return p + 1, t, true
 		}
 		r.n = nFresh
 		return 0, nil, false
