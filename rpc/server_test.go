@@ -133,6 +133,7 @@ func TestCostlyBatchNotInline(t *testing.T) {
 	defer close(release)
 	eng, err := assert.New(assert.Config{Settings: provider.Settings{
 		Judge:      provider.Config{Provider: "openai", BaseURL: judge.URL},
+		Embedding:  provider.Config{Provider: "openai", BaseURL: judge.URL},
 		Getenv:     func(string) string { return "" },
 		HTTPClient: judge.Client(),
 	}})
@@ -166,7 +167,7 @@ func TestCostlyBatchNotInline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(Options{Engine: eng})
 			s.state = stateReady
-			var out strings.Builder
+			var out lockedBuffer
 			s.out = &lineWriter{w: &out}
 			returned := make(chan struct{})
 			go func() {
@@ -176,7 +177,7 @@ func TestCostlyBatchNotInline(t *testing.T) {
 			select {
 			case <-returned:
 				if tc.inline != (len(s.sem) == 0) {
-					t.Errorf("read loop returned with %d in flight; evaluated inline: want %v", len(s.sem), tc.inline)
+					t.Errorf("read loop returned with %d in flight; evaluated inline: want %v (answer %.300s)", len(s.sem), tc.inline, out.String())
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("the read loop waits on the judge")
