@@ -25,7 +25,13 @@ import (
 
 // startBench starts an engine and initializes a session.
 func startBench(b *testing.B) (io.WriteCloser, *bufio.Reader, *exec.Cmd) {
-	cmd := exec.Command(buildEngine(b), "--log-level=error")
+	return startArgv(b, []string{buildEngine(b), "--log-level=error"})
+}
+
+// startArgv starts argv (an engine, or a floor program that reads lines the
+// same way) and initializes a session. BENCH_ENGINE_ENV applies to it.
+func startArgv(b *testing.B, argv []string) (io.WriteCloser, *bufio.Reader, *exec.Cmd) {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	if e := os.Getenv("BENCH_ENGINE_ENV"); e != "" {
 		cmd.Env = append(os.Environ(), strings.Fields(e)...)
 	}

@@ -119,23 +119,6 @@ func engineAnswer(b *testing.B, line string) string {
 	return lines[1]
 }
 
-// startArgv starts argv and sends initialize, as startBench does for the engine.
-func startArgv(b *testing.B, argv []string) (io.WriteCloser, *bufio.Reader, *exec.Cmd) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
-	r := bufio.NewReaderSize(stdout, 1<<20)
-	io.WriteString(stdin, initLine+"\n")
-	if _, err := r.ReadString('\n'); err != nil {
-		b.Fatal(err)
-	}
-	return stdin, r, cmd
-}
-
 // sdkEngines names the two processes each SDK-workload benchmark drives.
 func sdkEngines(b *testing.B) map[string][]string {
 	return map[string][]string{
