@@ -25,6 +25,9 @@ func TestBatchAllocations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation measurement skipped in -short mode")
 	}
+	if raceDetector {
+		t.Skip("counts allocations, which vary under the race detector")
+	}
 	spec := specBatchLine(t)
 	// 16 batches that differ in their trace only: each is decoded afresh,
 	// and none is answered from the idempotency record.
