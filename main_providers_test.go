@@ -134,7 +134,11 @@ func TestBinaryLayers56(t *testing.T) {
 		"lexical": "Lexical (not semantic) similarity",
 		"judge":   "Confirms the refund with its ID and timeline. Score 0.88 exceeds threshold 0.8.",
 	}
-	for _, r := range result["results"].([]any) {
+	results, _ := result["results"].([]any)
+	if len(results) != len(want) {
+		t.Fatalf("mixed batch: %d results for %d assertions: %v", len(results), len(want), ans)
+	}
+	for _, r := range results {
 		r := r.(map[string]any)
 		id := r["assertion_id"].(string)
 		if r["status"] != "pass" {

@@ -187,6 +187,9 @@ func TestEmbeddingCacheAndDedupe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(rs) != len(batch) {
+			t.Fatalf("%d results for %d assertions", len(rs), len(batch))
+		}
 		return rs
 	}
 	e1 := fakeEngine(t, f, func(ps *provider.Settings) { ps.CacheDir = dir })
@@ -304,6 +307,9 @@ func TestEmbeddingSharedTextInFlight(t *testing.T) {
 	}
 	if targets != 1 {
 		t.Errorf("six concurrent assertions on one target embedded it %d times, want 1", targets)
+	}
+	if len(rs) != len(as) {
+		t.Fatalf("%d results for %d assertions", len(rs), len(as))
 	}
 	for _, r := range rs {
 		if r.Status != Pass {

@@ -128,6 +128,9 @@ func evalOne(t testing.TB, typ string, c layerCase, tr map[string]any) layerAnsw
 // testdata/<layer>/results.golden.json.
 func runGolden(t *testing.T, layer, typ string) {
 	cases := loadCases(t, layer)
+	if len(cases) == 0 {
+		t.Fatalf("%s/cases.json holds no case", layer)
+	}
 	traces := map[string]map[string]any{}
 	got := make([]layerAnswer, len(cases))
 	seen := map[string]bool{}
@@ -428,6 +431,9 @@ func TestSpecBatch(t *testing.T) {
 		"Tool sequence ['lookup_order', 'process_refund'] found in order at steps [1, 2].",
 		"output.message contains 'refund'.",
 		"output.message does not contain 'cannot process'.",
+	}
+	if len(rs) != len(want) {
+		t.Fatalf("%d results, want %d: %+v", len(rs), len(want), rs)
 	}
 	for i, r := range rs {
 		if r.Status != Pass || r.Score != 1 || r.Explanation != want[i] || r.RequestID == "" {

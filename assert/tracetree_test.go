@@ -190,6 +190,9 @@ func TestScopedCostlyShareTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(rs) != len(as) {
+		t.Fatalf("%d results for %d assertions", len(rs), len(as))
+	}
 	for i, r := range rs {
 		if r.Status != Pass {
 			t.Errorf("%s scoped to %s: %s (%s), want pass: every agent of the tree has an output", r.AssertionID, as[i].AgentID, r.Status, r.Explanation)

@@ -115,6 +115,9 @@ func runSuiteFiles(t *testing.T, dir, glob string, opts *Options) suiteResult {
 			}
 		}
 	}
+	if res.total == 0 {
+		t.Fatalf("the suite files matching %s hold no test", glob)
+	}
 	return res
 }
 
