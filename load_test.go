@@ -68,6 +68,13 @@ func collect(t *testing.T, r *bufio.Reader) *collector {
 	return c
 }
 
+// answer is the answer received for id, nil before it arrives.
+func (c *collector) answer(id string) map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen[id]
+}
+
 // peakRSSKB is a running engine's peak resident memory so far, from
 // /proc/<pid>/status (VmHWM). The rusage of an exited child is not used:
 // os/exec starts children sharing the parent's memory until exec, and Linux
@@ -233,11 +240,16 @@ func TestBinarySlowReader(t *testing.T) {
 			}
 		}
 	}()
-	time.Sleep(2 * time.Second) // not reading: the pipes fill up
+	// Not reading: the answers fill the stdout pipe, the workers block on
+	// writing them, the 64 slots stay taken and the engine stops reading,
+	// so the writes of 3,000 requests (~4 MB) cannot all be taken: the
+	// pipes and the engine's buffers hold a few hundred answers and
+	// requests at most. An engine that took them all would be queueing
+	// answers, or reading past its bound, without limit.
 	select {
 	case <-sent:
-		t.Log("all requests were accepted while stdout was not read (answers fit the pipe)")
-	default:
+		t.Fatal("all requests were accepted while stdout was not read: the engine buffers without bound")
+	case <-time.After(2 * time.Second):
 	}
 	c := collect(t, e.stdout)
 	for range n {
