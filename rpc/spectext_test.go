@@ -231,3 +231,57 @@ func TestKnownSpecKeepsCopy(t *testing.T) {
 		t.Error("the changed line's text is known")
 	}
 }
+
+// TestMemoBounds: README "the assertions and trace memos: 8 texts of ≤ 64 KB
+// each". Twelve batches with new traces and new assertions leave 8 of each;
+// a trace or an assertion list over 64 KB is never kept, so its repeat is
+// decoded again.
+func TestMemoBounds(t *testing.T) {
+	spec := specBatchLine(t)
+	var p struct {
+		Params struct{ Trace, Assertions json.RawMessage }
+	}
+	if err := json.Unmarshal([]byte(spec), &p); err != nil {
+		t.Fatal(err)
+	}
+	refund := string(p.Params.Trace)
+	batch := func(trace, assertions string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"evaluate_batch","params":{"trace":` + trace + `,"assertions":` + assertions + `}}`
+	}
+	content := func(value string) string {
+		return `[{"assertion_id":"t1","type":"content","spec":{"target":"output.message","check":"not_contains","value":"` + value + `"}}]`
+	}
+	withID := func(id string) string {
+		tr := strings.Replace(refund, `"trace_id":"trc_abc123"`, `"trace_id":"`+id+`"`, 1)
+		if tr == refund {
+			t.Fatal("testdata/session.jsonl: no trace_id to change")
+		}
+		return tr
+	}
+	s := newReadyServer(t)
+	send := func(line string) *request {
+		t.Helper()
+		req, perr := s.parseBatch([]byte(line))
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		if got := wireAnswer(s, req, nil); !strings.Contains(got, `"status":"pass"`) {
+			t.Fatalf("answer %.300s: want a pass", got)
+		}
+		return req
+	}
+	for i := range memoEntries + 4 {
+		send(batch(withID(fmt.Sprint("trc_", i)), content(fmt.Sprint("absent ", i))))
+	}
+	if a, tr := len(s.memos.assertions.entries), len(s.memos.traces.entries); a != memoEntries || tr != memoEntries {
+		t.Errorf("after %d new traces and assertion lists: %d assertion and %d trace memo entries, want %d each", memoEntries+4, a, tr, memoEntries)
+	}
+	longTrace := strings.Replace(withID("trc_long"), `"message":"`, `"message":"`+strings.Repeat("x", memoMaxText), 1)
+	longList := content(strings.Repeat("y", memoMaxText))
+	for range 2 {
+		req := send(batch(longTrace, longList))
+		if _, reused := s.memos.assertions.extra(req.params["assertions"]); reused || req.traceKnown {
+			t.Errorf("a trace and assertions over %d bytes: trace reused %v, assertions reused %v; want neither kept", memoMaxText, req.traceKnown, reused)
+		}
+	}
+}
