@@ -225,3 +225,67 @@ func TestPatternSizeIsBounded(t *testing.T) {
 		t.Errorf(`format "regex" took %v on a long pattern`, d)
 	}
 }
+
+// chainLoader serves https://chain.test/d<i> as a schema whose $ref names
+// d<i+1>, up to d<last>, which is empty.
+type chainLoader struct{ last int }
+
+func (l chainLoader) Load(uri string) (any, error) {
+	var i int
+	if _, err := fmt.Sscanf(uri, "https://chain.test/d%d", &i); err != nil {
+		return nil, err
+	}
+	if i >= l.last {
+		return map[string]any{}, nil
+	}
+	return map[string]any{"$ref": fmt.Sprint("d", i+1)}, nil
+}
+
+// TestCompileBounds: README "compile: ≤ 2²⁰ subschemas, ≤ 1,000 loaded
+// documents". One past each bound is refused with an error naming it; the
+// document chain ends at 5,000 so that an engine without the bound
+// compiles it instead of looping.
+func TestCompileBounds(t *testing.T) {
+	root := map[string]any{"$ref": "https://chain.test/d0"}
+	if _, err := Compile(root, &Options{Loader: chainLoader{last: maxDocuments - 2}}); err != nil {
+		t.Errorf("a chain of %d documents besides the root: %v", maxDocuments-1, err)
+	}
+	_, err := Compile(root, &Options{Loader: chainLoader{last: 5000}})
+	if err == nil || !strings.Contains(err.Error(), "more than 1000 schema documents") {
+		t.Errorf("a chain of 5,000 documents: got %v, want the 1,000-document bound", err)
+	}
+
+	var b strings.Builder
+	b.WriteString(`{"allOf":[`)
+	for i := range maxNodes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("true") // a boolean schema is a subschema too, and decodes to no allocation
+	}
+	b.WriteString(`]}`)
+	_, err = Compile(decodeJSON(t, []byte(b.String())), nil)
+	if err == nil || !strings.Contains(err.Error(), "schema has more than 1048576 subschemas") {
+		t.Errorf("2²⁰ subschemas besides the root: got %.300v, want the 2²⁰-subschema bound", err)
+	}
+}
+
+// TestUnitsAreBoundedInCount: README "error units ≤ 1,000": 5,000 failing
+// items with short locations, far within the byte bound, give 1,000 units.
+func TestUnitsAreBoundedInCount(t *testing.T) {
+	s, err := Compile(decodeJSON(t, []byte(`{"items":{"type":"string"}}`)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := make([]any, 5000)
+	for i := range items {
+		items[i] = json.Number("1")
+	}
+	verr := s.Validate(items)
+	if verr == nil {
+		t.Fatal("5,000 failing items: valid")
+	}
+	if len(verr.Units) != maxUnits {
+		t.Errorf("5,000 failing items: %d units, want %d", len(verr.Units), maxUnits)
+	}
+}
