@@ -1,4 +1,4 @@
-// bounds_test.go: the README threat model's cache bounds, each filled past its size through the engine.
+// bounds_test.go: the README threat model's bounds on the engine's caches, each filled past its size.
 
 package assert
 
@@ -17,8 +17,9 @@ func lruLen[K comparable, V any](c *lru[K, V]) int {
 }
 
 // TestEngineCachesBounded: README "every cache is a bounded LRU (compiled
-// assertions, parsed paths, idempotency results, provider results)". Each
-// cache is driven past its size by distinct inputs and must stay at it.
+// assertions, parsed paths, idempotency results, ...)". Each cache is driven
+// past its size by distinct inputs and must stay at it. (The provider result
+// cache's bounds are tested in package provider.)
 func TestEngineCachesBounded(t *testing.T) {
 	eng, err := New(Config{})
 	if err != nil {
@@ -59,39 +60,5 @@ func TestEngineCachesBounded(t *testing.T) {
 	}
 	if n := lruLen(parsedPaths); n != pathCacheSize {
 		t.Errorf("parsed-path cache: %d entries after %d distinct paths, want %d", n, pathCacheSize+8, pathCacheSize)
-	}
-}
-
-// TestResultCacheBounded: README "the in-memory result cache is bounded at
-// 64 MiB as well as in entries" (cache_size, default 4096).
-func TestResultCacheBounded(t *testing.T) {
-	ps, err := newProviders(ProviderSettings{Getenv: envOf()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := ps.cache.mem.max; got != defaultCacheEntries {
-		t.Errorf("result cache without cache_size: %d entries, want the default %d", got, defaultCacheEntries)
-	}
-	c, err := newResultCache(16, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 24 {
-		c.put(cacheKey("small", fmt.Sprint(i)), []byte("v"))
-	}
-	if n := lruLen(c.mem); n != 16 {
-		t.Errorf("%d entries kept with cache_size 16", n)
-	}
-	// 80 values of 1 MiB (one shared buffer: only the weight is counted).
-	c, err = newResultCache(1000, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mib := make([]byte, 1<<20)
-	for i := range 80 {
-		c.put(cacheKey("large", fmt.Sprint(i)), mib)
-	}
-	if n, w := lruLen(c.mem), c.mem.weight; w > maxMemBytes || n != maxMemBytes>>20 {
-		t.Errorf("%d values of 1 MiB weighing %d bytes kept, want %d within %d bytes", n, w, maxMemBytes>>20, maxMemBytes)
 	}
 }
