@@ -141,6 +141,31 @@ func waitTaken(t *testing.T, w *Writer) {
 	t.Fatal("the writing goroutine never took the first line")
 }
 
+// TestNewQueuesAtMostLimit: README "lines queue in at most 1 MiB": the
+// writer New makes, on a stderr nobody reads, keeps 1 MiB of lines besides
+// the one being written and drops the rest.
+func TestNewQueuesAtMostLimit(t *testing.T) {
+	if Limit != 1<<20 {
+		t.Fatalf("Limit %d, README says 1 MiB", Limit)
+	}
+	g := newGate()
+	defer g.open()
+	w := New(g)
+	fit := Limit / 10 // 10-byte lines
+	writes := 1 + 2*fit
+	within(t, 10*time.Second, "writes to an unread stderr", func() {
+		for i := range writes {
+			w.Write([]byte(line(i % 1000)))
+			if i == 0 {
+				waitTaken(t, w) // the writer holds line 0, blocked on the gate
+			}
+		}
+	})
+	if got, want := w.Dropped(), int64(writes-1-fit); got != want {
+		t.Errorf("%d lines of 10 bytes to an unread stderr: %d dropped, want %d (1 MiB kept)", writes, got, want)
+	}
+}
+
 func TestLongerThanLimitDropped(t *testing.T) {
 	g := newGate()
 	g.open()
