@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -186,6 +187,50 @@ func TestCLIOrderAndBounds(t *testing.T) {
 		if strings.Contains(stderr.String(), "\r") {
 			t.Errorf("jobs %s: progress written to a stderr that is not a terminal: %q", jobs, stderr.String())
 		}
+	}
+}
+
+// xs reads as an endless run of 'x'.
+type xs struct{}
+
+func (xs) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// TestCLILineBound: a trace line over MaxLineBytes (16 MiB, as the server's
+// request lines) is that trace's error, read past without being held, and
+// the traces around it are evaluated.
+func TestCLILineBound(t *testing.T) {
+	if MaxLineBytes != 16<<20 {
+		t.Fatalf("MaxLineBytes %d, want 16 MiB", MaxLineBytes)
+	}
+	asserts := filepath.Join(t.TempDir(), "a.json")
+	if err := os.WriteFile(asserts, []byte(`[{"assertion_id":"a","type":"content","spec":{"target":"output.message","check":"contains","value":"refund"}}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ok := func(id string) string {
+		return `{"schema_version":1,"trace_id":"` + id + `","steps":[],"output":{"message":"refund"}}` + "\n"
+	}
+	const long = MaxLineBytes + 1
+	in := io.MultiReader(strings.NewReader(ok("trc_before")), io.LimitReader(xs{}, long), strings.NewReader("\n"+ok("trc_after")))
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), []string{"--trace", "-", "--assertions", asserts, "--format", "json"}, in, &stdout, &stderr)
+	var doc struct {
+		Traces []struct {
+			Name, Status string
+			Error        *struct{ Message string }
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("exit %d, report is not JSON: %v\n%s", code, err, stderr.String())
+	}
+	want := fmt.Sprintf("trace line exceeds max size: %d > %d bytes", long, MaxLineBytes)
+	if code != 1 || len(doc.Traces) != 3 || doc.Traces[0].Name != "trc_before" || doc.Traces[2].Name != "trc_after" ||
+		doc.Traces[0].Error != nil || doc.Traces[2].Error != nil || doc.Traces[1].Error == nil || doc.Traces[1].Error.Message != want {
+		t.Errorf("exit %d, report %+v: want exit 1, the long line's entry an error %q between two evaluated traces", code, doc.Traces, want)
 	}
 }
 
