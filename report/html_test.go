@@ -215,6 +215,25 @@ func TestHTMLReportBound(t *testing.T) {
 	}
 }
 
+// TestHTMLReportRowsCapped: past htmlMaxRows traces, rows stop and the rest
+// are counted; without the cap rows (up to htmlRowMax bytes each) would take
+// the page past htmlMaxBytes for runs beyond ~14,000 traces, which
+// TestHTMLReportBound, at 10,000, does not reach.
+func TestHTMLReportRowsCapped(t *testing.T) {
+	const extra = 7
+	var buf bytes.Buffer
+	if err := write(&buf, FormatHTML, largeRun(htmlMaxRows+extra, 1, 0, ""), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if n := strings.Count(page, `<tr class="row"`); n != htmlMaxRows {
+		t.Errorf("%d passing traces: %d rows, want %d", htmlMaxRows+extra, n, htmlMaxRows)
+	}
+	if want := fmt.Sprintf("%d more traces are counted above but not listed", extra); !strings.Contains(page, want) {
+		t.Errorf("the page does not say %q", want)
+	}
+}
+
 // halfSoft turns every other failing trace's hard failures soft.
 func halfSoft(traces []Trace) []Trace {
 	for i := range traces {
@@ -286,6 +305,36 @@ func FuzzHTMLReport(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHTMLFieldsCut: README "fields cut (names 128 bytes, texts 4 KiB)": a
+// 10,000-byte explanation shows its first 4 KiB and how much was left out,
+// and a 1,000-byte trace name its first 128 bytes.
+func TestHTMLFieldsCut(t *testing.T) {
+	name, expl := strings.Repeat("n", 1000), strings.Repeat("e", 10000)
+	tr := Trace{Name: name, Results: []Recorded{{TraceID: name, Type: "content",
+		Result: assert.Result{AssertionID: "a", Status: assert.HardFail, Explanation: expl}}}}
+	var buf bytes.Buffer
+	if err := write(&buf, FormatHTML, []Trace{tr}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, c := range []struct {
+		what     string
+		unit     byte
+		max      int
+		leftOver string
+	}{
+		{"trace name", 'n', htmlNameMax, ""},
+		{"explanation", 'e', htmlTextMax, fmt.Sprintf("[%d more bytes: see the JSON report]", len(expl)-htmlTextMax)},
+	} {
+		if !strings.Contains(page, strings.Repeat(string(c.unit), c.max)) || strings.Contains(page, strings.Repeat(string(c.unit), c.max+1)) {
+			t.Errorf("%s: not cut at %d bytes", c.what, c.max)
+		}
+		if !strings.Contains(page, c.leftOver) {
+			t.Errorf("%s: the page does not say %q", c.what, c.leftOver)
+		}
+	}
 }
 
 func TestSpecText(t *testing.T) {
