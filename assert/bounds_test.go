@@ -1,10 +1,11 @@
-// bounds_test.go: the README threat model's bounds on the engine's caches, each filled past its size.
+// bounds_test.go: the README threat model's bounds in the engine: caches filled past their size, batches checked whole first.
 
 package assert
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 )
@@ -62,5 +63,30 @@ func TestEngineCachesBounded(t *testing.T) {
 	}
 	if n := lruLen(parsedPaths); n != pathCacheSize {
 		t.Errorf("parsed-path cache: %d entries after %d distinct paths, want %d", n, pathCacheSize+8, pathCacheSize)
+	}
+}
+
+// TestBatchRefusedBeforeEvaluation: README "unknown types, bad regexes,
+// schemas and paths are 1002 before anything is evaluated": a batch with a
+// valid judge assertion and a bad one beside it is refused without a single
+// provider call.
+func TestBatchRefusedBeforeEvaluation(t *testing.T) {
+	f := newFake(t)
+	eng := fakeEngine(t, f, nil)
+	judge := Assertion{ID: "judge", Type: "llm_judge", Spec: map[string]any{"target": "output.message", "criteria": "Confirms the refund"}}
+	for _, bad := range []Assertion{
+		{ID: "type", Type: "vibes", Spec: map[string]any{}},
+		{ID: "regex", Type: "content", Spec: map[string]any{"target": "output.message", "check": "regex_match", "value": "("}},
+		{ID: "schema", Type: "schema", Spec: map[string]any{"target": "output.structured", "schema": map[string]any{"type": 5}}},
+		{ID: "path", Type: "embedding", Spec: map[string]any{"target": "output..message", "reference": "refund"}},
+	} {
+		_, err := eng.Evaluate(context.Background(), refund56(t), []Assertion{judge, bad})
+		var ae *Error
+		if !errors.As(err, &ae) || ae.AssertionID != bad.ID {
+			t.Errorf("%s: got %v, want the ASSERTION_ERROR of %s", bad.ID, err, bad.ID)
+		}
+		if n := len(f.requests()); n != 0 {
+			t.Fatalf("%s: %d provider calls before the batch was refused, want none", bad.ID, n)
+		}
 	}
 }
