@@ -112,8 +112,11 @@ func TestWatchGolden(t *testing.T) {
 // duration_ms, and nothing else changes.
 func TestWatchWallClock(t *testing.T) {
 	bin := buildEngine(t)
-	det, _ := runWatch(t, bin, nil, nil, "--suite", watchSuite, "--in", watchTraces, "--deterministic")
-	wall, _ := runWatch(t, bin, nil, nil, "--suite", watchSuite, "--in", watchTraces)
+	det, dcode := runWatch(t, bin, nil, nil, "--suite", watchSuite, "--in", watchTraces, "--deterministic")
+	wall, wcode := runWatch(t, bin, nil, nil, "--suite", watchSuite, "--in", watchTraces)
+	if len(lines(det)) == 0 || dcode != wcode {
+		t.Fatalf("%d lines, exit %d (deterministic) and %d: want result lines, and one exit status", len(lines(det)), dcode, wcode)
+	}
 	var stripped []string
 	for _, l := range lines(wall) {
 		var m map[string]any
@@ -147,9 +150,12 @@ func TestWatchDuplicates(t *testing.T) {
 	for _, l := range lines(string(data)) {
 		twice = append(twice, l+"\n"+l+"\n"...)
 	}
-	single, _ := runWatch(t, bin, nil, nil, "--suite", watchSuite, "--in", watchTraces, "--deterministic")
-	doubled, _ := runWatch(t, bin, twice, nil, "--suite", watchSuite, "--deterministic")
+	single, scode := runWatch(t, bin, nil, nil, "--suite", watchSuite, "--in", watchTraces, "--deterministic")
+	doubled, dcode := runWatch(t, bin, twice, nil, "--suite", watchSuite, "--deterministic")
 	want, got := byResultID(t, lines(single)), byResultID(t, lines(doubled))
+	if len(want) == 0 || scode != dcode {
+		t.Fatalf("%d result lines, exit %d (single) and %d (doubled): want result lines, and one exit status", len(want), scode, dcode)
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("de-duplicated doubled input differs from a single run (-single +doubled):\n%s", diff)
 	}
