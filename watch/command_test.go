@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -114,6 +115,41 @@ func TestSuite(t *testing.T) {
 			t.Errorf("%s: error %q, want %q", tt.name, msg, tt.err)
 		}
 	}
+	// README threat model "watch suite file | 4 MiB, 1,000 assertions, names
+	// ≤ 256 bytes, 10,000 agents in sample_rates and in filter": one past
+	// each bound is refused, the bound itself accepted.
+	one := func(name string) string { return `{"name":"` + name + `","type":"trace","spec":{}}` }
+	many := func(n int, item func(int) string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = item(i)
+		}
+		return strings.Join(parts, ",")
+	}
+	rates := func(n int) string {
+		return `{"assertions":[` + one("a") + `],"sample_rates":{` + many(n, func(i int) string { return fmt.Sprintf(`"agent-%d":0.5`, i) }) + `}}`
+	}
+	bounds := []struct {
+		name, text, err string
+	}{
+		{"1,000 assertions", `{"assertions":[` + many(MaxAssertions, func(i int) string { return one(fmt.Sprint("a", i)) }) + `]}`, ""},
+		{"1,001 assertions", `{"assertions":[` + many(MaxAssertions+1, func(i int) string { return one(fmt.Sprint("a", i)) }) + `]}`, "1001 assertions, more than 1000"},
+		{"256-byte name", `{"assertions":[` + one(strings.Repeat("n", MaxNameBytes)) + `]}`, ""},
+		{"257-byte name", `{"assertions":[` + one(strings.Repeat("n", MaxNameBytes+1)) + `]}`, `assertions[0]: "name" must be a string of 1 to 256 bytes`},
+		{"10,000 sample rates", rates(MaxAgentRates), ""},
+		{"10,001 sample rates", rates(MaxAgentRates + 1), `"sample_rates" must be an object of at most 10000 agent ids → rates`},
+	}
+	for _, tt := range bounds {
+		_, err := parseSuite([]byte(tt.text))
+		if msg := fmt.Sprint(err); (tt.err == "" && err != nil) || (tt.err != "" && msg != tt.err) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.err)
+		}
+	}
+	big := `{"assertions":[` + one("a") + `],"filter":{"agent_ids":["` + strings.Repeat("x", MaxSuiteBytes) + `"]}}`
+	if _, err := ReadSuite(strings.NewReader(big), "big.json"); err == nil || err.Error() != "suite big.json: larger than 4194304 bytes" {
+		t.Errorf("a suite file over 4 MiB: error %v, want it refused by size", err)
+	}
+
 	// The hash is of the canonical form: white space and member order do not count.
 	a, _ := parseSuite([]byte(`{"assertions":[{"name":"a","type":"trace","spec":{"x":1,"y":2}}]}`))
 	b, _ := parseSuite([]byte("{ \"assertions\" : [ {\"spec\":{\"y\":2,\"x\":1}, \"type\":\"trace\", \"name\":\"a\"} ] }"))
