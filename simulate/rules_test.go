@@ -1,12 +1,14 @@
 package simulate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
 
 func TestParseTableErrors(t *testing.T) {
 	big := `"` + strings.Repeat("x", MaxPayload) + `"`
+	long := strings.Repeat("x", MaxText+1)
 	cases := []struct{ name, in, want string }{
 		{"mocks not an array", `{"mocks": {}}`, `mocks[-1]: must be an array`},
 		{"rule not an object", `{"mocks": [1]}`, `mocks[0]: must be an object`},
@@ -34,6 +36,12 @@ func TestParseTableErrors(t *testing.T) {
 		{"dialect", `{"faults": [{"id": "f", "tool": "t", "kind": "error", "dialect": "gemini"}]}`, `fault rule "f": dialect: must be openai or anthropic`},
 		{"tool missing", `{"faults": [{"id": "f", "kind": "empty"}]}`, `fault rule "f": tool: required`},
 		{"id too long", `{"faults": [{"id": "` + strings.Repeat("i", 129) + `", "tool": "t", "kind": "empty"}]}`, `faults[0]: id: must have 1 to 128 bytes`},
+		// README threat model: 4,096-byte texts, durations ≤ 10 minutes.
+		{"error message over 4 KiB", `{"faults": [{"id": "f", "tool": "t", "kind": "error", "message": "` + long + `"}]}`, `fault rule "f": message: must have 1 to 4096 bytes`},
+		{"timeout message over 4 KiB", `{"faults": [{"id": "f", "tool": "t", "kind": "timeout", "message": "` + long + `"}]}`, `fault rule "f": message: must have 1 to 4096 bytes`},
+		{"injected text over 4 KiB", `{"faults": [{"id": "f", "tool": "t", "kind": "inject", "text": "` + long + `"}]}`, `fault rule "f": text: must have 1 to 4096 bytes`},
+		{"timeout over bound", `{"faults": [{"id": "f", "tool": "t", "kind": "timeout", "ms": 600001}]}`, `fault rule "f": ms: must be an integer from 0 to 600000`},
+		{"latency min over bound", `{"faults": [{"id": "f", "tool": "t", "kind": "latency", "min_ms": 600001, "max_ms": 600002}]}`, `fault rule "f": min_ms: must be an integer from 0 to 600000`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,6 +61,13 @@ func TestParseTableCounts(t *testing.T) {
 	}
 	if _, err := ParseTable(mocks, nil); err == nil || !strings.Contains(err.Error(), "at most 256 mock rules") {
 		t.Errorf("257 mocks: %v", err)
+	}
+	var faults []any
+	for i := range MaxFaults + 1 {
+		faults = append(faults, map[string]any{"id": fmt.Sprint("f", i), "tool": "t", "kind": "empty"})
+	}
+	if _, err := ParseTable(nil, faults); err == nil || !strings.Contains(err.Error(), "at most 256 fault rules") {
+		t.Errorf("257 faults: %v", err)
 	}
 }
 
