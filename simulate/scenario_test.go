@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -189,5 +190,47 @@ func TestScenarioLimit(t *testing.T) {
 	var le *LimitError
 	if !errors.As(err, &le) {
 		t.Errorf("scenario %d: %v, want a LimitError", MaxScenarios+1, err)
+	}
+}
+
+// TestRepeatScenarioLimit: at most MaxRepeatScenarios (1,024) scenarios
+// with repeats are summarized in a session: one more is a LimitError, a
+// known one still counts.
+func TestRepeatScenarioLimit(t *testing.T) {
+	r := NewRepeats()
+	for i := range MaxRepeatScenarios {
+		if err := r.Record(fmt.Sprint("s", i), 1, true, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var le *LimitError
+	if err := r.Record("one too many", 1, true, true); !errors.As(err, &le) {
+		t.Errorf("scenario %d with repeats: %v, want a LimitError", MaxRepeatScenarios+1, err)
+	}
+	if err := r.Record("s0", 2, true, true); err != nil {
+		t.Errorf("a known scenario past the bound: %v", err)
+	}
+}
+
+// TestScenarioCallLimit: README "≤ 100,000 calls each": the call past it is
+// a LimitError, and another scenario still answers.
+func TestScenarioCallLimit(t *testing.T) {
+	tb := table(t, `{"mocks": [{"id": "m", "tool": "*", "result": 1}]}`)
+	sim := New()
+	call := func(scenario string) error {
+		_, err := sim.Call(tb, Call{ScenarioID: scenario, Seed: "1", Tool: "t", Args: map[string]any{}})
+		return err
+	}
+	for range MaxCalls {
+		if err := call("full"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var le *LimitError
+	if err := call("full"); !errors.As(err, &le) {
+		t.Errorf("call %d of one scenario: %v, want a LimitError", MaxCalls+1, err)
+	}
+	if err := call("other"); err != nil {
+		t.Errorf("another scenario: %v", err)
 	}
 }

@@ -105,6 +105,10 @@ func TestParseUserRequestErrors(t *testing.T) {
 		{`{"scripted": [1]}`, "scripted[0]: must be a string"},
 		{`{"stop_tokens": [""]}`, "stop_tokens: must not hold an empty string"},
 		{`{"fault_config": 1}`, "fault_config: must be an object"},
+		// README threat model: 1,000 turns, 4 MiB of content in all.
+		{`{"conversation_history": [` + strings.TrimSuffix(strings.Repeat(`{"role": "user", "content": "x"},`, MaxHistory+1), ",") + `]}`, "conversation_history: must be an array of at most 1000 turns"},
+		{`{"conversation_history": [{"role": "user", "content": "` + strings.Repeat("x", MaxHistoryBytes/2) + `"}, {"role": "assistant", "content": "` + strings.Repeat("x", MaxHistoryBytes/2+1) + `"}]}`,
+			"conversation_history: content exceeds 4194304 bytes in all"},
 	}
 	for _, c := range cases {
 		_, err := ParseUserRequest(decode(t, c.in).(map[string]any))
