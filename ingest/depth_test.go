@@ -1,0 +1,38 @@
+// depth_test.go: the README bound on OTLP attribute values: nested at most 32 levels.
+
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+// otlpNested is one OTLP span line whose attribute value is levels deep: a
+// string inside levels-1 arrayValues.
+func otlpNested(levels int) string {
+	v := `{"stringValue":"x"}`
+	for range levels - 1 {
+		v = `{"arrayValue":{"values":[` + v + `]}}`
+	}
+	return `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"s"},"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b175","name":"root","kind":1,` +
+		`"startTimeUnixNano":"1763950000000000000","endTimeUnixNano":"1763950001000000000","attributes":[{"key":"deep","value":` + v + `}]}]}]}]}` + "\n"
+}
+
+// TestAttributeDepthBound: README threat model "OTLP attribute values
+// nested ≤ 32 levels": a value at the bound is read, one past it refused
+// with an error naming the nesting.
+func TestAttributeDepthBound(t *testing.T) {
+	for _, c := range []struct {
+		levels  int
+		wantErr bool
+	}{{1, false}, {maxValueDepth, false}, {maxValueDepth + 1, true}, {1000, true}} {
+		g := run(t, []byte(otlpNested(c.levels)), Limits{})
+		errs := strings.Join(g.Warnings, "\n")
+		for _, tr := range g.Traces {
+			errs += "\n" + tr.Error
+		}
+		if got := strings.Contains(errs, "nested too deeply"); got != c.wantErr || (!c.wantErr && len(g.Traces) != 1) {
+			t.Errorf("%d levels: %d traces, errors %q; want refused: %v", c.levels, len(g.Traces), errs, c.wantErr)
+		}
+	}
+}
