@@ -4,6 +4,10 @@ package history
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -51,5 +55,40 @@ func TestWebhookDefaults(t *testing.T) {
 	if c.MaxAttempts != 5 || c.MaxRetryAfter != 60*time.Second || c.Timeout != 10*time.Second || c.QueueSize != 256 {
 		t.Errorf("defaults: %d attempts, Retry-After cap %v, %v per attempt, queue %d; README says 5, 60s, 10s, 256",
 			c.MaxAttempts, c.MaxRetryAfter, c.Timeout, c.QueueSize)
+	}
+}
+
+// TestWebhookAnswerBounded: README "webhook answers read to 64 KiB and
+// discarded": a receiver answering 32 MiB cannot make the sender read it
+// all; the sender closes the connection, so the receiver's writes fail
+// long before the end.
+func TestWebhookAnswerBounded(t *testing.T) {
+	const answer = 32 << 20
+	written := make(chan int, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusOK)
+		chunk := make([]byte, 64<<10)
+		n := 0
+		for n < answer {
+			k, err := w.Write(chunk)
+			n += k
+			if err != nil {
+				break
+			}
+		}
+		written <- n
+	}))
+	defer srv.Close()
+	wh := startWebhook(WebhookConfig{URL: srv.URL, MaxAttempts: 1}, slog.New(slog.DiscardHandler))
+	wh.enqueue(Alert{ID: "00112233deadbeef", Assertion: "a", Kind: KindPassRate, Explanation: "x"})
+	wh.close()
+	select {
+	case n := <-written:
+		if n >= answer {
+			t.Errorf("the sender read the receiver's whole %d-byte answer", n)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the receiver's answer was neither read nor refused within 30s")
 	}
 }
