@@ -1,4 +1,4 @@
-// depth_test.go: the README bound on OTLP attribute values: nested at most 32 levels.
+// bounds_test.go: README threat-model bounds of watch input: OTLP attribute nesting, and the assembler's defaults.
 
 package ingest
 
@@ -34,5 +34,14 @@ func TestAttributeDepthBound(t *testing.T) {
 		if got := strings.Contains(errs, "nested too deeply"); got != c.wantErr || (!c.wantErr && len(g.Traces) != 1) {
 			t.Errorf("%d levels: %d traces, errors %q; want refused: %v", c.levels, len(g.Traces), errs, c.wantErr)
 		}
+	}
+}
+
+// TestLimitsDefaults: README "open traces ≤ 10,000, spans per trace ≤
+// 10,000, span text held ≤ 64 MiB" are what zero Limits become (the
+// assembler's own tests set small limits).
+func TestLimitsDefaults(t *testing.T) {
+	if l := (Limits{}).withDefaults(); l.OpenTraces != 10000 || l.SpansPerTrace != 10000 || l.Bytes != 64<<20 {
+		t.Errorf("defaults: %d open traces, %d spans per trace, %d bytes; README says 10,000, 10,000 and 64 MiB", l.OpenTraces, l.SpansPerTrace, l.Bytes)
 	}
 }
