@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -18,7 +19,8 @@ func lruLen[K comparable, V any](c *lru[K, V]) int {
 }
 
 // TestEngineCachesBounded: README "every cache is a bounded LRU (compiled
-// assertions, parsed paths, idempotency results, ...)". Each cache is driven
+// assertions, parsed paths, idempotency results, ..., assertion specs known
+// by their text: 1,024 texts of ≤ 4 KB each)". Each cache is driven
 // past its size by distinct inputs and must stay at it. (The provider result
 // cache's bounds are tested in package provider.)
 func TestEngineCachesBounded(t *testing.T) {
@@ -52,6 +54,24 @@ func TestEngineCachesBounded(t *testing.T) {
 	}
 	if n := lruLen(eng.results); n != resultCacheSize {
 		t.Errorf("idempotency record: %d entries after %d request_ids, want %d", n, resultCacheSize+8, resultCacheSize)
+	}
+
+	// Assertion specs known by their text: 1,024 texts of at most 4 KB.
+	for i := range specTextEntries + 8 {
+		text := fmt.Sprintf(`{"field":"metadata.cost_usd","operator":"lte","value":%d}`, i)
+		eng.RememberSpec([]byte(text), map[string]any{"field": "metadata.cost_usd", "operator": "lte", "value": json.Number(fmt.Sprint(i))})
+	}
+	if n := eng.KnownSpecs(); n != specTextEntries {
+		t.Errorf("spec texts: %d kept after %d distinct ones, want %d", n, specTextEntries+8, specTextEntries)
+	}
+	fresh, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := `{"target":"output.message","check":"contains","value":"` + strings.Repeat("x", specTextMax) + `"}`
+	fresh.RememberSpec([]byte(long), map[string]any{"target": "output.message", "check": "contains", "value": strings.Repeat("x", specTextMax)})
+	if n := fresh.KnownSpecs(); n != 0 {
+		t.Errorf("a spec text of %d bytes is kept (%d known); the bound is %d", len(long), n, specTextMax)
 	}
 
 	// Parsed paths: shared by every engine of the process, so only the
