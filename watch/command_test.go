@@ -170,3 +170,23 @@ func FuzzSuite(f *testing.F) {
 		}
 	})
 }
+
+// TestWarningsLoggedOnceBounded: a validation warning is logged once per
+// text, and at most maxWarnings (64) texts are remembered: further ones
+// are not logged, so the set cannot grow with hostile traces.
+func TestWarningsLoggedOnceBounded(t *testing.T) {
+	var logged []string
+	e := &evaluator{warn: func(msg string) { logged = append(logged, msg) }}
+	var ws []string
+	for i := range maxWarnings + 36 {
+		ws = append(ws, fmt.Sprintf("unknown step type 't%d' tolerated", i))
+	}
+	e.logWarnings(ws)
+	e.logWarnings(ws)
+	if len(logged) != maxWarnings || len(e.warned) != maxWarnings {
+		t.Errorf("%d distinct warnings given twice: %d logged, %d remembered; want %d each", len(ws), len(logged), len(e.warned), maxWarnings)
+	}
+	if len(logged) > 0 && logged[0] != ws[0]+" (logged once)" {
+		t.Errorf("first line logged %q", logged[0])
+	}
+}
