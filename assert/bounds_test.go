@@ -11,13 +11,6 @@ import (
 	"testing"
 )
 
-// lruLen is the number of entries c holds.
-func lruLen[K comparable, V any](c *lru[K, V]) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.items)
-}
-
 // TestEngineCachesBounded: README "every cache is a bounded LRU (compiled
 // assertions, parsed paths, idempotency results, ..., assertion specs known
 // by their text: 1,024 texts of ≤ 4 KB each)". Each cache is driven
@@ -38,7 +31,7 @@ func TestEngineCachesBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := lruLen(eng.compiled); n != compiledCacheSize {
+	if n := eng.compiled.Len(); n != compiledCacheSize {
 		t.Errorf("compiled-assertion cache: %d entries after %d distinct specs, want %d", n, compiledCacheSize+8, compiledCacheSize)
 	}
 
@@ -52,7 +45,7 @@ func TestEngineCachesBounded(t *testing.T) {
 	if _, err := eng.Evaluate(ctx, refund, as); err != nil {
 		t.Fatal(err)
 	}
-	if n := lruLen(eng.results); n != resultCacheSize {
+	if n := eng.results.Len(); n != resultCacheSize {
 		t.Errorf("idempotency record: %d entries after %d request_ids, want %d", n, resultCacheSize+8, resultCacheSize)
 	}
 
@@ -81,7 +74,7 @@ func TestEngineCachesBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := lruLen(parsedPaths); n != pathCacheSize {
+	if n := parsedPaths.Len(); n != pathCacheSize {
 		t.Errorf("parsed-path cache: %d entries after %d distinct paths, want %d", n, pathCacheSize+8, pathCacheSize)
 	}
 }

@@ -3,6 +3,7 @@
 package assert
 
 import (
+	"attest-engine/lru"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,8 +45,8 @@ const (
 // Engine evaluates batches. It is safe for concurrent use.
 type Engine struct {
 	cfg      Config
-	compiled *lru[specKey, compiledEntry]  // type + spec hash → compiled check
-	results  *lru[string, idempotentEntry] // request_id → earlier result
+	compiled *lru.Cache[specKey, compiledEntry]  // type + spec hash → compiled check
+	results  *lru.Cache[string, idempotentEntry] // request_id → earlier result
 	// thresholds learns "threshold": "dynamic" (dynamic.go); nil refuses it
 	thresholds Thresholds
 	specs      specTexts // recent specs by their exact text (spectext.go)
@@ -95,8 +96,8 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg:      cfg,
-		compiled: newLRU[specKey, compiledEntry](compiledCacheSize),
-		results:  newLRU[string, idempotentEntry](resultCacheSize),
+		compiled: lru.New[specKey, compiledEntry](compiledCacheSize),
+		results:  lru.New[string, idempotentEntry](resultCacheSize),
 		prov:     p,
 	}
 	e.specs.init()
@@ -170,7 +171,7 @@ func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byt
 			if !hashed {
 				traceHash, hashed = traceKey(tr, text), true
 			}
-			if ent, ok := e.results.get(a.RequestID); ok && ent.matches(a, traceHash) {
+			if ent, ok := e.results.Get(a.RequestID); ok && ent.matches(a, traceHash) {
 				// The recorded result, under this request's assertion_id:
 				// an SDK files answers by it (the id is not part of what
 				// the record matches on).
@@ -220,7 +221,7 @@ func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byt
 
 	for _, p := range pending {
 		if p.a.RequestID != "" && !results[p.idx].Skipped {
-			e.results.put(p.a.RequestID, idempotentEntry{typ: p.a.Type, agent: p.a.AgentID, spec: p.a.Spec, traceHash: traceHash, result: results[p.idx]})
+			e.results.Put(p.a.RequestID, idempotentEntry{typ: p.a.Type, agent: p.a.AgentID, spec: p.a.Spec, traceHash: traceHash, result: results[p.idx]})
 		}
 	}
 	return results, nil
@@ -372,14 +373,14 @@ func (e *Engine) prepare(pending []prepared) error {
 // share one compiled check, found by hash and confirmed by sameJSON.
 func (e *Engine) compile(typ string, c compiler, sp spec) (check, error) {
 	key := specKey{typ, hashValue(map[string]any(sp))}
-	if ent, ok := e.compiled.get(key); ok && sameJSON(ent.spec, map[string]any(sp)) {
+	if ent, ok := e.compiled.Get(key); ok && sameJSON(ent.spec, map[string]any(sp)) {
 		return ent.chk, nil
 	}
 	chk, err := c.compile(e, sp)
 	if err != nil {
 		return nil, err
 	}
-	e.compiled.put(key, compiledEntry{spec: sp, chk: chk})
+	e.compiled.Put(key, compiledEntry{spec: sp, chk: chk})
 	return chk, nil
 }
 

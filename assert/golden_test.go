@@ -3,6 +3,7 @@
 package assert
 
 import (
+	"attest-engine/lru"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -312,12 +313,12 @@ func TestIdempotency(t *testing.T) {
 				}
 				a := Assertion{ID: id, Type: "constraint", Spec: st.spec, RequestID: "req_1"}
 				key := specKey{a.Type, hashValue(a.Spec)}
-				if _, ok := eng.compiled.get(key); !ok {
+				if _, ok := eng.compiled.Get(key); !ok {
 					c, err := compileConstraint(eng, spec(a.Spec))
 					if err != nil {
 						t.Fatal(err)
 					}
-					eng.compiled.put(key, compiledEntry{spec: a.Spec, chk: countingCheck{c, &n}})
+					eng.compiled.Put(key, compiledEntry{spec: a.Spec, chk: countingCheck{c, &n}})
 				}
 				rs, err := eng.Evaluate(context.Background(), st.trace, []Assertion{a})
 				if err != nil {
@@ -358,7 +359,7 @@ func TestIdempotencyByText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng.compiled.put(specKey{a.Type, hashValue(cost)}, compiledEntry{spec: cost, chk: countingCheck{c, &n}})
+	eng.compiled.Put(specKey{a.Type, hashValue(cost)}, compiledEntry{spec: cost, chk: countingCheck{c, &n}})
 	text, _ := json.Marshal(refund)
 	spaced, _ := json.MarshalIndent(refund, "", " ")
 	for i, st := range []struct {
@@ -389,11 +390,11 @@ func TestIdempotencyBeforeCompile(t *testing.T) {
 	if _, err := eng.Evaluate(context.Background(), refund, []Assertion{a}); err != nil {
 		t.Fatal(err)
 	}
-	eng.compiled = newLRU[specKey, compiledEntry](compiledCacheSize) // forget the compiled check
+	eng.compiled = lru.New[specKey, compiledEntry](compiledCacheSize) // forget the compiled check
 	if _, err := eng.Evaluate(context.Background(), refund, []Assertion{a}); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(eng.compiled.items); n != 0 {
+	if n := eng.compiled.Len(); n != 0 {
 		t.Errorf("a batch answered from the record compiled %d checks, want none", n)
 	}
 	bad := []struct {

@@ -3,6 +3,7 @@
 package assert
 
 import (
+	"attest-engine/lru"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +18,7 @@ import (
 // same path (many content checks on output.message) share one parse.
 const pathCacheSize = 1024
 
-var parsedPaths = newLRU[string, *jsonpath.Path](pathCacheSize)
+var parsedPaths = lru.New[string, *jsonpath.Path](pathCacheSize)
 
 // target is a parsed path of a spec field, with the text as written, which
 // explanations use to name it (spec §2.2: "output.message contains ...").
@@ -37,7 +38,7 @@ func parseTarget(s spec, name string) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	if p, ok := parsedPaths.get(expr); ok {
+	if p, ok := parsedPaths.Get(expr); ok {
 		return target{expr, p}, nil
 	}
 	p, err := jsonpath.Parse(expr)
@@ -49,7 +50,7 @@ func parseTarget(s spec, name string) (target, error) {
 		}
 		return target{}, specErrorf(pathExamples, "unsupported JSONPath expression '%s'", expr)
 	}
-	parsedPaths.put(expr, p)
+	parsedPaths.Put(expr, p)
 	return target{expr, p}, nil
 }
 

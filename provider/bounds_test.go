@@ -7,13 +7,6 @@ import (
 	"testing"
 )
 
-// lruLen is the number of entries c holds.
-func lruLen[K comparable, V any](c *lru[K, V]) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.items)
-}
-
 // TestResultCacheBounded: README "the in-memory result cache is bounded at
 // 64 MiB as well as in entries" (cache_size, default 4096).
 func TestResultCacheBounded(t *testing.T) {
@@ -21,7 +14,7 @@ func TestResultCacheBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ps.cache.mem.max; got != defaultCacheEntries {
+	if got := ps.cache.mem.Cap(); got != defaultCacheEntries {
 		t.Errorf("result cache without cache_size: %d entries, want the default %d", got, defaultCacheEntries)
 	}
 	c, err := newResultCache(16, "", 0)
@@ -31,7 +24,7 @@ func TestResultCacheBounded(t *testing.T) {
 	for i := range 24 {
 		c.put(CacheKey("small", fmt.Sprint(i)), []byte("v"))
 	}
-	if n := lruLen(c.mem); n != 16 {
+	if n := c.mem.Len(); n != 16 {
 		t.Errorf("%d entries kept with cache_size 16", n)
 	}
 	// 80 values of 1 MiB (one shared buffer: only the weight is counted).
@@ -43,7 +36,7 @@ func TestResultCacheBounded(t *testing.T) {
 	for i := range 80 {
 		c.put(CacheKey("large", fmt.Sprint(i)), mib)
 	}
-	if n, w := lruLen(c.mem), c.mem.weight; w > maxMemBytes || n != maxMemBytes>>20 {
+	if n, w := c.mem.Len(), c.mem.Weight(); w > maxMemBytes || n != maxMemBytes>>20 {
 		t.Errorf("%d values of 1 MiB weighing %d bytes kept, want %d within %d bytes", n, w, maxMemBytes>>20, maxMemBytes)
 	}
 }

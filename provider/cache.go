@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"attest-engine/lru"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -31,7 +32,7 @@ const maxMemBytes = 64 << 20
 // least recently used files removed first. The cache is best-effort: a
 // directory that cannot be read or written behaves as a miss.
 type resultCache struct {
-	mem    *lru[string, []byte]
+	mem    *lru.Cache[string, []byte]
 	dir    string
 	maxDir int64
 
@@ -40,7 +41,7 @@ type resultCache struct {
 }
 
 func newResultCache(entries int, dir string, maxDir int64) (*resultCache, error) {
-	mem := newWeightedLRU[string, []byte](entries, maxMemBytes, func(v []byte) int64 { return int64(len(v)) })
+	mem := lru.NewWeighted[string, []byte](entries, maxMemBytes, func(v []byte) int64 { return int64(len(v)) })
 	c := &resultCache{mem: mem, dir: dir, maxDir: maxDir}
 	if dir == "" {
 		return c, nil
@@ -75,7 +76,7 @@ func CacheKey(parts ...string) string {
 }
 
 func (c *resultCache) get(key string) ([]byte, bool) {
-	if v, ok := c.mem.get(key); ok {
+	if v, ok := c.mem.Get(key); ok {
 		return v, true
 	}
 	if c.dir == "" {
@@ -92,12 +93,12 @@ func (c *resultCache) get(key string) ([]byte, bool) {
 	}
 	now := time.Now()
 	_ = os.Chtimes(path, now, now) // recently used: pruned last
-	c.mem.put(key, v)
+	c.mem.Put(key, v)
 	return v, true
 }
 
 func (c *resultCache) put(key string, v []byte) {
-	c.mem.put(key, v)
+	c.mem.Put(key, v)
 	if c.dir == "" || len(v) > maxCacheValue {
 		return
 	}

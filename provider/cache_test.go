@@ -101,39 +101,3 @@ func FuzzDecodeVector(f *testing.F) {
 		}
 	})
 }
-
-// TestLRUWeight: a weighted LRU keeps its values' total weight within its
-// budget, evicting the least recently used first, and does not keep a value
-// heavier than the whole budget; the count bound still holds.
-func TestLRUWeight(t *testing.T) {
-	c := newWeightedLRU[string, []byte](3, 10, func(v []byte) int64 { return int64(len(v)) })
-	put := func(k string, n int) { c.put(k, make([]byte, n)) }
-	has := func() (keys string) {
-		for _, k := range []string{"a", "b", "c", "d", "e", "big"} {
-			if _, ok := c.items[k]; ok {
-				keys += k
-			}
-		}
-		return keys
-	}
-	steps := []struct {
-		key  string
-		size int
-		want string // keys kept afterwards
-		why  string
-	}{
-		{"a", 4, "a", "within budget"},
-		{"b", 4, "ab", "8 of 10"},
-		{"c", 4, "bc", "12 > 10: the oldest goes"},
-		{"b", 1, "bc", "a smaller value under a kept key: 5 of 10"},
-		{"d", 1, "bcd", "6 of 10"},
-		{"e", 1, "bde", "the count bound (3) evicts too: c, least recently used since b was put again"},
-		{"big", 11, "", "heavier than the budget: nothing is kept, itself included"},
-	}
-	for _, st := range steps {
-		put(st.key, st.size)
-		if got := has(); got != st.want || c.weight > 10 {
-			t.Errorf("after %s=%d: kept %q weighing %d, want %q: %s", st.key, st.size, got, c.weight, st.want, st.why)
-		}
-	}
-}
