@@ -256,7 +256,11 @@ func TestWatchBadFlags(t *testing.T) {
 		{"--suite", watchSuite, "--sample", "2"},
 		{"--suite", watchSuite, "--shard", "3/3"},
 		{"--suite", watchSuite, "--listen", "0.0.0.0:0"},
-		{"--suite", watchSuite, "--state-dir", dir},
+		{"--suite", watchSuite, "--state-dir", dir, "--fsync", "sometimes"},
+		{"--suite", watchSuite, "--fsync", "never"},
+		{"--suite", watchSuite, "--alert-webhook", "http://127.0.0.1:1/"},
+		{"--suite", watchSuite, "--state-dir", dir, "--alert-webhook", "ftp://127.0.0.1/"},
+		{"--suite", watchSuite, "--state-dir", big}, // a file, not a dir
 		{"--suite", big},
 		{"--suite", watchSuite, "--follow"},
 	} {

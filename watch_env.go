@@ -1,4 +1,4 @@
-// watch_env.go: what the watch command gets from main: the version, the logger, the environment.
+// watch_env.go: what the watch command gets from main: the version, the logger, the environment, and the result history behind its Recorder seam.
 
 package main
 
@@ -7,13 +7,15 @@ import (
 	"log/slog"
 	"os"
 
+	"attest-engine/history"
 	"attest-engine/watch"
 )
 
 func watchEnv() watch.Env {
 	return watch.Env{
-		Version: version,
-		Getenv:  os.Getenv,
+		Version:  version,
+		Getenv:   os.Getenv,
+		Recorder: openWatchHistory,
 		Logger: func(w io.Writer, level string) (*slog.Logger, error) {
 			l, err := parseLevel(level)
 			if err != nil {
@@ -23,3 +25,45 @@ func watchEnv() watch.Env {
 		},
 	}
 }
+
+// openWatchHistory opens --state-dir for the watch command: alerts go to
+// the dir's alerts.ndjson (history's default) and, with --alert-webhook, to
+// the webhook, signed with $ATTEST_WEBHOOK_SECRET when it is set.
+func openWatchHistory(cfg watch.HistoryConfig, log *slog.Logger) (watch.Recorder, error) {
+	opts := history.Options{Logger: log}
+	if cfg.Fsync != "" {
+		p, err := history.ParseSync(cfg.Fsync)
+		if err != nil {
+			return nil, err
+		}
+		opts.Sync = p
+	}
+	if cfg.Webhook != "" {
+		opts.Webhook = &history.WebhookConfig{URL: cfg.Webhook}
+		if cfg.WebhookSecret != "" {
+			opts.Webhook.Secret = []byte(cfg.WebhookSecret)
+		} else {
+			log.Warn("--alert-webhook: " + watch.WebhookSecretEnv + " is not set: alerts are sent unsigned")
+		}
+	}
+	s, err := history.Open(cfg.Dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	return watchHistory{s}, nil
+}
+
+// watchHistory adapts a history.Store to the watch command's Recorder: each
+// result line becomes a history.Result, keyed by the suite's assertion name
+// and windowed by the trace's input position.
+type watchHistory struct{ s *history.Store }
+
+func (h watchHistory) Record(r watch.Result) error {
+	hr, err := history.ParseLine(r.TraceID, r.Assertion, r.Type, r.Status, r.Score, r.TS, r.Seq, r.ResultID)
+	if err != nil {
+		return err
+	}
+	return h.s.Record(hr)
+}
+
+func (h watchHistory) Close() error { return h.s.Close() }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"runtime"
 	"time"
@@ -22,21 +23,40 @@ type Env struct {
 	Version string
 	// Recorder opens the history kept in a state directory; nil when the
 	// engine is built without one (then --state-dir is an error).
-	Recorder func(dir string, log *slog.Logger) (Recorder, error)
+	Recorder func(cfg HistoryConfig, log *slog.Logger) (Recorder, error)
 	Getenv   func(string) string
 	Logger   func(w io.Writer, level string) (*slog.Logger, error)
 }
 
+// HistoryConfig is what the flags say of the result history; main's
+// Recorder opens it. The package does not depend on the history's.
+type HistoryConfig struct {
+	Dir string // --state-dir
+	// Fsync is --fsync: "always", "interval", "never", or "" for the
+	// history's default.
+	Fsync string
+	// Webhook is --alert-webhook (an http or https URL, "" for none), and
+	// WebhookSecret the HMAC key from WebhookSecretEnv ("" sends no
+	// signature).
+	Webhook       string
+	WebhookSecret string
+}
+
+// WebhookSecretEnv names the variable holding --alert-webhook's signing
+// secret: a secret does not belong on a command line (ps shows it).
+const WebhookSecretEnv = "ATTEST_WEBHOOK_SECRET"
+
 // options are the parsed flags.
 type options struct {
-	suite, in, out, format, config, stateDir, listen string
-	follow, deterministic, listenAny                 bool
-	rate                                             sample.Rate
-	shard                                            sample.Shard
-	jobs                                             int
-	timeout                                          time.Duration
-	limits                                           ingest.Limits
-	maxLine                                          int
+	suite, in, out, format, config, listen string
+	history                                HistoryConfig
+	follow, deterministic, listenAny       bool
+	rate                                   sample.Rate
+	shard                                  sample.Shard
+	jobs                                   int
+	timeout                                time.Duration
+	limits                                 ingest.Limits
+	maxLine                                int
 }
 
 // Run is `attest-engine watch`. Exit status: 0 when the input was read to
@@ -73,7 +93,9 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	rate := fs.String("sample", "1", "sampling rate from 0 to 1, by trace id (OpenTelemetry consistent probability)")
 	shard := fs.String("shard", "", "take shard I of N (0-based), as I/N")
 	shards := fs.Int("shards", 0, "number of shards, the index taken from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
-	fs.StringVar(&o.stateDir, "state-dir", "", "directory of the result history (drift and alerts)")
+	fs.StringVar(&o.history.Dir, "state-dir", "", "directory of the result history (drift and alerts)")
+	fs.StringVar(&o.history.Fsync, "fsync", "", "with --state-dir: when the history is flushed to disk: always, interval or never (default never)")
+	fs.StringVar(&o.history.Webhook, "alert-webhook", "", "with --state-dir: also POST drift alerts to this http(s) URL, signed with $"+WebhookSecretEnv)
 	fs.StringVar(&o.listen, "listen", "", "also accept OTLP/JSON on POST /v1/traces at this address (loopback only)")
 	fs.BoolVar(&o.listenAny, "listen-any-address", false, "let --listen bind a non-loopback address")
 	fs.BoolVar(&o.deterministic, "deterministic", false, "no wall-clock fields; traces close by event time only: the same input gives the same bytes")
@@ -120,6 +142,12 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	case o.limits.OpenTraces < 0 || o.limits.SpansPerTrace < 0 || o.limits.Bytes < 0:
 		return bad("bounds must not be negative")
 	}
+	if msg := checkHistory(o.history); msg != "" {
+		return bad("%s", msg)
+	}
+	if o.history.Webhook != "" {
+		o.history.WebhookSecret = env.Getenv(WebhookSecretEnv)
+	}
 	o.timeout = *timeout
 	if o.in == "" && o.listen == "" {
 		o.in = "-"
@@ -135,6 +163,25 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 		log.Info("shard", "shard", o.shard.String(), "from", source)
 	}
 	return o, log, 0
+}
+
+// checkHistory says what is wrong with the history flags, "" when nothing.
+func checkHistory(h HistoryConfig) string {
+	switch {
+	case h.Dir == "" && h.Fsync != "":
+		return "--fsync needs --state-dir"
+	case h.Dir == "" && h.Webhook != "":
+		return "--alert-webhook needs --state-dir"
+	case h.Fsync != "" && h.Fsync != "always" && h.Fsync != "interval" && h.Fsync != "never":
+		return fmt.Sprintf("--fsync %q: want always, interval or never", h.Fsync)
+	}
+	if h.Webhook != "" {
+		u, err := url.Parse(h.Webhook)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Sprintf("--alert-webhook %q: want an http or https URL", h.Webhook)
+		}
+	}
+	return ""
 }
 
 // openOut opens the result file: appended, so that a restarted consumer

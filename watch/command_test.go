@@ -36,7 +36,7 @@ func (r *recorder) Close() error { r.closed = true; return nil }
 func testEnv(rec Recorder) Env {
 	return Env{
 		Version:  "test",
-		Recorder: func(string, *slog.Logger) (Recorder, error) { return rec, nil },
+		Recorder: func(HistoryConfig, *slog.Logger) (Recorder, error) { return rec, nil },
 		Getenv:   func(string) string { return "" },
 		Logger: func(w io.Writer, _ string) (*slog.Logger, error) {
 			return slog.New(slog.NewJSONHandler(w, nil)), nil
@@ -188,5 +188,46 @@ func TestWarningsLoggedOnceBounded(t *testing.T) {
 	}
 	if len(logged) > 0 && logged[0] != ws[0]+" (logged once)" {
 		t.Errorf("first line logged %q", logged[0])
+	}
+}
+
+// TestHistoryFlags: --fsync and --alert-webhook reach the Recorder, with
+// the secret from the environment; without --state-dir they are refused.
+func TestHistoryFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want *HistoryConfig // nil: exit 2
+	}{
+		{[]string{"--state-dir", "d"}, &HistoryConfig{Dir: "d"}},
+		{[]string{"--state-dir", "d", "--fsync", "interval", "--alert-webhook", "https://hooks.example/x"},
+			&HistoryConfig{Dir: "d", Fsync: "interval", Webhook: "https://hooks.example/x", WebhookSecret: "k"}},
+		{[]string{"--fsync", "always"}, nil},
+		{[]string{"--alert-webhook", "https://hooks.example/x"}, nil},
+		{[]string{"--state-dir", "d", "--fsync", "often"}, nil},
+		{[]string{"--state-dir", "d", "--alert-webhook", "hooks.example/x"}, nil},
+	} {
+		var got *HistoryConfig
+		env := testEnv(&recorder{})
+		env.Getenv = func(k string) string {
+			if k == WebhookSecretEnv {
+				return "k"
+			}
+			return ""
+		}
+		env.Recorder = func(cfg HistoryConfig, _ *slog.Logger) (Recorder, error) { got = &cfg; return &recorder{}, nil }
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"--suite", "../testdata/watch/suite.json"}, tc.args...), strings.NewReader(""), &out, &errb, env)
+		if tc.want == nil {
+			if code != 2 || got != nil {
+				t.Errorf("%v: exit %d, recorder opened %v; want exit 2", tc.args, code, got)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errb.String())
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%v: (-want +got):\n%s", tc.args, diff)
+		}
 	}
 }

@@ -63,11 +63,11 @@ func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
 	c := &command{o: o, suite: suite, log: log, prefer: suite.maxRate(o.rate)}
 	c.ev = &evaluator{engine: engine, timeout: o.timeout, suite: suite, version: env.Version,
 		wallClock: !o.deterministic, warn: func(msg string) { log.Warn(msg) }}
-	if o.stateDir != "" {
+	if o.history.Dir != "" {
 		if env.Recorder == nil {
 			return nil, errors.New("--state-dir: this engine is built without result history")
 		}
-		if c.rec, err = env.Recorder(o.stateDir, log); err != nil {
+		if c.rec, err = env.Recorder(o.history, log); err != nil {
 			return nil, fmt.Errorf("--state-dir: %v", err)
 		}
 	}
