@@ -41,6 +41,7 @@ type Store struct {
 	alertF   *os.File
 	hook     *webhook
 	closed   bool
+	readOnly bool // OpenReadOnly: no log, no lock, no sinks
 }
 
 // Open opens or creates the state dir dir and recovers it: the summary
@@ -241,6 +242,9 @@ func (s *Store) Add(r Result) ([]Alert, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.readOnly {
+		return nil, ErrReadOnly
+	}
 	if s.closed {
 		return nil, ErrClosed
 	}
@@ -291,7 +295,8 @@ func (s *Store) writeSnapshotLocked() error {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.readOnly {
+		s.closed = true
 		return nil
 	}
 	s.closed = true
