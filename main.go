@@ -41,6 +41,8 @@ const usage = `usage:
   attest-engine eval [flags]     evaluate traces from files (attest-engine eval -h)
   attest-engine watch [flags]    evaluate production traces continuously (attest-engine watch -h)
   attest-engine merge DST SRC... add the result histories (--state-dir) of shards into DST
+  attest-engine report --state-dir DIR --html FILE
+                                 draw a result history as one HTML page (attest-engine report -h)
   attest-engine version          print the version
 
 flags:
@@ -88,6 +90,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return watch.Run(ctx, args[1:], stdin, stdout, sink, watchEnv())
 		case "merge":
 			return history.Main(args[1:], stdout, stderr)
+		case "report":
+			return runReport(args[1:], stdout, stderr)
 		case "version": // the earlier engine's subcommand (../shared/sdk-compat.md)
 			if len(args) > 1 {
 				return usageError("version takes no arguments, got %q", args[1])
