@@ -54,18 +54,35 @@ func TestReportFile(t *testing.T) {
 				len(doc.Traces[0].Results) == 2 && doc.Traces[1].Name == "trc_wire" &&
 				doc.Totals.Scenarios["refund"].N == 3 && doc.Totals.Scenarios["refund"].Passes == 2 && len(doc.Totals.Scenarios["refund"].PassHatK) == 3
 		}},
-		{"report.xml", "JUnit for .xml: one testsuite per trace", func(data []byte) bool {
+		{"report.xml", "JUnit for .xml: one testsuite per trace, then the scenario's with its summary as properties", func(data []byte) bool {
 			var doc struct {
-				Suites []struct{} `xml:"testsuite"`
+				Suites []struct {
+					Name  string `xml:"name,attr"`
+					Tests int    `xml:"tests,attr"`
+					Props []struct {
+						Name  string `xml:"name,attr"`
+						Value string `xml:"value,attr"`
+					} `xml:"properties>property"`
+				} `xml:"testsuite"`
 			}
-			return xml.Unmarshal(data, &doc) == nil && len(doc.Suites) == 3
+			if xml.Unmarshal(data, &doc) != nil || len(doc.Suites) != 4 {
+				return false
+			}
+			sc := doc.Suites[3]
+			props := map[string]string{}
+			for _, p := range sc.Props {
+				props[p.Name] = p.Value
+			}
+			return sc.Name == "scenario refund" && sc.Tests == 0 && props["n"] == "3" && props["passes"] == "2" &&
+				props["pass^3"] == "0" && props["wilson_95_low"] == "0.2076596008020477"
 		}},
 		{"report.html", "HTML for .html: the failing trace open with its type and spec, the passing one a row, a timestamp", func(data []byte) bool {
 			page := string(data)
 			for _, want := range []string{"<title>attest-engine report: FAIL</title>", `data-status="hard_fail" data-name="trc_&lt;b&gt;"`,
 				`<b>c2</b> <i>content</i>`, `<pre>{
   &#34;value&#34;: &#34;&lt;script&gt;&#34;
-}</pre>`, `<td>trc_wire</td>`, `<p class="meta">generated 2`} {
+}</pre>`, `<td>trc_wire</td>`, `<p class="meta">generated 2`,
+				`<tr><td>refund</td><td>3</td><td>2</td><td>0.208–0.939</td><td>pass^1 0.667 · pass^2 0.333 · pass^3 0.000</td></tr>`} {
 				if !strings.Contains(page, want) {
 					return false
 				}

@@ -4,6 +4,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"io"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"attest-engine/assert"
+	"attest-engine/simulate"
 )
 
 // htmlReport writes one HTML file that needs nothing else: its style sheet,
@@ -60,6 +62,9 @@ const (
 	htmlMaxTypes      = 64      // assertion types in the summary table; others count as "other"
 	htmlNameMax       = 128     // bytes of a trace name, assertion id, type, suite, plugin, request id
 	htmlTextMax       = 4 << 10 // bytes of an explanation, message, detail, spec
+	// htmlMaxScenarios: rows of the scenario table (a session keeps at most
+	// as many, simulate.MaxRepeatScenarios), about 1 KiB each at worst.
+	htmlMaxScenarios = 1024
 )
 
 type htmlSection struct {
@@ -224,6 +229,13 @@ func (h *htmlReport) End(tot *Totals) error {
 		p.Types = append(p.Types, htmlTypeRow{htmlTypeStats: *s, Mean: score(s.ScoreSum / float64(max(s.N, 1)))})
 	}
 	slices.SortFunc(p.Types, func(a, b htmlTypeRow) int { return strings.Compare(a.Name, b.Name) })
+	for i := range tot.Scenarios {
+		if i == htmlMaxScenarios {
+			p.MoreScenarios = len(tot.Scenarios) - i
+			break
+		}
+		p.Scenarios = append(p.Scenarios, htmlScenarioOf(&tot.Scenarios[i]))
+	}
 	return htmlTemplates.ExecuteTemplate(h.w, "page", &p)
 }
 
@@ -298,4 +310,18 @@ func text(s string) string {
 		out += "\n[" + strconv.Itoa(orig-htmlTextMax) + " more bytes: see the JSON report]"
 	}
 	return out
+}
+
+// htmlScenarioOf is a scenario summary as a row: pass^k as the text report
+// writes it (k = 1..8, then pass^n).
+func htmlScenarioOf(s *simulate.ScenarioSummary) htmlScenario {
+	var pk strings.Builder
+	for i, t := range scenarioPassK(&s.Summary) {
+		if i > 0 {
+			pk.WriteString(" · ")
+		}
+		fmt.Fprintf(&pk, "pass^%d %.3f", t.K, t.P)
+	}
+	return htmlScenario{ID: line(s.ScenarioID, htmlNameMax), N: s.N, Passes: s.Passes, PassK: pk.String(),
+		Wilson: fmt.Sprintf("%.3f–%.3f", s.WilsonLo, s.WilsonHi)}
 }

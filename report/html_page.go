@@ -18,6 +18,8 @@ type htmlPage struct {
 	Cost, Time                       string
 	StatusBar, Histogram             template.HTML
 	Types                            []htmlTypeRow
+	Scenarios                        []htmlScenario
+	MoreScenarios                    int
 	Failed, Soft, Rows               template.HTML
 	NFailed, NSoft, NRows            int
 	Passed, Over, Omitted            int
@@ -29,6 +31,12 @@ type htmlPage struct {
 type htmlTypeRow struct {
 	htmlTypeStats
 	Mean string
+}
+
+// htmlScenario is a row of the summary's scenario table.
+type htmlScenario struct {
+	ID, Wilson, PassK string
+	N, Passes         int
 }
 
 type htmlTrace struct {
@@ -93,7 +101,14 @@ const htmlPageTemplate = `<!DOCTYPE html>
 {{end}}</tbody>
 </table>
 {{end}}</div>
-</section>
+{{if .Scenarios}}<table class="scenarios">
+<thead><tr><th>scenario</th><th>runs</th><th>passes</th><th>Wilson 95%</th><th>pass^k</th></tr></thead>
+<tbody>
+{{range .Scenarios}}<tr><td>{{.ID}}</td><td>{{.N}}</td><td>{{.Passes}}</td><td>{{.Wilson}}</td><td>{{.PassK}}</td></tr>
+{{end}}</tbody>
+</table>
+{{if .MoreScenarios}}<p class="meta">{{.MoreScenarios}} more scenarios, in the JSON report.</p>
+{{end}}{{end}}</section>
 <div id="filters" class="filters" hidden>
 <label><input type="checkbox" value="error" checked> error</label>
 <label><input type="checkbox" value="hard_fail" checked> hard_fail</label>

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/simulate"
 )
 
 // htmlFixture is fixtureTraces with the assertions' specs, which the HTML
@@ -46,19 +47,20 @@ func passingTraces(n int) []Trace {
 
 func TestHTMLReportGolden(t *testing.T) {
 	tests := []struct {
-		name   string
-		traces []Trace
-		file   string
-		reason string
+		name      string
+		traces    []Trace
+		scenarios []simulate.ScenarioSummary
+		file      string
+		reason    string
 	}{
-		{"fixture", htmlFixture(), "report.html", "every status, an error entry of each kind, specs on demand, escaped markup; failures first and open, the passing trace in a row"},
-		{"all pass", passingTraces(3), "report_pass.html", "a passing run: PASS, no failure section, the traces as rows in a closed list"},
-		{"empty", nil, "report_empty.html", "no trace: a whole page that says so"},
+		{"fixture", htmlFixture(), fixtureScenarios(), "report.html", "every status, an error entry of each kind, specs on demand, escaped markup; failures first and open, the passing trace in a row; the scenario table"},
+		{"all pass", passingTraces(3), nil, "report_pass.html", "a passing run: PASS, no failure section, the traces as rows in a closed list"},
+		{"empty", nil, nil, "report_empty.html", "no trace: a whole page that says so"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := write(&buf, FormatHTML, tc.traces, time.Time{}); err != nil {
+			if err := writeTotals(&buf, FormatHTML, tc.traces, Totals{Scenarios: tc.scenarios}); err != nil {
 				t.Fatal(err)
 			}
 			if err := checkHTMLPage(buf.String()); err != nil {
@@ -197,11 +199,17 @@ func TestHTMLReportBound(t *testing.T) {
 		{"all failing", largeRun(10000, 10, 1, ""), 16 << 20, "every trace failing: the sections stop at their budget, the rest are rows"},
 		{"worst case", largeRun(10000, 10, 1, worst), htmlMaxBytes, "the stated bound, whatever the traces hold"},
 		{"worst rows", largeRun(10000, 10, 0, worst), htmlMaxBytes, "10,000 rows of the longest names and types"},
-		{"worst mixed", halfSoft(largeRun(10000, 10, 0.5, worst)), htmlMaxBytes, "both sections full, and 10,000 rows"},
+		{"worst mixed", halfSoft(largeRun(10000, 10, 0.5, worst)), htmlMaxBytes, "both sections full, 10,000 rows, and 2,000 scenarios of the longest names"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var tot Totals
+			if strings.HasPrefix(tc.name, "worst") {
+				for i := range 2000 {
+					tot.Scenarios = append(tot.Scenarios, simulate.ScenarioSummary{ScenarioID: worst + strconv.Itoa(i), Summary: simulate.Summarize(10000, 5000)})
+				}
+			}
 			var buf bytes.Buffer
-			if err := write(&buf, FormatHTML, tc.traces, time.Time{}); err != nil {
+			if err := writeTotals(&buf, FormatHTML, tc.traces, tot); err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%s: %d bytes (%.2f MiB)", tc.name, buf.Len(), float64(buf.Len())/(1<<20))

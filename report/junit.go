@@ -16,6 +16,8 @@ import (
 //	  <testsuite name=trace tests failures errors skipped time>   one per trace
 //	    <properties>trace_id, status, cost_usd</properties>
 //	    <testcase name=assertion_id classname=… time=…>            one per result
+//	  <testsuite name="scenario <id>" tests="0" …>                 one per scenario (End)
+//	    <properties>scenario_id, n, passes, wilson_95_*, pass^k</properties>
 //
 // A hard_fail is a <failure>; a trace that could not be evaluated is one
 // testcase with an <error>; a skipped result is <skipped>; a soft_fail passes
@@ -164,7 +166,27 @@ func junitResult(tr *Trace, rec *Recorded) junitCase {
 	return c
 }
 
-func (j *junitReport) End(*Totals) error {
+// End writes, after the traces' testsuites, one testsuite per scenario of
+// repeated runs (capability simulation) holding no testcase: its summary is
+// in its properties (scenario_id, n, passes, wilson_95_low, wilson_95_high,
+// then pass^k for k = 1..8 and pass^n), so CI systems count no test twice.
+func (j *junitReport) End(tot *Totals) error {
+	for _, sc := range tot.Scenarios {
+		props := []junitProperty{{"scenario_id", sc.ScenarioID}, {"n", strconv.Itoa(sc.N)}, {"passes", strconv.Itoa(sc.Passes)},
+			{"wilson_95_low", formatFloat(sc.WilsonLo)}, {"wilson_95_high", formatFloat(sc.WilsonHi)}}
+		for _, pk := range scenarioPassK(&sc.Summary) {
+			props = append(props, junitProperty{"pass^" + strconv.Itoa(pk.K), formatFloat(pk.P)})
+		}
+		s := junitSuite{Name: "scenario " + sc.ScenarioID, Time: seconds(0), Properties: &junitProperties{List: props}}
+		enc := xml.NewEncoder(j.w)
+		enc.Indent("  ", "  ")
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(j.w, "\n"); err != nil {
+			return err
+		}
+	}
 	_, err := io.WriteString(j.w, "</testsuites>\n")
 	return err
 }

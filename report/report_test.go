@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"attest-engine/assert"
+	"attest-engine/simulate"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -58,6 +59,16 @@ func fixtureTraces() []Trace {
 	}
 }
 
+// fixtureScenarios are repeated runs of two scenarios (capability
+// simulation): 2 of 3 passed, and 9 of 10, whose pass^k is cut after k = 8;
+// the second id needs escaping.
+func fixtureScenarios() []simulate.ScenarioSummary {
+	return []simulate.ScenarioSummary{
+		{ScenarioID: "refund-broken-kettle", Summary: simulate.Summarize(3, 2)},
+		{ScenarioID: "retry <storm> & \"quotes\"", Summary: simulate.Summarize(10, 9)},
+	}
+}
+
 func TestReportGolden(t *testing.T) {
 	tests := []struct {
 		format Format
@@ -71,7 +82,7 @@ func TestReportGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(string(tc.format), func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := Write(&buf, tc.format, fixtureTraces()); err != nil {
+			if err := Write(&buf, tc.format, fixtureTraces(), fixtureScenarios()...); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, filepath.Join(reportDir, tc.file), buf.String(), tc.reason)

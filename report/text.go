@@ -104,12 +104,11 @@ func (t *textReport) End(tot *Totals) error {
 		strconv.FormatFloat(tot.Cost, 'f', -1, 64), seconds(tot.DurationMS))
 	for _, s := range tot.Scenarios {
 		fmt.Fprintf(b, "scenario %s: %d of %d %s passed; Wilson 95%% [%.3f, %.3f];", Clean(s.ScenarioID), s.Passes, s.N, plural(s.N, "run"), s.WilsonLo, s.WilsonHi)
-		for k, p := range s.PassHatK {
-			if k == 8 {
-				fmt.Fprintf(b, " … pass^%d %.3f", s.N, s.PassHatK[s.N-1])
-				break
+		for i, pk := range scenarioPassK(&s.Summary) {
+			if i == 8 {
+				b.WriteString(" …")
 			}
-			fmt.Fprintf(b, " pass^%d %.3f", k+1, p)
+			fmt.Fprintf(b, " pass^%d %.3f", pk.K, pk.P)
 		}
 		b.WriteByte('\n')
 	}
