@@ -228,3 +228,32 @@ func TestWatchAlertWebhook(t *testing.T) {
 		t.Errorf("webhook got %d alerts, the file holds %d:\n%s", len(got), len(want), cmp.Diff(want, got))
 	}
 }
+
+// TestWatchStateDirWallClock: without --deterministic each record keeps
+// its line's ts, and the windows are still the input's (by position).
+func TestWatchStateDirWallClock(t *testing.T) {
+	bin := buildEngine(t)
+	dir := t.TempDir()
+	out, code := runWatch(t, bin, nil, nil, "--suite", driftSuite, "--in", driftTraces, "--state-dir", dir)
+	if code != 0 || !strings.Contains(out, `"ts":"20`) {
+		t.Fatalf("exit %d, lines without ts", code)
+	}
+	var records, stamped int
+	if err := history.Scan(dir, func(r history.Result) error {
+		records++
+		if !r.Timestamp.IsZero() && r.Seq > 0 {
+			stamped++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if records != 2800 || stamped != records {
+		t.Errorf("%d records, %d with a timestamp and a position; want 2800 of each", records, stamped)
+	}
+	alerts, _ := os.ReadFile(filepath.Join(dir, "alerts.ndjson"))
+	want, _ := os.ReadFile(driftAlerts)
+	if string(alerts) != string(want) {
+		t.Errorf("the alerts depend on the wall clock:\n%s", cmp.Diff(string(want), string(alerts)))
+	}
+}

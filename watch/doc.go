@@ -24,5 +24,8 @@
 // the eval command share (validation, the deadline, recovered panics,
 // assert.FailureOf for spec §5 codes). The package knows nothing of
 // JSON-RPC; main gives it the version and the logger, and (through
-// [Recorder]) the result history kept under --state-dir.
+// [Recorder]) the result history kept under --state-dir: the package hands
+// main a [HistoryConfig] (--state-dir, --fsync, --alert-webhook and the
+// webhook secret from $ATTEST_WEBHOOK_SECRET) and depends on no history
+// package; main's adapter (watch_env.go) opens history.Store with it.
 package watch
