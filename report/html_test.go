@@ -298,8 +298,9 @@ func FuzzHTMLReport(f *testing.F) {
 			{Name: name, TraceID: traceID, Err: &Error{AssertionID: assertionID, Type: typ, Code: []int{assert.CodeInvalidTrace, assert.CodeAssertionError, 42}[kind%3],
 				Message: text, Detail: text}},
 		}
+		scenarios := []simulate.ScenarioSummary{{ScenarioID: text, Summary: simulate.Summarize(int(kind%12)+1, int(kind%12)/2)}}
 		var buf bytes.Buffer
-		if err := write(&buf, FormatHTML, traces, time.Time{}); err != nil {
+		if err := writeTotals(&buf, FormatHTML, traces, Totals{Scenarios: scenarios}); err != nil {
 			t.Fatal(err)
 		}
 		page := buf.String()
