@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"io"
 	"log/slog"
 	"os"
@@ -55,15 +56,27 @@ func openWatchHistory(cfg watch.HistoryConfig, log *slog.Logger) (watch.Recorder
 
 // watchHistory adapts a history.Store to the watch command's Recorder: each
 // result line becomes a history.Result, keyed by the suite's assertion name
-// and windowed by the trace's input position.
+// and windowed by the trace's input position, and a trace's results are
+// recorded together (history.Store.AddAll: one write call). A line that
+// does not convert is left out and the others recorded.
 type watchHistory struct{ s *history.Store }
 
-func (h watchHistory) Record(r watch.Result) error {
-	hr, err := history.ParseLine(r.TraceID, r.Assertion, r.Type, r.Status, r.Score, r.TS, r.Seq, r.ResultID)
-	if err != nil {
-		return err
+func (h watchHistory) Record(rs []watch.Result) error {
+	out := make([]history.Result, 0, len(rs))
+	var bad error
+	for _, r := range rs {
+		hr, err := history.ParseLine(r.TraceID, r.Assertion, r.Type, r.Status, r.Score, r.TS, r.Seq, r.ResultID)
+		if err != nil {
+			bad = cmp.Or(bad, err)
+			continue
+		}
+		out = append(out, hr)
 	}
-	return h.s.Record(hr)
+	if len(out) == 0 {
+		return bad
+	}
+	_, err := h.s.AddAll(out)
+	return cmp.Or(err, bad)
 }
 
 func (h watchHistory) Close() error { return h.s.Close() }

@@ -3,16 +3,20 @@
 //	go test -run '^$' -bench BenchmarkWatchHistory -benchtime 20000x -count 3 .
 //
 // Issue 17: throughput with history on stays at least 50% of history off.
-// Measured on the 2-core CI machine (shared with other jobs, so ±30% from
-// run to run), per trace of five results:
+// Measured on the 2-core CI machine while ~7 other jobs loaded it (load
+// average 9–12, so single runs vary 2–4×): each sub-benchmark run alone, six
+// times alternated (go test -c, then -test.bench 'BenchmarkWatchHistory/off$'
+// and so on), the fastest run of each, per trace of five results:
 //
-//	off       ~15–27 µs  (37,000–65,000 traces/s)
-//	never     ~24–32 µs  (31,000–41,000 traces/s: 65–80% of off; the default)
-//	interval  ~30–51 µs  (20,000–33,000 traces/s: ~50–60%; fsync stalls the appends)
-//	always    ~1.0–1.8 ms (550–980 traces/s: an fsync per result, ~2%)
+//	off       14.9 µs
+//	never     19.2 µs  (77% of off's throughput; the default)
+//	interval  20.5 µs  (73%)
+//	always    ~0.9–1.8 ms (an fsync per trace: power-loss durability)
 //
-// --fsync always buys power-loss durability at that price; the -bench
-// pattern 'BenchmarkWatchHistory/(off|never|interval)' leaves it out.
+// A trace's five records go to the log in one write call (history.AddAll):
+// one write per record kept ~57% (off 13.3 µs, never 23.3 µs, fastest of
+// three), the write system call a quarter of the CPU profile. The -bench
+// pattern 'BenchmarkWatchHistory/(off|never|interval)' leaves always out.
 
 package main
 

@@ -6,6 +6,7 @@
 //
 //	s, err := history.Open(dir, history.Options{})   // recovers dir
 //	alerts, err := s.Add(result)                     // or s.Record(result)
+//	alerts, err = s.AddAll(results)                  // a trace's results, one write
 //	rep, ok := s.Drift("assertion name", 50)         // query_drift's answer
 //	err = s.Close()
 //	thr, why, err := s.Threshold("assertion name")   // threshold: "dynamic"
@@ -32,8 +33,9 @@
 // days); summaries.json is rewritten at each 64 MiB segment roll and at
 // Close, and read back through a 1 GiB limit.
 //
-// A Store satisfies the watch command's seam
-// interface{ Record(history.Result) error; Close() error }. Result carries
+// The watch command hands its Recorder seam one trace's result lines at a
+// time; main's adapter converts each with ParseLine and records them with
+// AddAll (one write call, one fsync under SyncAlways, per trace). Result carries
 // the result line's trace_id, assertion (the stable name: the key), type,
 // status, score, timestamp (zero under --deterministic), result_id, and Seq,
 // the trace's 1-based position in the input.

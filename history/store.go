@@ -266,8 +266,7 @@ func (s *Store) Add(r Result) ([]Alert, error) {
 	return alerts, nil
 }
 
-// Record is Add for callers that take alerts from the sinks only: the watch
-// command's Recorder seam.
+// Record is Add for callers that take alerts from the sinks only.
 func (s *Store) Record(r Result) error {
 	_, err := s.Add(r)
 	return err

@@ -18,13 +18,15 @@ import (
 
 // recorder keeps what it is given.
 type recorder struct {
-	got    []Result
-	closed bool
-	fail   bool
+	got     []Result
+	batches []int // lines per Record call
+	closed  bool
+	fail    bool
 }
 
-func (r *recorder) Record(res Result) error {
-	r.got = append(r.got, res)
+func (r *recorder) Record(rs []Result) error {
+	r.got = append(r.got, rs...)
+	r.batches = append(r.batches, len(rs))
 	if r.fail {
 		return errors.New("disk full")
 	}
@@ -70,6 +72,9 @@ func TestRecorder(t *testing.T) {
 		}
 		if len(written) != 30 || !rec.closed {
 			t.Errorf("fail=%v: %d lines written, recorder closed %v", fail, len(written), rec.closed)
+		}
+		if want := []int{5, 5, 5, 5, 5, 5}; !cmp.Equal(rec.batches, want) {
+			t.Errorf("fail=%v: Record given %v lines at a time, want one trace's five each time", fail, rec.batches)
 		}
 		if diff := cmp.Diff(written, rec.got, cmpopts.IgnoreFields(Result{}, "Seq")); diff != "" {
 			t.Errorf("fail=%v: recorded differs from written (-written +recorded):\n%s", fail, diff)

@@ -318,7 +318,7 @@ func (c *command) keepTrace(t ingest.Trace) bool {
 	return true
 }
 
-// write writes one trace's lines and hands each to the recorder. It runs
+// write writes one trace's lines and hands them to the recorder. It runs
 // on the pool's emitting goroutine.
 func (c *command) write(enc *json.Encoder, rs []Result) error {
 	if c.writeErr != nil {
@@ -329,13 +329,13 @@ func (c *command) write(enc *json.Encoder, rs []Result) error {
 			return c.writeErr
 		}
 		c.stats.results++
-		if c.rec != nil {
-			if err := c.rec.Record(r); err != nil {
-				if c.stats.recordErrs == 0 {
-					c.log.Error("recording a result in --state-dir failed; results are still written", "error", err.Error())
-				}
-				c.stats.recordErrs++
+	}
+	if c.rec != nil && len(rs) > 0 {
+		if err := c.rec.Record(rs); err != nil {
+			if c.stats.recordErrs == 0 {
+				c.log.Error("recording results in --state-dir failed; results are still written", "error", err.Error())
 			}
+			c.stats.recordErrs++
 		}
 	}
 	return nil

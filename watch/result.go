@@ -48,10 +48,11 @@ type ResultError struct {
 }
 
 // Recorder receives every result line after it is written: the history
-// package keeps them for drift and alerts. Record is called from one
+// package keeps them for drift and alerts. Record is given one trace's
+// lines at a time (so a history can write them together), from one
 // goroutine, in output order.
 type Recorder interface {
-	Record(Result) error
+	Record([]Result) error
 	Close() error
 }
 

@@ -1,0 +1,107 @@
+// batch.go: a trace's results recorded together, with one write call to the log.
+package history
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"time"
+)
+
+// AddAll records rs as Add does each, in order, with one write call to the
+// log (and one fsync under SyncAlways) for all of them: the watch command
+// records a trace's results so. A result that fails Validate is left out and
+// the others recorded; the error then names the first one left out.
+func (s *Store) AddAll(rs []Result) ([]Alert, error) {
+	valid := make([]*Result, 0, len(rs))
+	var bad error
+	for i := range rs {
+		if err := rs[i].Validate(); err != nil {
+			if bad == nil {
+				bad = fmt.Errorf("result %d of %d not recorded: %w", i+1, len(rs), err)
+			}
+			continue
+		}
+		valid = append(valid, &rs[i])
+	}
+	if len(valid) == 0 {
+		return nil, bad
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readOnly {
+		return nil, ErrReadOnly
+	}
+	if s.closed {
+		return nil, ErrClosed
+	}
+	p, full, err := s.log.appendAll(valid)
+	if err != nil {
+		return nil, err
+	}
+	var alerts []Alert
+	for _, r := range valid {
+		if sr, w := s.apply(r); sr != nil {
+			alerts = append(alerts, s.catchUp(r.Assertion, sr, w, false)...)
+		}
+	}
+	s.emit(alerts)
+	if full {
+		if err := s.rollLocked(p); err != nil {
+			return alerts, err
+		}
+	}
+	return alerts, bad
+}
+
+// maxBatchWrite bounds the bytes appendAll gives one write call.
+const maxBatchWrite = 1 << 20
+
+// appendAll writes records in as few write calls as fit maxBatchWrite (one
+// for a trace's results), then applies the fsync policy once. It reports
+// the position after the last record and whether the segment is now full.
+// A crash may keep a prefix of the records, never a torn one (recovery cuts
+// it), as with one append per record.
+func (w *wal) appendAll(rs []*Result) (pos, bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return pos{}, false, errors.New("history: the store is closed")
+	}
+	for len(rs) > 0 {
+		w.frame = w.frame[:0]
+		for len(rs) > 0 && len(w.frame) < maxBatchWrite {
+			start := len(w.frame)
+			w.frame = append(w.frame, make([]byte, frameHeader)...)
+			w.frame = appendPayload(w.frame, rs[0])
+			p := w.frame[start+frameHeader:]
+			binary.LittleEndian.PutUint32(w.frame[start:start+4], uint32(len(p)))
+			binary.LittleEndian.PutUint32(w.frame[start+4:start+8], crc32.Checksum(p, castagnoli))
+			rs = rs[1:]
+		}
+		if _, err := w.f.Write(w.frame); err != nil {
+			if terr := w.f.Truncate(w.size); terr == nil {
+				w.f.Seek(w.size, io.SeekStart)
+			}
+			return pos{}, false, fmt.Errorf("history: append: %w", err)
+		}
+		w.size += int64(len(w.frame))
+	}
+	if w.frame != nil && cap(w.frame) > 64<<10 {
+		w.frame = nil // a large batch's buffer is not kept
+	}
+	switch w.opts.sync {
+	case SyncAlways:
+		if err := w.f.Sync(); err != nil {
+			return pos{}, false, fmt.Errorf("history: fsync: %w", err)
+		}
+	case SyncInterval:
+		w.dirty = true
+		if w.timer == nil {
+			w.timer = time.AfterFunc(w.opts.syncEvery, w.flushTick)
+		}
+	}
+	return pos{w.seg, w.size}, w.size >= w.opts.segmentBytes, nil
+}
