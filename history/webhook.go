@@ -11,10 +11,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -206,7 +208,7 @@ func (w *webhook) attempt(body []byte, id string) (decision, error) {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.cfg.URL, bytes.NewReader(body))
 	if err != nil {
-		return decision{}, err
+		return decision{}, errors.New("webhook: the URL does not parse") // not quoted: it may hold a token
 	}
 	ts := w.cfg.Now().Unix()
 	req.Header.Set("Content-Type", "application/json")
@@ -217,7 +219,13 @@ func (w *webhook) attempt(body []byte, id string) (decision, error) {
 	}
 	resp, err := w.cfg.Client.Do(req)
 	if err != nil {
-		return decision{retry: w.ctx.Err() == nil}, fmt.Errorf("webhook: %w", err)
+		// A webhook URL often carries its token in the path or query (Slack,
+		// Discord, Teams hooks): the error names the host only, as the log does.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return decision{retry: w.ctx.Err() == nil}, fmt.Errorf("webhook %s: %w", req.URL.Host, err)
 	}
 	return judge(resp, w.cfg.Now())
 }

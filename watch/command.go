@@ -178,7 +178,7 @@ func checkHistory(h HistoryConfig) string {
 	if h.Webhook != "" {
 		u, err := url.Parse(h.Webhook)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Sprintf("--alert-webhook %q: want an http or https URL", h.Webhook)
+			return "--alert-webhook: want an http or https URL with a host" // not quoted: a hook URL may hold its token
 		}
 	}
 	return ""
