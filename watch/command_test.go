@@ -73,6 +73,9 @@ func TestRecorder(t *testing.T) {
 		if len(written) != 30 || !rec.closed {
 			t.Errorf("fail=%v: %d lines written, recorder closed %v", fail, len(written), rec.closed)
 		}
+		if want := map[bool]string{false: `"unrecorded_traces":0`, true: `"unrecorded_traces":6`}[fail]; !strings.Contains(errb.String(), want) {
+			t.Errorf("fail=%v: the final log line lacks %s: %s", fail, want, errb.String())
+		}
 		if want := []int{5, 5, 5, 5, 5, 5}; !cmp.Equal(rec.batches, want) {
 			t.Errorf("fail=%v: Record given %v lines at a time, want one trace's five each time", fail, rec.batches)
 		}

@@ -34,7 +34,8 @@ type command struct {
 
 // stats are counted by the goroutine that owns each field.
 type stats struct {
-	lines, traces, sampledOut, filteredOut, results, recordErrs int
+	lines, traces, sampledOut, filteredOut, results int
+	recordErrs                                      int // traces whose Record failed (wholly or in part)
 }
 
 func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
@@ -161,7 +162,7 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 	})
 	c.log.Info("watch finished", "lines", c.stats.lines, "traces", c.stats.traces, "sampled_out", c.stats.sampledOut,
 		"filtered_out", c.stats.filteredOut, "results", c.stats.results, "late_spans", src.feed.Late(),
-		"duplicate_spans", src.feed.Duplicates())
+		"duplicate_spans", src.feed.Duplicates(), "unrecorded_traces", c.stats.recordErrs)
 	switch {
 	case c.writeErr != nil:
 		return fmt.Errorf("writing results: %v", c.writeErr)
