@@ -169,6 +169,28 @@ func TestWatchStateDirShards(t *testing.T) {
 	if diff := cmp.Diff(one, two); diff != "" {
 		t.Errorf("drift of merged shards differs from one process's (-one +merged):\n%s", diff)
 	}
+	// and the same summaries, window by window
+	a, err := history.OpenReadOnly(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := history.OpenReadOnly(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"has-output", "mentions-refund"}; !cmp.Equal(a.Keys(), want) || !cmp.Equal(b.Keys(), want) {
+		t.Errorf("keys %v, merged %v", a.Keys(), b.Keys())
+	}
+	for _, k := range keys {
+		sa, _ := a.Series(k)
+		sb, ok := b.Series(k)
+		if !ok || len(sa.Windows) != 70 {
+			t.Fatalf("%s: %d windows, merged has it: %v", k, len(sa.Windows), ok)
+		}
+		if diff := cmp.Diff(sa, sb); diff != "" {
+			t.Errorf("%s: series of merged shards (-one +merged):\n%s", k, diff)
+		}
+	}
 	if one["mentions-refund"]["status"] != "drift_detected" {
 		t.Errorf("no drift detected: %v", one["mentions-refund"])
 	}
