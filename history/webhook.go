@@ -77,7 +77,10 @@ func (c WebhookConfig) withDefaults() WebhookConfig {
 		c.CloseWait = 10 * time.Second
 	}
 	if c.Client == nil {
-		c.Client = &http.Client{}
+		// A redirect is answered as it is (a 3xx: not delivered, not
+		// retried), never followed: the engine connects only to the
+		// address the user configured (README, threat model).
+		c.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if c.Now == nil {
 		c.Now = time.Now

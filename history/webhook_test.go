@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,6 +194,24 @@ func TestWebhookLogsNoToken(t *testing.T) {
 	}
 	if strings.Contains(got, "TOKEN") {
 		t.Errorf("a URL token reached the log: %s", got)
+	}
+}
+
+// TestWebhookNoRedirect: a receiver that redirects is not followed to the
+// other address; the alert is not delivered.
+func TestWebhookNoRedirect(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { elsewhere.Add(1) }))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/x", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	w := startWebhook(WebhookConfig{URL: srv.URL, MaxAttempts: 2, Backoff: time.Millisecond}, slog.New(slog.DiscardHandler))
+	w.enqueue(Alert{ID: "a1"})
+	w.close()
+	if n := elsewhere.Load(); n != 0 || w.delivered != 0 {
+		t.Errorf("redirect followed: %d requests elsewhere, %d delivered", n, w.delivered)
 	}
 }
 
