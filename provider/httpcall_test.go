@@ -99,6 +99,23 @@ func TestProviderCallErrors(t *testing.T) {
 	}
 }
 
+// TestProviderNoRedirect: a provider that redirects is not followed to the
+// other address, and the call fails saying what came back.
+func TestProviderNoRedirect(t *testing.T) {
+	elsewhere := newFake(t)
+	f := newFake(t)
+	f.push(scripted{status: 307, header: map[string]string{"Location": elsewhere.URL + "/v1/embeddings"}})
+	p := fakeClient(t, f)
+	_, _, err := (&openAIClient{ep: p.embedder, what: "embedding"}).embed(context.Background(), "text-embedding-3-small", []string{"a"})
+	var pe *Error
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "HTTP 307") {
+		t.Errorf("error %v, want the 307 answered as a failure", err)
+	}
+	if n := len(elsewhere.requests()); n != 0 {
+		t.Errorf("the redirect was followed: %d requests elsewhere", n)
+	}
+}
+
 func TestProviderNetworkErrorRetried(t *testing.T) {
 	f := newFake(t)
 	p := fakeClient(t, f)
