@@ -69,8 +69,11 @@ type Server struct {
 	reportTo    func([]Record)
 	history     *history.Store
 
-	out     *lineWriter
-	stopped chan struct{} // closed once the shutdown request is answered
+	out *lineWriter
+	// writeFailed counts failed stdout writes: the first is logged, the
+	// rest only counted (a closed stdout fails every pending answer).
+	writeFailed atomic.Int64
+	stopped     chan struct{} // closed once the shutdown request is answered
 	// readerIdle is closed when, after a shutdown request, the read loop has
 	// handled every byte it had received.
 	readerIdle chan struct{}
@@ -238,8 +241,8 @@ func (s *Server) send(req *request, line []byte, hold bool) {
 	if req != nil && req.notification {
 		return
 	}
-	if err := s.out.write(line, hold); err != nil {
-		s.log.Error("writing stdout", "error", err.Error())
+	if err := s.out.write(line, hold); err != nil && s.writeFailed.Add(1) == 1 {
+		s.log.Error("writing stdout (further failed writes are not logged)", "error", err.Error())
 	}
 }
 

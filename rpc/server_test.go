@@ -3,8 +3,11 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -183,5 +186,27 @@ func TestCostlyBatchNotInline(t *testing.T) {
 				t.Fatal("the read loop waits on the judge")
 			}
 		})
+	}
+}
+
+// failingOut fails every write, as a stdout the SDK has closed does.
+type failingOut struct{}
+
+func (failingOut) Write([]byte) (int, error) { return 0, errors.New("write |1: broken pipe") }
+
+// TestClosedStdoutLoggedOnce: once stdout fails, every pending answer fails
+// too; the first failure is logged, the rest are not (one line, not one
+// per request).
+func TestClosedStdoutLoggedOnce(t *testing.T) {
+	eng, err := assert.New(assert.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	s := New(Options{Engine: eng, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	in := strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"no_such_method","params":{}}`+"\n", 20)
+	_ = s.Serve(context.Background(), strings.NewReader(in), failingOut{})
+	if n := strings.Count(logs.String(), "writing stdout"); n != 1 {
+		t.Errorf("%d log lines about writing stdout, want 1:\n%s", n, logs.String())
 	}
 }
