@@ -25,17 +25,48 @@ const (
 )
 
 // sdkBatchLine is one evaluate_batch as an SDK sends it: a new trace each
-// time, random assertion ids, three cheap assertions.
-func sdkBatchLine(id, schemaVersion int) string {
+// time, random assertion ids, three cheap assertions that all pass; it
+// returns the line and the assertion ids in request order.
+func sdkBatchLine(id, schemaVersion int) (string, [3]string) {
+	var ids [3]string
+	for i := range ids {
+		ids[i] = fmt.Sprintf("assert_%08x", rand.Uint32())
+	}
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"evaluate_batch","params":{"trace":{"schema_version":%d,"trace_id":"trc_%d_%08x",`+
 		`"input":{"user_message":"I want a refund for order ORD-%d"},`+
 		`"steps":[{"type":"tool_call","name":"lookup_order","args":{"order_id":"ORD-%d"},"result":{"status":"delivered"}},`+
 		`{"type":"tool_call","name":"process_refund","args":{"order_id":"ORD-%d"},"result":{"refund_id":"RFD-%d"}}],`+
 		`"output":{"message":"Your refund has been processed. Refund ID: RFD-%d."},"metadata":{"cost_usd":0.0067,"total_tokens":1350}},"assertions":[`+
-		`{"assertion_id":"assert_%08x","type":"content","spec":{"target":"output.message","check":"contains","value":"refund","case_sensitive":false,"soft":false}},`+
-		`{"assertion_id":"assert_%08x","type":"trace","spec":{"check":"contains_in_order","tools":["lookup_order","process_refund"],"soft":false}},`+
-		`{"assertion_id":"assert_%08x","type":"constraint","spec":{"field":"metadata.cost_usd","operator":"lte","value":0.01,"soft":false}}]}}`,
-		id, schemaVersion, id, rand.Uint32(), id, id, id, id, id, rand.Uint32(), rand.Uint32(), rand.Uint32())
+		`{"assertion_id":"%s","type":"content","spec":{"target":"output.message","check":"contains","value":"refund","case_sensitive":false,"soft":false}},`+
+		`{"assertion_id":"%s","type":"trace","spec":{"check":"contains_in_order","tools":["lookup_order","process_refund"],"soft":false}},`+
+		`{"assertion_id":"%s","type":"constraint","spec":{"field":"metadata.cost_usd","operator":"lte","value":0.01,"soft":false}}]}}`,
+		id, schemaVersion, id, rand.Uint32(), id, id, id, id, id, ids[0], ids[1], ids[2]), ids
+}
+
+// checkBatchAnswer checks an evaluate_batch answer: one result per
+// assertion, in request order, each a pass.
+func checkBatchAnswer(ans string, ids [3]string) error {
+	var a struct {
+		Result struct {
+			Results []struct {
+				AssertionID string `json:"assertion_id"`
+				Status      string `json:"status"`
+			} `json:"results"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(ans), &a); err != nil {
+		return fmt.Errorf("answer is not JSON: %v: %s", err, ans)
+	}
+	rs := a.Result.Results
+	if len(rs) != len(ids) {
+		return fmt.Errorf("%d results, want %d: %s", len(rs), len(ids), ans)
+	}
+	for i, r := range rs {
+		if r.AssertionID != ids[i] || r.Status != "pass" {
+			return fmt.Errorf("result %d is %s %q, want %s pass: %s", i, r.AssertionID, r.Status, ids[i], ans)
+		}
+	}
+	return nil
 }
 
 func TestBinaryStderrNeverRead(t *testing.T) {
@@ -122,7 +153,8 @@ func unreadSession(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion int
 }
 
 func unreadSessionOf(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion, batches int, answered *atomic.Int64) error {
-	call := func(line string, id int) error {
+	// call sends line and reads its answer, checked by check when not nil.
+	call := func(line string, id int, check func(string) error) error {
 		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
 			return err
 		}
@@ -133,18 +165,39 @@ func unreadSessionOf(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion, 
 		if !strings.HasPrefix(ans, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":`, id)) {
 			return fmt.Errorf("answer to %d: %s", id, ans)
 		}
+		if check != nil {
+			if err := check(ans); err != nil {
+				return fmt.Errorf("answer to %d: %v", id, err)
+			}
+		}
 		answered.Add(1)
 		return nil
 	}
-	if err := call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"attest-python","sdk_version":"0.1.0","protocol_version":1,"required_capabilities":["layers_1_4"],"preferred_encoding":"json"}}`, 0); err != nil {
+	if err := call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"attest-python","sdk_version":"0.1.0","protocol_version":1,"required_capabilities":["layers_1_4"],"preferred_encoding":"json"}}`, 0, nil); err != nil {
 		return err
 	}
 	for i := 1; i <= batches; i++ {
-		if err := call(sdkBatchLine(i, schemaVersion), i); err != nil {
+		line, ids := sdkBatchLine(i, schemaVersion)
+		if err := call(line, i, func(ans string) error { return checkBatchAnswer(ans, ids) }); err != nil {
 			return err
 		}
 	}
-	if err := call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"shutdown","params":{}}`, batches+1), batches+1); err != nil {
+	// shutdown counts every assertion of the session (spec §"shutdown").
+	countAll := func(ans string) error {
+		var a struct {
+			Result struct {
+				Evaluated int `json:"assertions_evaluated"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(ans), &a); err != nil {
+			return fmt.Errorf("answer is not JSON: %v: %s", err, ans)
+		}
+		if want := 3 * batches; a.Result.Evaluated != want {
+			return fmt.Errorf("assertions_evaluated %d, want %d: %s", a.Result.Evaluated, want, ans)
+		}
+		return nil
+	}
+	if err := call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"shutdown","params":{}}`, batches+1), batches+1, countAll); err != nil {
 		return err
 	}
 	return stdin.Close()
