@@ -1,0 +1,78 @@
+// file_test.go: WriteFile and WriteHistoryFile replace a file whole or not at all.
+
+package report
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestWriteFileAtomic(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		write        func(io.Writer) error
+		want         string // the file's contents afterwards
+		wantErr      bool
+	}{
+		{"written", "a whole write replaces the old file", func(w io.Writer) error {
+			_, err := io.WriteString(w, "new report\n")
+			return err
+		}, "new report\n", false},
+		{"failed midway", "a write that fails leaves the old file as it was", func(w io.Writer) error {
+			io.WriteString(w, "half a rep")
+			return errors.New("disk full")
+		}, "old report\n", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "report.json")
+			if err := os.WriteFile(path, []byte("old report\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := writeFileAtomic(path, tc.write)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("%s: err %v, want error %v", tc.reason, err, tc.wantErr)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("%s: file holds %q, want %q", tc.reason, got, tc.want)
+			}
+			// No temporary file is left beside it, either way.
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 1 {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("%s: the directory holds %q, want only report.json", tc.reason, names)
+			}
+		})
+	}
+}
+
+// TestWriteFileMissingDir: a report path in a directory that does not exist
+// is an error, and nothing is created.
+func TestWriteFileMissingDir(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nope", "report.html")
+	if err := WriteFile(path, nil); err == nil {
+		t.Fatal("no error for a report in a missing directory")
+	}
+	if err := WriteHistoryFile(path, nil, time.Time{}); err == nil {
+		t.Fatal("no error for a history page in a missing directory")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the parent directory holds %d entries, want none", len(entries))
+	}
+}
