@@ -142,8 +142,9 @@ func objectEnd(rest []byte) int {
 	if len(rest) == 0 || rest[0] != '{' {
 		return 0
 	}
+	rest = rest[:min(len(rest), specTextMax)] // a longer object is not kept: a long string in it is not scanned whole
 	depth := 0
-	for i := 0; i < len(rest) && i < specTextMax; i++ {
+	for i := 0; i < len(rest); i++ {
 		switch rest[i] {
 		case '{', '[':
 			depth++
