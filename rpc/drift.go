@@ -41,14 +41,15 @@ type driftNote struct {
 
 // recordHistory adds a batch's results to the history and returns the
 // drift_alert lines to write before its answer (none unless the client
-// opted in).
+// opted in). The batch's results are recorded together (history.AddAll: one
+// write call, and one fsync under --fsync always, per batch, not per result).
 func (s *Server) recordHistory(traceID string, list []assert.Assertion, results []assert.Result) []byte {
 	if s.history == nil || len(list) != len(results) {
 		return nil
 	}
-	notify := s.notifies()
-	var lines []byte
 	now := time.Now().UTC()
+	rs := make([]history.Result, 0, len(results))
+	recorded := make([]int, 0, len(results)) // rs[k] is results[recorded[k]]
 	for i, r := range results {
 		a := list[i]
 		if r.Replayed {
@@ -62,21 +63,39 @@ func (s *Server) recordHistory(traceID string, list []assert.Assertion, results 
 			}
 		}
 		h := sha256.Sum256([]byte(traceID + "\x00" + a.ID))
-		alerts, err := s.history.Add(history.Result{
+		hr := history.Result{
 			TraceID: traceID, Assertion: a.ID, Type: a.Type, Status: st, Score: min(max(r.Score, 0), 1),
 			Timestamp: now, ResultID: hex.EncodeToString(h[:16]),
-		})
-		if err != nil {
+		}
+		if err := hr.Validate(); err != nil { // checked here so that AddAll fails only as a whole
 			s.repeats.warn(s.log, "recording a result in --state-dir failed: "+err.Error(), traceID)
 			continue
 		}
-		if !notify {
-			continue
-		}
+		rs, recorded = append(rs, hr), append(recorded, i)
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	alerts, err := s.history.AddAll(rs)
+	if err != nil {
+		s.repeats.warn(s.log, "recording a result in --state-dir failed: "+err.Error(), traceID)
+		return nil
+	}
+	if !s.notifies() {
+		return nil
+	}
+	var lines []byte
+	for k, r := range rs {
+		// An assertion_id is unique within a batch (assert.Run refuses a
+		// duplicate): its alerts are those that name it, in order.
+		fired := false
 		for j := range alerts {
-			lines = s.appendDriftNote(lines, a.ID, &alerts[j], "drift")
+			if alerts[j].Assertion == r.Assertion {
+				lines, fired = s.appendDriftNote(lines, r.Assertion, &alerts[j], "drift"), true
+			}
 		}
-		if len(alerts) == 0 && st != history.Pass && st != history.Skipped && a.Spec["threshold"] == "dynamic" {
+		a := list[recorded[k]]
+		if !fired && r.Status != history.Pass && r.Status != history.Skipped && a.Spec["threshold"] == "dynamic" {
 			lines = s.appendDriftNote(lines, a.ID, nil, "dynamic_threshold_failed")
 		}
 	}
