@@ -24,6 +24,11 @@ type compiler struct {
 	compile func(e *Engine, s spec) (check, error)
 }
 
+// costlyLayer is the first of the layers that wait on providers (5–6):
+// they run concurrently, after the cheap ones, and rpc hands a batch that
+// holds one to a worker (Costly).
+const costlyLayer = 5
+
 // compilers is the table of assertion types the engine knows.
 var compilers = map[string]compiler{
 	"schema":     {1, compileSchema},
@@ -199,7 +204,7 @@ func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byt
 	var costly []prepared
 	hardFailed := ""
 	for _, p := range pending {
-		if p.layer >= 5 {
+		if p.layer >= costlyLayer {
 			costly = append(costly, p)
 			continue
 		}
@@ -405,5 +410,5 @@ func canonical(v any) string {
 // (embedding, llm_judge): they wait on providers.
 func Costly(typ string) bool {
 	c, ok := compilers[typ]
-	return ok && c.layer >= 5
+	return ok && c.layer >= costlyLayer
 }
