@@ -5,10 +5,8 @@ package rpc
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"sync"
 	"time"
 
 	"attest-engine/assert"
@@ -17,20 +15,18 @@ import (
 	"attest-engine/simulate"
 )
 
-// maxTables bounds the parsed rule tables kept by their text: SDKs send a scenario's rules with each
-// call, and a table's schemas and paths are compiled once.
+// maxTables bounds the parsed rule tables kept by their text (simulate.Tables).
 const maxTables = 64
 
 // simState is a session's simulation state.
 type simState struct {
 	sim     *simulate.Simulator
 	repeats *simulate.Repeats
-	mu      sync.Mutex
-	tables  map[[32]byte]*simulate.Table
+	tables  *simulate.Tables
 }
 
 func newSimState() *simState {
-	return &simState{sim: simulate.New(), repeats: simulate.NewRepeats(), tables: map[[32]byte]*simulate.Table{}}
+	return &simState{sim: simulate.New(), repeats: simulate.NewRepeats(), tables: simulate.NewTables(maxTables)}
 }
 
 // simWire maps the simulate package's errors to wire errors (README: "Simulation", which error is what).
@@ -57,68 +53,12 @@ func simWire(err error) error {
 	return err
 }
 
-// table returns the rules of a call: the request's mocks and faults where it sends them, else the
+// simTable returns the rules of a call: the request's mocks and faults where it sends them, else the
 // config's.
 func (s *Server) simTable(p map[string]any) (*simulate.Table, error) {
 	mocks, hasM := p["mocks"]
 	faults, hasF := p["faults"]
-	base := s.cfg.Simulation.Table
-	if base == nil {
-		base = &simulate.Table{}
-	}
-	if !hasM && !hasF {
-		return base, nil
-	}
-	h := sha256.New()
-	for _, part := range []struct {
-		has bool
-		v   any
-	}{{hasM, mocks}, {hasF, faults}} {
-		c, err := simulate.Canonical(part.v)
-		if err != nil {
-			return nil, &simulate.CallError{Field: "mocks", Msg: err.Error()}
-		}
-		if part.has {
-			h.Write([]byte{1})
-		} else {
-			h.Write([]byte{0})
-		}
-		h.Write(c)
-		h.Write([]byte{0})
-	}
-	var key [32]byte
-	h.Sum(key[:0])
-	st := s.simState
-	st.mu.Lock()
-	t := st.tables[key]
-	st.mu.Unlock()
-	if t != nil {
-		return t, nil
-	}
-	var mv, fv any
-	if hasM {
-		mv = mocks
-	}
-	if hasF {
-		fv = faults
-	}
-	t, err := simulate.ParseTable(mv, fv)
-	if err != nil {
-		return nil, err
-	}
-	if !hasM {
-		t.Mocks = base.Mocks
-	}
-	if !hasF {
-		t.Faults = base.Faults
-	}
-	st.mu.Lock()
-	if len(st.tables) >= maxTables {
-		clear(st.tables)
-	}
-	st.tables[key] = t
-	st.mu.Unlock()
-	return t, nil
+	return s.simState.tables.For(s.cfg.Simulation.Table, mocks, hasM, faults, hasF)
 }
 
 // mockToolCall answers {rule_id, occurrence, attempt, fault, result | error, latency_ms} (README,
