@@ -185,10 +185,29 @@ func (a *Assembler) close(p *pending, reason string) Group {
 	if reason != ClosedRoot && len(a.roots) > 0 && a.roots[0] == p {
 		a.roots = a.roots[1:]
 	}
+	if len(a.roots) > 2*len(a.open)+16 {
+		a.compactRoots()
+	}
 	incomplete := reason == ClosedEvicted || p.dropped > 0 || !p.rootEnd
 	g := Group{TraceID: p.id, Spans: p.spans, Reason: reason, Dropped: p.dropped, Incomplete: incomplete, Seq: p.seq}
 	p.spans, p.ids = nil, nil // a stale entry in roots must not keep them alive
 	return g
+}
+
+// compactRoots drops the entries of closed traces from roots, keeping the
+// deadline order. A trace closed while not first in roots leaves its entry
+// behind; when time does not advance (a replay without timestamps) no
+// deadline passes to pop it, so without this roots grows with the input.
+// Called when stale entries outnumber open traces, it costs O(1) amortized.
+func (a *Assembler) compactRoots() {
+	live := a.roots[:0]
+	for _, p := range a.roots {
+		if a.open[p.id] == p {
+			live = append(live, p)
+		}
+	}
+	clear(a.roots[len(live):])
+	a.roots = live
 }
 
 // recent is a bounded set of trace ids, oldest forgotten first.

@@ -3,6 +3,7 @@
 package ingest
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,23 @@ func TestAttributeDepthBound(t *testing.T) {
 func TestLimitsDefaults(t *testing.T) {
 	if l := (Limits{}).withDefaults(); l.OpenTraces != 10000 || l.SpansPerTrace != 10000 || l.Bytes != 64<<20 {
 		t.Errorf("defaults: %d open traces, %d spans per trace, %d bytes; README says 10,000, 10,000 and 64 MiB", l.OpenTraces, l.SpansPerTrace, l.Bytes)
+	}
+}
+
+// TestRootsBounded: a trace evicted while another root is ahead of it in
+// the deadline queue leaves a stale entry there; with time that does not
+// advance (a replay whose spans carry no timestamps) no deadline ever
+// passes, so the queue must be compacted, not grow with the input.
+func TestRootsBounded(t *testing.T) {
+	a := NewAssembler(Limits{OpenTraces: 2})
+	a.Add([]Span{sp("keep", "1", "", 1)}, 0)
+	for i := range 10000 {
+		id := strconv.Itoa(i)
+		// "keep" is touched again, so the new trace is the one evicted
+		// next, while "keep" stays first in the deadline queue.
+		a.Add([]Span{sp(id, "1", "", 1), sp("keep", "k"+id, "1", 1)}, 0)
+	}
+	if n := len(a.roots); n > 4*a.lim.OpenTraces+16 {
+		t.Errorf("%d entries in the root deadline queue for %d open traces", n, a.Open())
 	}
 }
