@@ -121,6 +121,11 @@ func TestWatchListen(t *testing.T) {
 	zw := gzip.NewWriter(&bomb)
 	zw.Write([]byte(strings.Repeat(" ", 9000) + "{}"))
 	zw.Close()
+	var corrupt bytes.Buffer // a small gzip body whose CRC-32 trailer is wrong: broken, not big
+	zw = gzip.NewWriter(&corrupt)
+	zw.Write([]byte("{}"))
+	zw.Close()
+	corrupt.Bytes()[corrupt.Len()-8] ^= 0xff
 	for _, tc := range []struct {
 		ctype, encoding, body string
 		want                  int
@@ -129,6 +134,7 @@ func TestWatchListen(t *testing.T) {
 		{"application/json", "", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"x"}]}]}]}`, http.StatusBadRequest},
 		{"application/json", "", strings.Repeat(" ", 9000) + "{}", http.StatusRequestEntityTooLarge},
 		{"application/json", "gzip", bomb.String(), http.StatusRequestEntityTooLarge},
+		{"application/json", "gzip", corrupt.String(), http.StatusBadRequest},
 		{"application/json", "br", "{}", http.StatusUnsupportedMediaType},
 	} {
 		req, _ := http.NewRequest("POST", url, strings.NewReader(tc.body))

@@ -105,8 +105,12 @@ func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.
 		return
 	}
 	data, err := io.ReadAll(body)
-	if err != nil {
-		fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes or unreadable: %v", c.o.maxLine, err))
+	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+		fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", c.o.maxLine))
+		return
+	}
+	if err != nil { // a broken gzip stream or a dropped connection: not a size
+		fail(http.StatusBadRequest, "unreadable body: "+err.Error())
 		return
 	}
 	if len(data) > c.o.maxLine {
