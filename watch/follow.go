@@ -24,7 +24,9 @@ func (c *command) openIn(stop context.Context, stdin io.Reader) (io.Reader, func
 }
 
 // follower reads a growing file: at its end it polls until more is
-// written or the command stops.
+// written or the command stops. A file truncated in place (copytruncate
+// rotation) is read again from its start, as tail -F does; a file renamed
+// away is still read through the handle opened.
 type follower struct {
 	f    *os.File
 	stop context.Context
@@ -38,10 +40,26 @@ func (r *follower) Read(p []byte) (int, error) {
 		if n > 0 || err != io.EOF {
 			return n, err
 		}
+		if r.truncated() {
+			if _, err := r.f.Seek(0, io.SeekStart); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		select {
 		case <-r.stop.Done():
 			return 0, io.EOF
 		case <-time.After(followPoll):
 		}
 	}
+}
+
+// truncated: the file is now shorter than the offset read to.
+func (r *follower) truncated() bool {
+	off, err := r.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return false
+	}
+	fi, err := r.f.Stat()
+	return err == nil && fi.Size() < off
 }
