@@ -239,3 +239,24 @@ func TestHistoryFlags(t *testing.T) {
 		}
 	}
 }
+
+// failWriter refuses every write, as a full disk or a closed pipe does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestWriteFailureExits: results that cannot be written fail the run, even
+// when the only failing write is the flush of the last trace's lines.
+func TestWriteFailureExits(t *testing.T) {
+	input, err := os.ReadFile("../testdata/watch/traces.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(input, []byte("\n"))
+	var errb bytes.Buffer
+	code := Run(context.Background(), []string{"--suite", "../testdata/watch/suite.json", "--deterministic"},
+		bytes.NewReader(first), failWriter{}, &errb, testEnv(nil))
+	if code == 0 || !strings.Contains(errb.String(), "no space left on device") {
+		t.Errorf("exit %d, log %s; want a failure naming the write error", code, errb.String())
+	}
+}

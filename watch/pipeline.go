@@ -155,6 +155,7 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 			return err
 		}
 		if err := bw.Flush(); err != nil {
+			c.writeErr = err // the last trace's flush may be the only failing write
 			cancel()
 			return err
 		}
@@ -163,8 +164,7 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 	c.log.Info("watch finished", "lines", c.stats.lines, "traces", c.stats.traces, "sampled_out", c.stats.sampledOut,
 		"filtered_out", c.stats.filteredOut, "results", c.stats.results, "late_spans", src.feed.Late(),
 		"duplicate_spans", src.feed.Duplicates(), "unrecorded_traces", c.stats.recordErrs)
-	switch {
-	case c.writeErr != nil:
+	if c.writeErr != nil {
 		return fmt.Errorf("writing results: %v", c.writeErr)
 	}
 	errMu.Lock()
