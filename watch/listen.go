@@ -56,6 +56,7 @@ func (c *command) serve(stop context.Context, items chan<- ingest.Item, ready ch
 	}
 	c.log.Info("listening for OTLP/JSON", "address", ln.Addr().String(), "path", "/v1/traces")
 	ready <- nil
+	c.exports = make(chan struct{}, maxExports)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) { c.export(stop, items, w, r) })
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
@@ -76,6 +77,11 @@ func (c *command) serve(stop context.Context, items chan<- ingest.Item, ready ch
 	return nil
 }
 
+// maxExports bounds the requests read and held at once: each holds a body
+// of up to --max-line while it waits for the pipeline, so without a bound
+// memory grows with the number of clients.
+const maxExports = 4
+
 // export is one POST /v1/traces (OTLP/HTTP, JSON encoding). Bodies, after
 // gzip when Content-Encoding says so, are bounded by --max-line. The answer
 // is an empty ExportTraceServiceResponse, or a google.rpc.Status-shaped
@@ -88,6 +94,15 @@ func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
 		fail(http.StatusUnsupportedMediaType, "only OTLP/JSON (Content-Type: application/json) is accepted")
+		return
+	}
+	select {
+	case c.exports <- struct{}{}:
+		defer func() { <-c.exports }()
+	case <-r.Context().Done():
+		return
+	case <-stop.Done():
+		fail(http.StatusServiceUnavailable, "shutting down")
 		return
 	}
 	var body io.Reader = http.MaxBytesReader(w, r.Body, int64(c.o.maxLine))

@@ -21,13 +21,14 @@ import (
 )
 
 type command struct {
-	o      options
-	ev     *evaluator
-	suite  *Suite
-	log    *slog.Logger
-	rec    Recorder
-	prefer sample.Rate // the highest rate of any agent: below it a trace id is out everywhere
-	stats  stats
+	o       options
+	ev      *evaluator
+	suite   *Suite
+	log     *slog.Logger
+	rec     Recorder
+	prefer  sample.Rate // the highest rate of any agent: below it a trace id is out everywhere
+	stats   stats
+	exports chan struct{} // --listen: a slot per request being read or handed over
 	// writeErr is the first failed write (the emitting goroutine's).
 	writeErr error
 }
