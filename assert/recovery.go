@@ -4,7 +4,6 @@ package assert
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"attest-engine/jsonschema"
@@ -96,6 +95,29 @@ func (c *recoveryCheck) eval(in *input, calls []toolCall) (bool, string) {
 			storms = append(storms, fmt.Sprintf("'%s' retried with identical args %d times by step %d", tc.name, run[i], tc.step))
 		}
 	}
+	// A failure is recovered by the first later successful call of the same tool or of an alternative; both
+	// are found in one backward pass (nextOK: the next successful call of each tool; nextAlt: the next
+	// successful call of any alternative), so the check is linear whatever within_steps and alternatives are.
+	alt := make(map[string]bool, len(c.alternatives))
+	for _, a := range c.alternatives {
+		alt[a] = true
+	}
+	recoverer := make([]int, len(calls)) // the index of the first later call that recovers call i, or -1
+	nextOK := map[string]int{}
+	nextAlt := -1
+	for i := len(calls) - 1; i >= 0; i-- {
+		r := nextAlt
+		if j, seen := nextOK[calls[i].name]; seen && (r < 0 || j < r) {
+			r = j
+		}
+		recoverer[i] = r
+		if ok[i] {
+			nextOK[calls[i].name] = i
+			if alt[calls[i].name] {
+				nextAlt = i
+			}
+		}
+	}
 	var unrecovered []string
 	nFailed := 0
 	for i, tc := range calls {
@@ -103,14 +125,7 @@ func (c *recoveryCheck) eval(in *input, calls []toolCall) (bool, string) {
 			continue
 		}
 		nFailed++
-		recovered := false
-		for j := i + 1; j < len(calls) && int64(j-i) <= c.within; j++ {
-			if ok[j] && (calls[j].name == tc.name || slices.Contains(c.alternatives, calls[j].name)) {
-				recovered = true
-				break
-			}
-		}
-		if !recovered {
+		if r := recoverer[i]; r < 0 || int64(r-i) > c.within {
 			unrecovered = append(unrecovered, fmt.Sprintf("'%s' at step %d", tc.name, tc.step))
 		}
 	}
