@@ -90,6 +90,8 @@ type contentCheck struct {
 	values  []string // keyword_all, keyword_any, forbidden
 	needles []needle // one per value or values entry
 	re      *regexp.Regexp
+	// groundRe is re for grounded_values, its groups past the first made non-capturing.
+	groundRe *regexp.Regexp
 }
 
 // compileContent reads spec §4 Layer 4: target, check, value or values,
@@ -126,6 +128,9 @@ func compileContent(_ *Engine, s spec) (check, error) {
 		fold := s.has("case_sensitive") && !cs
 		if c.re, err = compileRegex(c.value, fold); err != nil {
 			return nil, err
+		}
+		if name == "grounded_values" {
+			c.groundRe = groundingRegex(c.re)
 		}
 	case "keyword_all", "keyword_any", "forbidden":
 		if c.values, err = s.strs("values", true); err != nil {

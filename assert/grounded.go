@@ -4,6 +4,8 @@ package assert
 
 import (
 	"fmt"
+	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"attest-engine/jsonpath"
@@ -11,6 +13,40 @@ import (
 
 // maxGroundedValues bounds the distinct values one grounded_values check looks up.
 const maxGroundedValues = 1000
+
+// maxGroundedMatches bounds the matches read in one text: the regexp package holds every match of a text
+// at once, so `()` over a 1 MB result cost a million matches (and 1.2 GB with 50 groups). A text with more
+// fails the check, naming the bound.
+const maxGroundedMatches = 100000
+
+// groundingRegex is re with every capture group but the first made non-capturing (capturing does not change
+// what matches), so a match costs two index pairs however many groups the pattern has.
+func groundingRegex(re *regexp.Regexp) *regexp.Regexp {
+	if re.NumSubexp() <= 1 {
+		return re
+	}
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return re
+	}
+	var strip func(t *syntax.Regexp)
+	strip = func(t *syntax.Regexp) { // the parser bounds nesting (1,000 levels)
+		for i, sub := range t.Sub {
+			for sub.Op == syntax.OpCapture && sub.Cap != 1 {
+				sub = sub.Sub[0]
+			}
+			t.Sub[i] = sub
+			strip(sub)
+		}
+	}
+	root := &syntax.Regexp{Op: syntax.OpConcat, Sub: []*syntax.Regexp{tree}}
+	strip(root)
+	one, err := regexp.Compile(root.Sub[0].String())
+	if err != nil || one.NumSubexp() != 1 {
+		return re
+	}
+	return one
+}
 
 // groundingSources are the texts a value may be grounded in: every string and number of the trace's
 // input and of the results of its top-level tool_call, retrieval and agent_call steps (never an
@@ -58,7 +94,12 @@ func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.Match) (outcome, er
 			continue
 		}
 		text := jsonText(m.Value)
-		for _, loc := range c.re.FindAllStringSubmatchIndex(text, -1) {
+		locs := c.groundRe.FindAllStringSubmatchIndex(text, maxGroundedMatches+1)
+		if len(locs) > maxGroundedMatches {
+			return outcome{explanation: fmt.Sprintf("%s has more than %d matches of '%s': too many to ground; narrow the pattern.",
+				c.target.name(m), maxGroundedMatches, excerpt(c.value, 200))}, nil
+		}
+		for _, loc := range locs {
 			v := text[loc[0]:loc[1]]
 			if len(loc) >= 4 && loc[2] >= 0 {
 				v = text[loc[2]:loc[3]]
