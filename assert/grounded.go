@@ -4,6 +4,7 @@ package assert
 
 import (
 	"fmt"
+	"index/suffixarray"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -86,9 +87,8 @@ func groundingSources(in *input) []string {
 // evalGrounded checks every match of the pattern in every text the target selects (the first capture
 // group when the pattern has one, else the whole match) against the grounding sources.
 func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.Match) (outcome, error) {
-	var sources []string
+	var values []string // distinct, in order of first match
 	seen := map[string]bool{}
-	var grounded, ungrounded []string
 	for _, m := range ms {
 		if m.Value == nil {
 			continue
@@ -111,17 +111,14 @@ func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.Match) (outcome, er
 				break
 			}
 			seen[v] = true
-			if sources == nil {
-				sources = groundingSources(in)
-			}
-			found := false
-			for _, s := range sources {
-				if strings.Contains(s, v) {
-					found = true
-					break
-				}
-			}
-			if found {
+			values = append(values, v)
+		}
+	}
+	var grounded, ungrounded []string
+	if len(values) > 0 {
+		isGrounded := groundedIn(groundingSources(in), len(values))
+		for _, v := range values {
+			if isGrounded(v) {
 				grounded = append(grounded, v)
 			} else {
 				ungrounded = append(ungrounded, v)
@@ -137,4 +134,40 @@ func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.Match) (outcome, er
 		return outcome{pass: true, score: 1, explanation: fmt.Sprintf("%s has no match of '%s': nothing to ground.", where, excerpt(c.value, 200))}, nil
 	}
 	return outcome{pass: true, score: 1, explanation: fmt.Sprintf("Every value %s quotes is grounded in a tool result or the input: %s.", where, bracketNames(grounded))}, nil
+}
+
+// indexFrom is the work (values × source bytes) from which the sources are indexed rather than scanned once
+// per value: 1,000 values over 9 MB of tool results took 11 s of scanning.
+const indexFrom = 1 << 24
+
+// groundedIn returns the test "occurs verbatim inside one of sources", for lookups values.
+func groundedIn(sources []string, lookups int) func(string) bool {
+	scan := func(v string) bool {
+		for _, s := range sources {
+			if strings.Contains(s, v) {
+				return true
+			}
+		}
+		return false
+	}
+	total := 0
+	for _, s := range sources {
+		total += len(s) + 1
+	}
+	if lookups*total < indexFrom {
+		return scan
+	}
+	// One suffix array over the sources, each followed by 0xFF, a byte no UTF-8 text holds: a value without
+	// it found in the array lies inside one source.
+	data := make([]byte, 0, total)
+	for _, s := range sources {
+		data = append(append(data, s...), 0xFF)
+	}
+	idx := suffixarray.New(data)
+	return func(v string) bool {
+		if strings.IndexByte(v, 0xFF) >= 0 { // invalid UTF-8 in the trace: could span two sources
+			return scan(v)
+		}
+		return len(idx.Lookup([]byte(v), 1)) > 0
+	}
 }

@@ -4,6 +4,7 @@ package assert
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -55,6 +56,54 @@ func TestGroundingRegex(t *testing.T) {
 		if got := ""; loc[2] >= 0 && c.text[loc[2]:loc[3]] != c.want {
 			got = c.text[loc[2]:loc[3]]
 			t.Errorf("%s on %q: group %q, want %q", c.pattern, c.text, got, c.want)
+		}
+	}
+}
+
+// BenchmarkGroundedWorstCase is 1,000 distinct ungrounded values looked up in 9 MB of tool results.
+func BenchmarkGroundedWorstCase(b *testing.B) {
+	tr := loadTrace(b, "refund")
+	out := map[string]any{}
+	for k, v := range tr["output"].(map[string]any) {
+		out[k] = v
+	}
+	var msg strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&msg, "ID-%07d ", i)
+	}
+	out["message"] = msg.String()
+	tr["output"] = out
+	steps := make([]any, 9)
+	for i := range steps {
+		steps[i] = map[string]any{"type": "tool_call", "name": "t", "args": map[string]any{}, "result": map[string]any{"text": strings.Repeat("ID-000000 ", 100000)}}
+	}
+	tr["steps"] = steps
+	eng, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	as := []Assertion{{ID: "g", Type: "content", Spec: map[string]any{"target": "output.message", "check": "grounded_values", "value": `ID-\d{7}`}}}
+	for b.Loop() {
+		if _, err := eng.Evaluate(context.Background(), tr, as); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestGroundedIn: the indexed lookup answers as the scan does, a value spanning two sources included.
+func TestGroundedIn(t *testing.T) {
+	sources := []string{"refund R-1 issued", "42", "ab\xffcd", "é"}
+	for _, c := range []struct {
+		v    string
+		want bool
+	}{
+		{"R-1", true}, {"42", true}, {"issued42", false}, {"d\xffr", false}, {"b\xffc", true},
+		{"\xffc", true}, {"é", true}, {"x", false}, {"refund R-1 issued", true}, {"2a", false},
+	} {
+		for _, lookups := range []int{1, indexFrom} { // scanned, indexed
+			if got := groundedIn(sources, lookups)(c.v); got != c.want {
+				t.Errorf("%q (lookups %d): %v, want %v", c.v, lookups, got, c.want)
+			}
 		}
 	}
 }
