@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,30 @@ func BenchmarkDigest(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = k.Digest()
+	}
+}
+
+// BenchmarkSubsetScalarOverContainer is a subset pattern whose scalar member meets a large array in the
+// args, under MaxMocks rules: none matches, and none writes the array out.
+func BenchmarkSubsetScalarOverContainer(b *testing.B) {
+	rules := make([]string, MaxMocks)
+	for i := range rules {
+		rules[i] = fmt.Sprintf(`{"id": "m%d", "tool": "t", "match": {"subset": {"a": %d}}, "result": {}}`, i, i)
+	}
+	tb := table(b, `{"mocks": [`+strings.Join(rules, ",")+`]}`)
+	items := make([]any, 100_000)
+	for i := range items {
+		items[i] = float64(i)
+	}
+	args := map[string]any{"a": items}
+	canon, err := Canonical(args)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if m, _ := tb.find("t", args, canon); m != nil {
+			b.Fatal("matched")
+		}
 	}
 }

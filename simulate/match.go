@@ -105,6 +105,10 @@ func subset(p, v any, depth int) bool {
 		}
 		return true
 	}
+	switch v.(type) {
+	case map[string]any, []any: // a scalar pattern never equals a container: do not write the container out
+		return false
+	}
 	a, err1 := Canonical(p)
 	b, err2 := Canonical(v)
 	return err1 == nil && err2 == nil && bytes.Equal(a, b)
