@@ -109,6 +109,10 @@ func subset(p, v any, depth int) bool {
 	case map[string]any, []any: // a scalar pattern never equals a container: do not write the container out
 		return false
 	}
+	if ps, ok := p.(string); ok { // equal canonical strings are equal strings: no copy of a long one
+		vs, ok := v.(string)
+		return ok && vs == ps
+	}
 	a, err1 := Canonical(p)
 	b, err2 := Canonical(v)
 	return err1 == nil && err2 == nil && bytes.Equal(a, b)

@@ -96,3 +96,26 @@ func TestGlob(t *testing.T) {
 		}
 	}
 }
+
+// TestSubset: what a subset pattern accepts, scalars against scalars and containers.
+func TestSubset(t *testing.T) {
+	for _, c := range []struct {
+		p, v string
+		want bool
+	}{
+		{`{"a": "x"}`, `{"a": "x", "b": 1}`, true},
+		{`{"a": "x"}`, `{"a": "y"}`, false},
+		{`{"a": "1"}`, `{"a": 1}`, false},
+		{`{"a": 1}`, `{"a": 1.0}`, true},
+		{`{"a": 1}`, `{"a": [1]}`, false},
+		{`{"a": "x"}`, `{"a": {"x": 1}}`, false},
+		{`{"a": null}`, `{"a": []}`, false},
+		{`{"a": [{"b": "é"}]}`, `{"a": [{"b": "é", "c": 2}]}`, true},
+		{`{"a": [1]}`, `{"a": [1, 2]}`, false},
+		{`{"a": {}}`, `{"a": {"b": 1}}`, true},
+	} {
+		if got := subset(decode(t, c.p), decode(t, c.v), 0); got != c.want {
+			t.Errorf("subset(%s, %s) = %v, want %v", c.p, c.v, got, c.want)
+		}
+	}
+}
