@@ -107,8 +107,9 @@ func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.Match) (outcome, er
 			if v == "" || seen[v] {
 				continue
 			}
-			if len(seen) == maxGroundedValues {
-				break
+			if len(seen) == maxGroundedValues { // never a pass that left values unchecked
+				return outcome{explanation: fmt.Sprintf("%s quotes more than %d distinct matches of '%s': too many to ground; narrow the pattern.",
+					c.target.expr, maxGroundedValues, excerpt(c.value, 200))}, nil
 			}
 			seen[v] = true
 			values = append(values, v)

@@ -107,3 +107,34 @@ func TestGroundedIn(t *testing.T) {
 		}
 	}
 }
+
+// TestGroundedTooManyValues: a value past maxGroundedValues is never left unchecked under a pass; here the
+// first 1,000 are grounded in the input and the last is not.
+func TestGroundedTooManyValues(t *testing.T) {
+	tr := loadTrace(t, "refund")
+	var grounded, msg strings.Builder
+	for i := range maxGroundedValues {
+		fmt.Fprintf(&grounded, "ID-%07d ", i)
+	}
+	msg.WriteString(grounded.String())
+	msg.WriteString("ID-9999999")
+	tr["input"] = map[string]any{"ids": grounded.String()}
+	out := map[string]any{}
+	for k, v := range tr["output"].(map[string]any) {
+		out[k] = v
+	}
+	out["message"] = msg.String()
+	tr["output"] = out
+	eng, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := eng.Evaluate(context.Background(), tr, []Assertion{{ID: "g", Type: "content",
+		Spec: map[string]any{"target": "output.message", "check": "grounded_values", "value": `ID-\d{7}`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Status == Pass || !strings.Contains(rs[0].Explanation, "more than 1000 distinct") {
+		t.Fatalf("got %+v", rs[0].Status)
+	}
+}
