@@ -119,10 +119,10 @@ func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.Match) (outcome, er
 	if len(values) > 0 {
 		isGrounded := groundedIn(groundingSources(in), len(values))
 		for _, v := range values {
-			if isGrounded(v) {
-				grounded = append(grounded, v)
+			if isGrounded(v) { // named cut to 200 bytes: a value may be a whole result
+				grounded = append(grounded, excerpt(v, 200))
 			} else {
-				ungrounded = append(ungrounded, v)
+				ungrounded = append(ungrounded, excerpt(v, 200))
 			}
 		}
 	}

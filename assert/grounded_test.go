@@ -138,3 +138,26 @@ func TestGroundedTooManyValues(t *testing.T) {
 		t.Fatalf("got %+v", rs[0].Status)
 	}
 }
+
+// TestGroundedLongValue: a long ungrounded value is named cut to 200 bytes, not whole.
+func TestGroundedLongValue(t *testing.T) {
+	tr := loadTrace(t, "refund")
+	out := map[string]any{}
+	for k, v := range tr["output"].(map[string]any) {
+		out[k] = v
+	}
+	out["message"] = "<" + strings.Repeat("z", 100000) + ">"
+	tr["output"] = out
+	eng, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := eng.Evaluate(context.Background(), tr, []Assertion{{ID: "g", Type: "content",
+		Spec: map[string]any{"target": "output.message", "check": "grounded_values", "value": `<(z+)>`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Status == Pass || len(rs[0].Explanation) > 1000 {
+		t.Fatalf("status %s, explanation of %d bytes", rs[0].Status, len(rs[0].Explanation))
+	}
+}
