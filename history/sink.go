@@ -1,7 +1,13 @@
 // sink.go: where alerts go: the NDJSON alert file, OnAlert, the webhook.
 package history
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
 
 // emit hands alerts to every configured sink. It never blocks on the
 // network: the webhook has its own bounded queue.
@@ -9,9 +15,7 @@ func (s *Store) emit(alerts []Alert) {
 	for _, a := range alerts {
 		if s.alertF != nil {
 			line, _ := json.Marshal(a) // an Alert always marshals: finite numbers, valid strings
-			if _, err := s.alertF.Write(append(line, '\n')); err != nil {
-				s.opts.Logger.Error("history: alert file write failed", "err", err.Error())
-			}
+			s.writeAlertLine(append(line, '\n'))
 		}
 		if s.opts.OnAlert != nil {
 			s.opts.OnAlert(a)
@@ -20,4 +24,72 @@ func (s *Store) emit(alerts []Alert) {
 			s.hook.enqueue(a)
 		}
 	}
+}
+
+// writeAlertLine appends one line to the alert file. A failed write (a
+// full disk) may have left part of the line: it is cut, so the next alert
+// starts a line of its own.
+func (s *Store) writeAlertLine(line []byte) {
+	n, err := s.alertF.Write(line)
+	if err == nil {
+		s.alertSize += int64(n)
+		return
+	}
+	s.opts.Logger.Error("history: alert file write failed", "err", err.Error())
+	if n > 0 {
+		s.alertF.Truncate(s.alertSize)
+	}
+}
+
+// maxAlertLine bounds where a torn alert line is looked for: an alert's
+// line is far shorter (its strings are bounded by MaxField).
+const maxAlertLine = 1 << 20
+
+// openAlertFile opens the NDJSON alert file for appending and returns it
+// with its length. A last line without its newline was torn by a crash (a
+// write cut short by SIGKILL or a full disk): it is cut off, as the log's
+// torn tail is, so that the next alert does not run on from it and every
+// line stays one JSON object. A file whose last maxAlertLine bytes hold no
+// newline is no torn alert: it is left whole and a newline appended.
+func openAlertFile(path string) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, 0, err
+	}
+	size, end, err := lastLineEnd(f)
+	switch {
+	case err != nil || end == size:
+	case end >= 0:
+		err = f.Truncate(end)
+	default:
+		_, err = f.Write([]byte{'\n'})
+		end = size + 1
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, end, nil
+}
+
+// lastLineEnd returns f's size and the offset just after its last newline:
+// 0 when it has none, -1 when its last maxAlertLine bytes have none.
+func lastLineEnd(f *os.File) (size, end int64, err error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	size = fi.Size()
+	n := min(size, maxAlertLine)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, size-n); err != nil && err != io.EOF {
+		return 0, 0, fmt.Errorf("read: %w", err)
+	}
+	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+		return size, size - n + int64(i) + 1, nil
+	}
+	if n < size {
+		return size, -1, nil
+	}
+	return size, 0, nil
 }

@@ -33,15 +33,16 @@ type Store struct {
 	log    *wal
 	unlock func()
 
-	mu       sync.Mutex
-	meta     meta
-	keys     map[string]*series
-	overflow uint64 // results of keys beyond MaxKeys
-	rec      Recovery
-	alertF   *os.File
-	hook     *webhook
-	closed   bool
-	readOnly bool // OpenReadOnly: no log, no lock, no sinks
+	mu        sync.Mutex
+	meta      meta
+	keys      map[string]*series
+	overflow  uint64 // results of keys beyond MaxKeys
+	rec       Recovery
+	alertF    *os.File
+	alertSize int64 // the alert file's length after its last whole line
+	hook      *webhook
+	closed    bool
+	readOnly  bool // OpenReadOnly: no log, no lock, no sinks
 }
 
 // Open opens or creates the state dir dir and recovers it: the summary
@@ -65,13 +66,13 @@ func Open(dir string, opts Options) (*Store, error) {
 		if opts.AlertFile == "" {
 			opts.AlertFile = filepath.Join(dir, "alerts.ndjson")
 		}
-		f, err := os.OpenFile(opts.AlertFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, size, err := openAlertFile(opts.AlertFile)
 		if err != nil {
 			s.log.close()
 			unlock()
 			return nil, fmt.Errorf("history: alert file: %w", err)
 		}
-		s.alertF = f
+		s.alertF, s.alertSize = f, size
 	}
 	if opts.Webhook != nil {
 		s.hook = startWebhook(*opts.Webhook, opts.Logger)
