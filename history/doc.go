@@ -76,7 +76,8 @@
 // sealed segment is corruption, not a crash: it is reported in
 // Recovery.Corrupt, the segment is left untouched and its later records are
 // skipped. A segment shorter than the checkpoint (its tail lost to a power
-// loss) is appended to at its end. TestCrashRecovery kills a writer with
+// loss) is cut after its last whole frame and appended to there, and the
+// checkpoint moved back to that end before any record is. TestCrashRecovery kills a writer with
 // SIGKILL at 100 seeded moments over one dir (some during its own
 // recovery, most while writing frames split in two writes so a kill can
 // tear one) and checks after each that every acknowledged record is there,

@@ -111,9 +111,16 @@ func scanSegment(path string, off int64, fn func(Result, pos) error, seg uint64)
 	}
 	if fi, err := f.Stat(); err == nil && off > fi.Size() {
 		// A checkpoint past the end: the file lost its tail (a power loss
-		// under a lax fsync policy). Appending past the end would leave a
-		// hole of zeros in the log; go on from the end instead.
-		return fi.Size(), &frameError{fi.Size(), "segment shorter than its checkpoint"}, nil
+		// under a lax fsync policy), maybe in the middle of a frame. The
+		// summaries hold every record it had: find where its whole frames
+		// end, replaying none, so that the caller cuts there and appends
+		// after them, never past the end (a hole of zeros) nor after half
+		// a frame.
+		end, _, err := scanSegment(path, 0, nil, seg)
+		if err != nil {
+			return 0, nil, err
+		}
+		return end, &frameError{end, "segment shorter than its checkpoint"}, nil
 	}
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return 0, nil, err

@@ -159,6 +159,17 @@ func (s *Store) recover() error {
 	if err := s.log.openActive(lastSeg, lastSize); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
+	if cp := s.meta.Checkpoint; cp.Seg == s.log.seg && cp.Off > s.log.size {
+		// The log lost its tail behind the checkpoint: the records now
+		// appended go where it ends, so the checkpoint moves back there
+		// before any is, or a restart would replay from the old one, in
+		// the middle of a new frame, and cut every record after it.
+		s.meta.Checkpoint = pos{s.log.seg, s.log.size}
+		if err := s.writeSnapshotLocked(); err != nil {
+			s.log.close()
+			return err
+		}
+	}
 	if s.rec.Corrupt != nil {
 		s.opts.Logger.Warn("history: corrupt records in sealed log segments were skipped", "dir", s.dir, "where", s.rec.Corrupt)
 	}
