@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -86,6 +87,26 @@ func readSnapshot(dir string) (*snapshot, error) {
 		}
 	}
 	return &snap, nil
+}
+
+// removeTempSnapshots removes the temporary files of summaries writes that a
+// crash (SIGKILL between their creation and their rename) left behind: each
+// is as large as the summaries, and every crash would add one. Only the
+// holder of the dir's lock calls it, so no write is in flight.
+func removeTempSnapshots(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), snapshotFile+".tmp") {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeSnapshot replaces dir's summaries file: a temporary file written,

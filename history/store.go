@@ -89,6 +89,9 @@ func (s *Store) windowing() windowing {
 
 // recover loads the snapshot and replays the log after it.
 func (s *Store) recover() error {
+	if err := removeTempSnapshots(s.dir); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
 	snap, err := readSnapshot(s.dir)
 	if err != nil {
 		return err
