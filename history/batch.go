@@ -81,7 +81,7 @@ func (w *wal) appendAll(rs []*Result) (pos, bool, error) {
 			binary.LittleEndian.PutUint32(w.frame[start+4:start+8], crc32.Checksum(p, castagnoli))
 			rs = rs[1:]
 		}
-		if _, err := w.f.Write(w.frame); err != nil {
+		if err := w.write(w.frame); err != nil {
 			if terr := w.f.Truncate(w.size); terr == nil {
 				w.f.Seek(w.size, io.SeekStart)
 			}
@@ -104,4 +104,19 @@ func (w *wal) appendAll(rs []*Result) (pos, bool, error) {
 		}
 	}
 	return pos{w.seg, w.size}, w.size >= w.opts.segmentBytes, nil
+}
+
+// write gives buf to one write call, or two splitPause apart (the crash
+// test's hook, so that a kill can tear a frame).
+func (w *wal) write(buf []byte) error {
+	if w.splitPause == 0 {
+		_, err := w.f.Write(buf)
+		return err
+	}
+	if _, err := w.f.Write(buf[:len(buf)/2]); err != nil {
+		return err
+	}
+	time.Sleep(w.splitPause)
+	_, err := w.f.Write(buf[len(buf)/2:])
+	return err
 }

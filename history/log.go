@@ -5,7 +5,6 @@ package history
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -224,48 +223,10 @@ func (w *wal) openActive(seg uint64, size int64) error {
 	return nil
 }
 
-// append writes one record and applies the fsync policy. It reports the
-// position after the record and whether the active segment is now full.
+// append writes one record and applies the fsync policy: appendAll of one.
 func (w *wal) append(r *Result) (pos, bool, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return pos{}, false, errors.New("history: the store is closed")
-	}
-	w.frame = append(w.frame[:0], make([]byte, frameHeader)...)
-	w.frame = appendPayload(w.frame, r)
-	p := w.frame[frameHeader:]
-	binary.LittleEndian.PutUint32(w.frame[0:4], uint32(len(p)))
-	binary.LittleEndian.PutUint32(w.frame[4:8], crc32.Checksum(p, castagnoli))
-	var err error
-	if w.splitPause > 0 {
-		if _, err = w.f.Write(w.frame[:frameHeader+len(p)/2]); err == nil {
-			time.Sleep(w.splitPause)
-			_, err = w.f.Write(w.frame[frameHeader+len(p)/2:])
-		}
-	} else {
-		_, err = w.f.Write(w.frame)
-	}
-	if err != nil {
-		// the tail may now hold part of a frame: cut it so later frames stay readable
-		if terr := w.f.Truncate(w.size); terr == nil {
-			w.f.Seek(w.size, io.SeekStart)
-		}
-		return pos{}, false, fmt.Errorf("history: append: %w", err)
-	}
-	w.size += int64(len(w.frame))
-	switch w.opts.sync {
-	case SyncAlways:
-		if err := w.f.Sync(); err != nil {
-			return pos{}, false, fmt.Errorf("history: fsync: %w", err)
-		}
-	case SyncInterval:
-		w.dirty = true
-		if w.timer == nil {
-			w.timer = time.AfterFunc(w.opts.syncEvery, w.flushTick)
-		}
-	}
-	return pos{w.seg, w.size}, w.size >= w.opts.segmentBytes, nil
+	one := [1]*Result{r}
+	return w.appendAll(one[:])
 }
 
 // flushTick is the interval policy's timer.
