@@ -63,13 +63,14 @@ const maxBatchWrite = 1 << 20
 // for a trace's results), then applies the fsync policy once. It reports
 // the position after the last record and whether the segment is now full.
 // A crash may keep a prefix of the records, never a torn one (recovery cuts
-// it), as with one append per record.
+// it), as with one append per record; a failed write keeps none.
 func (w *wal) appendAll(rs []*Result) (pos, bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return pos{}, false, errors.New("history: the store is closed")
 	}
+	start := w.size // a failed write cuts the whole batch: all or nothing
 	for len(rs) > 0 {
 		w.frame = w.frame[:0]
 		for len(rs) > 0 && len(w.frame) < maxBatchWrite {
@@ -82,9 +83,10 @@ func (w *wal) appendAll(rs []*Result) (pos, bool, error) {
 			rs = rs[1:]
 		}
 		if err := w.write(w.frame); err != nil {
-			if terr := w.f.Truncate(w.size); terr == nil {
-				w.f.Seek(w.size, io.SeekStart)
+			if terr := w.f.Truncate(start); terr == nil {
+				w.f.Seek(start, io.SeekStart)
 			}
+			w.size = start
 			return pos{}, false, fmt.Errorf("history: append: %w", err)
 		}
 		w.size += int64(len(w.frame))
