@@ -1,0 +1,519 @@
+// parse.go: the one pass that checks a JSON text and lays out its tape.
+
+package tape
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// MaxDepth bounds the nesting of arrays and objects in any document.
+// encoding/json allows 10,000 levels; no trace needs more than a few dozen,
+// and every later walk (validation, JSONPath, JSON Schema) recurses over
+// the value, so a small bound keeps all of them cheap and safe.
+const MaxDepth = 512
+
+// SyntaxError reports input that is not one well-formed JSON value.
+type SyntaxError struct {
+	Offset int // byte offset of the problem in the input
+	Msg    string
+	// NonFinite marks a NaN, Infinity or -Infinity token, which JSON lacks
+	// (RFC 8259 §6) and some encoders write by default (Python's json.dumps).
+	NonFinite bool
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s at offset %d", e.Msg, e.Offset)
+}
+
+// DuplicateKeyError reports an object that names the same member twice: the
+// earliest such repeat of the document. Parse still returns the document,
+// so that a caller can answer with the request's id; it is the caller's
+// choice to refuse it. Two parsers may disagree on which duplicate counts,
+// so the engine refuses such documents rather than guess.
+type DuplicateKeyError struct {
+	Offset int
+	Key    string
+}
+
+func (e *DuplicateKeyError) Error() string {
+	return fmt.Sprintf("duplicate object key %q at offset %d", e.Key, e.Offset)
+}
+
+// Kind is the JSON type of a Value.
+type Kind uint8
+
+// The kinds; Missing is the kind of the zero Value (a member or element
+// that is not there).
+const (
+	Missing Kind = iota
+	Null
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+// node is one token of the tape.
+type node struct {
+	// start and end delimit the token's text: a string's content between
+	// its quotes, a number or literal's text, or an array or object from
+	// its opening bracket to just past its closing one.
+	start, end uint32
+	// next is the index of the first node after this value's subtree.
+	next uint32
+	// n is an array's or object's number of elements or members; 1 for
+	// true and for a string with escapes; else 0.
+	n    uint32
+	kind Kind
+}
+
+// Doc is a parsed JSON text. Its Values read the text in place: it must
+// not change while the Doc is in use.
+type Doc struct {
+	src   []byte
+	nodes []node
+	// keys is the parser's stack of member name nodes of the objects being
+	// parsed, innermost last.
+	keys  []uint32
+	depth int
+	pos   int
+	dup   *DuplicateKeyError
+	buf   []byte // Any's scratch for strings with escapes
+
+	mu     sync.Mutex // Values may be read concurrently: guards intern and buf
+	intern interner
+}
+
+var docs = sync.Pool{New: func() any { return new(Doc) }}
+
+// maxKeptNodes is the largest tape a released Doc keeps for the next one.
+const maxKeptNodes = 1 << 16
+
+// Parse checks that src holds exactly one JSON value with optional white
+// space around it, and returns its Doc. Member names match exactly (no case
+// folding), strings must be valid UTF-8, nesting is limited to MaxDepth,
+// and the text must fit in 4 GiB. On a duplicate member name Parse returns
+// the Doc together with a *DuplicateKeyError; on any other problem it
+// returns nil and a *SyntaxError. The caller may Release the Doc when done.
+func Parse(src []byte) (*Doc, error) {
+	if uint64(len(src)) >= 1<<32-1 {
+		return nil, &SyntaxError{Msg: "document larger than 4 GiB"}
+	}
+	d := docs.Get().(*Doc)
+	d.src, d.pos, d.depth, d.dup = src, 0, 0, nil
+	d.nodes, d.keys = d.nodes[:0], d.keys[:0]
+	d.skipSpace()
+	err := d.value()
+	if err == nil {
+		d.skipSpace()
+		if d.pos != len(d.src) {
+			err = d.errorf("unexpected data after top-level value")
+		}
+	}
+	if err != nil {
+		d.Release()
+		return nil, err
+	}
+	if d.dup != nil {
+		return d, d.dup
+	}
+	return d, nil
+}
+
+// Release returns d to be reused by a later Parse. Neither d nor any of
+// its Values may be used after.
+func (d *Doc) Release() {
+	d.src, d.dup = nil, nil
+	if cap(d.nodes) > maxKeptNodes {
+		d.nodes = nil
+	}
+	if cap(d.keys) > 4096 {
+		d.keys = nil
+	}
+	if cap(d.buf) > 64<<10 {
+		d.buf = nil
+	}
+	docs.Put(d)
+}
+
+// Root is the document's top-level value.
+func (d *Doc) Root() Value { return Value{d, 0} }
+
+// Source is the text d was parsed from.
+func (d *Doc) Source() []byte { return d.src }
+
+func (d *Doc) errorf(format string, args ...any) error {
+	return &SyntaxError{Offset: d.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (d *Doc) skipSpace() {
+	for d.pos < len(d.src) {
+		switch d.src[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+// push appends a node for a token that starts at start.
+func (d *Doc) push(k Kind, start int) uint32 {
+	i := uint32(len(d.nodes))
+	d.nodes = append(d.nodes, node{start: uint32(start), kind: k})
+	return i
+}
+
+// done sets the end of node i's text and the index past its subtree.
+func (d *Doc) done(i uint32) {
+	d.nodes[i].end = uint32(d.pos)
+	d.nodes[i].next = uint32(len(d.nodes))
+}
+
+func (d *Doc) value() error {
+	if d.pos >= len(d.src) {
+		return d.errorf("unexpected end of input")
+	}
+	switch c := d.src[d.pos]; {
+	case c == '{':
+		return d.object()
+	case c == '[':
+		return d.array()
+	case c == '"':
+		return d.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.number()
+	case c == 't':
+		return d.literal("true", Bool, 1)
+	case c == 'f':
+		return d.literal("false", Bool, 0)
+	case c == 'n':
+		return d.literal("null", Null, 0)
+	case c == 'N' || c == 'I':
+		if err := d.nonFinite(); err != nil {
+			return err
+		}
+		fallthrough
+	default:
+		return d.errorf("invalid character %s looking for beginning of value", quoteByte(c))
+	}
+}
+
+// nonFinite returns the error for a NaN or Infinity token at d.pos, or nil
+// when none is there.
+func (d *Doc) nonFinite() error {
+	for _, word := range [...]string{"NaN", "Infinity"} {
+		if len(d.src)-d.pos >= len(word) && string(d.src[d.pos:d.pos+len(word)]) == word {
+			tok := word
+			if d.pos > 0 && d.src[d.pos-1] == '-' && word == "Infinity" {
+				tok = "-" + word
+			}
+			return &SyntaxError{Offset: d.pos, NonFinite: true,
+				Msg: fmt.Sprintf("%s is not a JSON value (RFC 8259 §6: numbers are finite)", tok)}
+		}
+	}
+	return nil
+}
+
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return strconv.QuoteRune(rune(c))
+	}
+	return fmt.Sprintf("0x%02x", c)
+}
+
+func (d *Doc) literal(word string, k Kind, n uint32) error {
+	if len(d.src)-d.pos < len(word) || string(d.src[d.pos:d.pos+len(word)]) != word {
+		return d.errorf("invalid literal, expected %s", word)
+	}
+	i := d.push(k, d.pos)
+	d.nodes[i].n = n
+	d.pos += len(word)
+	d.done(i)
+	return nil
+}
+
+func (d *Doc) enter() error {
+	d.depth++
+	if d.depth > MaxDepth {
+		return d.errorf("nesting exceeds maximum depth %d", MaxDepth)
+	}
+	return nil
+}
+
+func (d *Doc) object() error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	obj := d.push(Object, d.pos)
+	d.pos++ // '{'
+	d.skipSpace()
+	if d.pos < len(d.src) && d.src[d.pos] == '}' {
+		d.pos++
+		d.depth--
+		d.done(obj)
+		return nil
+	}
+	base := len(d.keys)
+	for {
+		if d.pos >= len(d.src) || d.src[d.pos] != '"' {
+			return d.errorf("expected string for object key")
+		}
+		d.keys = append(d.keys, uint32(len(d.nodes)))
+		if err := d.str(); err != nil {
+			return err
+		}
+		d.skipSpace()
+		if d.pos >= len(d.src) || d.src[d.pos] != ':' {
+			return d.errorf("expected ':' after object key")
+		}
+		d.pos++
+		d.skipSpace()
+		if err := d.value(); err != nil {
+			return err
+		}
+		d.nodes[obj].n++
+		d.skipSpace()
+		if d.pos >= len(d.src) {
+			return d.errorf("unexpected end of input in object")
+		}
+		switch d.src[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+			continue
+		case '}':
+			d.pos++
+			d.depth--
+		default:
+			return d.errorf("expected ',' or '}' in object")
+		}
+		break
+	}
+	d.done(obj)
+	d.noteDuplicate(d.keys[base:])
+	d.keys = d.keys[:base]
+	return nil
+}
+
+// noteDuplicate records the object's first member whose name an earlier
+// member of the same object has, when it comes before every duplicate
+// recorded so far: the document's earliest repeat.
+func (d *Doc) noteDuplicate(keys []uint32) {
+	if len(keys) < 2 {
+		return
+	}
+	at := func(j int) {
+		k := d.nodes[keys[j]]
+		if off := int(k.start) - 1; d.dup == nil || off < d.dup.Offset {
+			d.dup = &DuplicateKeyError{Offset: off, Key: string(Value{d, keys[j]}.Bytes())}
+		}
+	}
+	escaped := false
+	for _, k := range keys {
+		escaped = escaped || d.nodes[k].n != 0
+	}
+	if len(keys) <= 16 && !escaped {
+		for j := 1; j < len(keys); j++ {
+			kj := d.nodes[keys[j]]
+			for _, i := range keys[:j] {
+				ki := d.nodes[i]
+				if string(d.src[ki.start:ki.end]) == string(d.src[kj.start:kj.end]) {
+					at(j)
+					return
+				}
+			}
+		}
+		return
+	}
+	seen := make(map[string]bool, len(keys))
+	for j, k := range keys {
+		name := string(Value{d, k}.Bytes())
+		if seen[name] {
+			at(j)
+			return
+		}
+		seen[name] = true
+	}
+}
+
+func (d *Doc) array() error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	arr := d.push(Array, d.pos)
+	d.pos++ // '['
+	d.skipSpace()
+	if d.pos < len(d.src) && d.src[d.pos] == ']' {
+		d.pos++
+		d.depth--
+		d.done(arr)
+		return nil
+	}
+	for {
+		if err := d.value(); err != nil {
+			return err
+		}
+		d.nodes[arr].n++
+		d.skipSpace()
+		if d.pos >= len(d.src) {
+			return d.errorf("unexpected end of input in array")
+		}
+		switch d.src[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+			continue
+		case ']':
+			d.pos++
+			d.depth--
+		default:
+			return d.errorf("expected ',' or ']' in array")
+		}
+		break
+	}
+	d.done(arr)
+	return nil
+}
+
+// str checks a string at d.pos (which holds '"') and lays out its node:
+// its content between the quotes, marked when it has escapes.
+func (d *Doc) str() error {
+	d.pos++ // opening quote
+	i := d.push(String, d.pos)
+	for d.pos < len(d.src) {
+		c := d.src[d.pos]
+		if !strSpecial[c] {
+			d.pos++
+			continue
+		}
+		switch {
+		case c == '"':
+			d.nodes[i].end = uint32(d.pos)
+			d.nodes[i].next = i + 1
+			d.pos++
+			return nil
+		case c == '\\':
+			d.nodes[i].n = 1
+			if err := d.escape(); err != nil {
+				return err
+			}
+		case c < 0x20:
+			return d.errorf("invalid control character %s in string", quoteByte(c))
+		default:
+			r, size := utf8.DecodeRune(d.src[d.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return d.errorf("invalid UTF-8 in string")
+			}
+			d.pos += size
+		}
+	}
+	return d.errorf("unexpected end of input in string")
+}
+
+// strSpecial marks the bytes that end a string's fast path: the closing
+// quote, an escape, a control character, or the start of a multi-byte rune.
+var strSpecial = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+// escape checks the escape at d.pos (which holds '\\').
+func (d *Doc) escape() error {
+	if d.pos+1 >= len(d.src) {
+		return d.errorf("unexpected end of input in string escape")
+	}
+	c := d.src[d.pos+1]
+	d.pos += 2
+	switch c {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return nil
+	case 'u':
+		if len(d.src)-d.pos < 4 {
+			return d.errorf("unexpected end of input in \\u escape")
+		}
+		if _, ok := hex4(d.src[d.pos:]); !ok {
+			return d.errorf("invalid \\u escape")
+		}
+		d.pos += 4
+		return nil
+	}
+	d.pos--
+	return d.errorf("invalid escape %s in string", quoteByte(c))
+}
+
+// hex4 reads the four hex digits b starts with.
+func hex4(b []byte) (rune, bool) {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// number checks the RFC 8259 number grammar; the text is kept as written,
+// so later comparisons can be exact.
+func (d *Doc) number() error {
+	start := d.pos
+	if d.src[d.pos] == '-' {
+		d.pos++
+	}
+	switch {
+	case d.pos < len(d.src) && d.src[d.pos] == '0':
+		d.pos++
+	case d.pos < len(d.src) && d.src[d.pos] >= '1' && d.src[d.pos] <= '9':
+		d.digits()
+	default:
+		if d.pos < len(d.src) && d.src[d.pos] == 'I' {
+			if err := d.nonFinite(); err != nil {
+				return err
+			}
+		}
+		return d.errorf("invalid number")
+	}
+	if d.pos < len(d.src) && d.src[d.pos] == '.' {
+		d.pos++
+		if d.digits() == 0 {
+			return d.errorf("invalid number: no digits after decimal point")
+		}
+	}
+	if d.pos < len(d.src) && (d.src[d.pos] == 'e' || d.src[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.src) && (d.src[d.pos] == '+' || d.src[d.pos] == '-') {
+			d.pos++
+		}
+		if d.digits() == 0 {
+			return d.errorf("invalid number: no digits in exponent")
+		}
+	}
+	d.done(d.push(Number, start))
+	return nil
+}
+
+func (d *Doc) digits() int {
+	n := 0
+	for d.pos < len(d.src) && d.src[d.pos] >= '0' && d.src[d.pos] <= '9' {
+		d.pos++
+		n++
+	}
+	return n
+}

@@ -1,0 +1,273 @@
+// value.go: reading a Doc in place: kinds, members, elements, scalars, and Any.
+
+package tape
+
+import (
+	"encoding/json"
+	"iter"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Value is one value of a Doc, read in place. The zero Value is Missing:
+// what Get and Index return for a member or element that is not there.
+// A Value is valid until its Doc is released.
+type Value struct {
+	d *Doc
+	i uint32
+}
+
+// Kind is v's JSON type; Missing for the zero Value.
+func (v Value) Kind() Kind {
+	if v.d == nil {
+		return Missing
+	}
+	return v.d.nodes[v.i].kind
+}
+
+// Exists reports whether v is a value (not Missing).
+func (v Value) Exists() bool { return v.d != nil }
+
+// Len is the number of an array's elements or an object's members; 0 for
+// any other kind.
+func (v Value) Len() int {
+	if k := v.Kind(); k != Array && k != Object {
+		return 0
+	}
+	return int(v.d.nodes[v.i].n)
+}
+
+// Text is v's exact text in the document (a string with its quotes).
+func (v Value) Text() []byte {
+	if v.d == nil {
+		return nil
+	}
+	n := v.d.nodes[v.i]
+	if n.kind == String {
+		return v.d.src[n.start-1 : n.end+1]
+	}
+	return v.d.src[n.start:n.end]
+}
+
+// Offset is the byte offset of v's text in the document.
+func (v Value) Offset() int {
+	if v.Kind() == String {
+		return int(v.d.nodes[v.i].start) - 1
+	}
+	return int(v.d.nodes[v.i].start)
+}
+
+// next is the Value after v's subtree: its next sibling when it has one.
+func (v Value) next() Value { return Value{v.d, v.d.nodes[v.i].next} }
+
+// Get is the member of object v named name, or Missing.
+func (v Value) Get(name string) Value {
+	if v.Kind() != Object {
+		return Value{}
+	}
+	k := Value{v.d, v.i + 1}
+	for range v.d.nodes[v.i].n {
+		if k.Is(name) {
+			return Value{v.d, k.i + 1}
+		}
+		k = Value{v.d, k.i + 1}.next()
+	}
+	return Value{}
+}
+
+// Members yields the name (a String Value) and value of each member of
+// object v, in document order; nothing for any other kind.
+func (v Value) Members() iter.Seq2[Value, Value] {
+	return func(yield func(Value, Value) bool) {
+		if v.Kind() != Object {
+			return
+		}
+		k := Value{v.d, v.i + 1}
+		for range v.d.nodes[v.i].n {
+			val := Value{v.d, k.i + 1}
+			if !yield(k, val) {
+				return
+			}
+			k = val.next()
+		}
+	}
+}
+
+// Elems yields the elements of array v in order; nothing for any other kind.
+func (v Value) Elems() iter.Seq[Value] {
+	return func(yield func(Value) bool) {
+		if v.Kind() != Array {
+			return
+		}
+		e := Value{v.d, v.i + 1}
+		for range v.d.nodes[v.i].n {
+			if !yield(e) {
+				return
+			}
+			e = e.next()
+		}
+	}
+}
+
+// Index is element i of array v, or Missing.
+func (v Value) Index(i int) Value {
+	if v.Kind() != Array || i < 0 || i >= int(v.d.nodes[v.i].n) {
+		return Value{}
+	}
+	e := Value{v.d, v.i + 1}
+	for range i {
+		e = e.next()
+	}
+	return e
+}
+
+// Bool is true for the literal true.
+func (v Value) Bool() bool { return v.Kind() == Bool && v.d.nodes[v.i].n == 1 }
+
+// Number is a number's text as written; "" for any other kind.
+func (v Value) Number() json.Number {
+	if v.Kind() != Number {
+		return ""
+	}
+	return json.Number(v.Text())
+}
+
+// Is reports whether v is the string s, without allocating.
+func (v Value) Is(s string) bool {
+	if v.Kind() != String {
+		return false
+	}
+	n := v.d.nodes[v.i]
+	if n.n == 0 {
+		return string(v.d.src[n.start:n.end]) == s
+	}
+	return string(unescape(nil, v.d.src[n.start:n.end])) == s
+}
+
+// Bytes is the decoded content of string v: a slice of the document when
+// it has no escapes, else new. Nil for any other kind.
+func (v Value) Bytes() []byte {
+	if v.Kind() != String {
+		return nil
+	}
+	n := v.d.nodes[v.i]
+	if n.n == 0 {
+		return v.d.src[n.start:n.end]
+	}
+	return unescape(nil, v.d.src[n.start:n.end])
+}
+
+// Str is the decoded content of string v ("" for any other kind), a new
+// string unless it is short and was seen before (the Doc's interner).
+func (v Value) Str() string {
+	if v.Kind() != String {
+		return ""
+	}
+	d := v.d
+	n := d.nodes[v.i]
+	if n.n != 0 {
+		return string(unescape(nil, d.src[n.start:n.end]))
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.intern.key(d.src[n.start:n.end])
+}
+
+// Any is v in the engine's value model: nil, bool, string, json.Number,
+// []any and map[string]any (a later duplicate member wins, as in
+// encoding/json). The result shares nothing with the document.
+func (v Value) Any() any {
+	if v.d == nil {
+		return nil
+	}
+	v.d.mu.Lock()
+	defer v.d.mu.Unlock()
+	val, _ := v.d.build(v.i)
+	return val
+}
+
+// build makes node i's value (d.mu held: the interner is not safe for
+// concurrent use) and returns it with the index past its subtree.
+func (d *Doc) build(i uint32) (any, uint32) {
+	n := d.nodes[i]
+	switch n.kind {
+	case Null:
+		return nil, i + 1
+	case Bool:
+		return n.n == 1, i + 1
+	case Number:
+		return d.intern.value(d.src[n.start:n.end], true), i + 1
+	case String:
+		if n.n != 0 {
+			d.buf = unescape(d.buf[:0], d.src[n.start:n.end])
+			return d.intern.value(d.buf, false), i + 1
+		}
+		return d.intern.value(d.src[n.start:n.end], false), i + 1
+	case Array:
+		a := make([]any, n.n)
+		j := i + 1
+		for k := range a {
+			a[k], j = d.build(j)
+		}
+		return a, j
+	}
+	m := make(map[string]any, n.n)
+	j := i + 1
+	for range n.n {
+		var k string
+		if kn := d.nodes[j]; kn.n != 0 {
+			k = string(unescape(nil, d.src[kn.start:kn.end]))
+		} else {
+			k = d.intern.key(d.src[kn.start:kn.end])
+		}
+		m[k], j = d.build(j + 1)
+	}
+	return m, j
+}
+
+// unescape appends the decoded content of string text s, which has
+// escapes, to b. The parser checked every escape; a lone surrogate becomes
+// U+FFFD, as in encoding/json.
+func unescape(b, s []byte) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		c = s[i+1]
+		i += 2
+		switch c {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, _ := hex4(s[i:])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+5 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					r2, _ = hex4(s[i+2:])
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError // not a pair: the second escape is read on its own
+				}
+			}
+			b = utf8.AppendRune(b, r)
+		default: // '"', '\\', '/'
+			b = append(b, c)
+		}
+	}
+	return b
+}
