@@ -82,15 +82,3 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-func BenchmarkValidate(b *testing.B) {
-	v, err := Decode(benchTrace(1 << 20))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Validate(v, Options{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
