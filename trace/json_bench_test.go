@@ -81,4 +81,3 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
-
