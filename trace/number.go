@@ -3,11 +3,10 @@
 package trace
 
 import (
-	"encoding/json"
-	"strconv"
 	"unicode/utf8"
 
 	"attest-engine/jsonschema"
+	"attest-engine/tape"
 )
 
 // bigInt stands for every integer too large to matter: integer clamps to it.
@@ -24,20 +23,14 @@ func integer(v any) (int64, bool) {
 
 // describe shows a value in a message: numbers and strings as themselves,
 // clipped, other values by their JSON type.
-func describe(v any) string {
-	switch x := v.(type) {
-	case json.Number:
-		return clip(string(x))
-	case string:
-		return "string " + quote(x)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
+func describe(v tape.Value) string {
+	switch v.Kind() {
+	case tape.Number:
+		return clip(string(v.Text()))
+	case tape.String:
+		return "string " + quote(string(decoded(v)))
 	}
-	return Kind(v)
+	return kindName(v.Kind())
 }
 
 // quote puts a value from the trace between single quotes, as the spec's

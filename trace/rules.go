@@ -1,25 +1,66 @@
-// rules.go: the spec §7 rules 2 to 6 applied to one trace object.
+// rules.go: the spec §7 rules 2 to 6 applied to one trace object, read in place.
 
 package trace
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
-	"strings"
-	"unicode/utf8"
+
+	"attest-engine/tape"
 )
+
+// fields are the members of a trace object that the rules read, each
+// Missing when absent.
+type fields struct {
+	schemaVersion, traceID, output, agentID, input, steps, metadata, parentTraceID tape.Value
+}
+
+// traceFields reads t's members in one pass.
+func traceFields(t tape.Value) (f fields) {
+	for k, v := range t.Members() {
+		switch string(decoded(k)) {
+		case "schema_version":
+			f.schemaVersion = v
+		case "trace_id":
+			f.traceID = v
+		case "output":
+			f.output = v
+		case "agent_id":
+			f.agentID = v
+		case "input":
+			f.input = v
+		case "steps":
+			f.steps = v
+		case "metadata":
+			f.metadata = v
+		case "parent_trace_id":
+			f.parentTraceID = v
+		}
+	}
+	return f
+}
+
+// decoded is the content of string v: a slice of the document, or new when
+// it has escapes.
+func decoded(v tape.Value) []byte {
+	if v.Escaped() {
+		return v.Bytes()
+	}
+	return v.Raw()
+}
 
 // schemaVersion is rule 2, spec §7 "Schema Version Policy": "Current (1) |
 // Fully supported", "Previous (0) | Supported with deprecation warning in
 // engine logs", "Older | Rejected with `INVALID_TRACE` and migration message".
-func (v *validator) schemaVersion(t map[string]any) *Error {
-	sv, ok := t["schema_version"]
-	if !ok {
+func (v *validator) schemaVersion(sv tape.Value) *Error {
+	if !sv.Exists() {
 		return &Error{
 			Message: "trace missing required field: schema_version",
 			Detail:  "Every trace must include an integer schema_version; the current version is 1.",
 		}
 	}
-	n, ok := integer(sv)
+	n, ok := version(sv)
 	if !ok {
 		return &Error{
 			Message: "trace schema_version must be an integer, got " + describe(sv),
@@ -30,7 +71,7 @@ func (v *validator) schemaVersion(t map[string]any) *Error {
 	case n == CurrentSchemaVersion:
 		return nil
 	case n == CurrentSchemaVersion-1:
-		v.warnings = append(v.warnings, v.prefix+"trace schema_version 0 is deprecated; migrate the trace to schema_version 1")
+		v.warnings = append(v.warnings, v.prefix()+"trace schema_version 0 is deprecated; migrate the trace to schema_version 1")
 		return nil
 	case n < 0:
 		return &Error{
@@ -45,51 +86,75 @@ func (v *validator) schemaVersion(t map[string]any) *Error {
 	}
 }
 
+// version is integer for a value of the tape: a plain integer of up to 18
+// digits (1, 0, -3), as SDKs write versions, is read directly; any other
+// number goes through integer's exact reading.
+func version(sv tape.Value) (int64, bool) {
+	if sv.Kind() != tape.Number {
+		return 0, false
+	}
+	text := sv.Text()
+	digits := text
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) > 18 {
+		return integer(json.Number(text))
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return integer(json.Number(text))
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if text[0] == '-' {
+		n = -n
+	}
+	return n, true
+}
+
 // requiredFields is rule 3, spec §7 "Required Fields": "`trace_id` |
 // Non-empty string. No whitespace-only values." and "`output` | Non-null
 // object with at least one field."
-func requiredFields(t map[string]any) *Error {
-	id, ok := t["trace_id"]
-	if !ok {
+func requiredFields(f fields) *Error {
+	id := f.traceID
+	switch {
+	case !id.Exists():
 		return &Error{ // spec §5, "INVALID_TRACE — missing required field"
 			Message: "trace missing required field: trace_id",
 			Detail:  "Every trace must include a non-empty trace_id string.",
 		}
-	}
-	s, ok := id.(string)
-	switch {
-	case !ok:
+	case id.Kind() != tape.String:
 		return &Error{
-			Message: "trace trace_id must be a string, got " + Kind(id),
+			Message: "trace trace_id must be a string, got " + kindName(id.Kind()),
 			Detail:  `Every trace must include a non-empty trace_id string, e.g. "trc_abc123".`,
 		}
-	case s == "":
+	case len(id.Raw()) == 0: // an escape is never empty
 		return &Error{
 			Message: "trace trace_id is empty",
 			Detail:  `Every trace must include a non-empty trace_id string, e.g. "trc_abc123".`,
 		}
-	case strings.TrimSpace(s) == "":
+	case len(bytes.TrimSpace(decoded(id))) == 0:
 		return &Error{
 			Message: "trace trace_id is whitespace-only",
 			Detail:  `Every trace must include a trace_id with at least one non-white-space character, e.g. "trc_abc123".`,
 		}
 	}
 
-	out, ok := t["output"]
-	if !ok {
+	out := f.output
+	switch {
+	case !out.Exists():
 		return &Error{
 			Message: "trace missing required field: output",
 			Detail:  "Every trace must include a non-null output object with at least one field.",
 		}
-	}
-	m, ok := out.(map[string]any)
-	if !ok {
+	case out.Kind() != tape.Object:
 		return &Error{
-			Message: "trace output must be an object, got " + Kind(out),
+			Message: "trace output must be an object, got " + kindName(out.Kind()),
 			Detail:  `Every trace must include a non-null output object with at least one field, e.g. {"message": "..."}.`,
 		}
-	}
-	if len(m) == 0 {
+	case out.Len() == 0:
 		return &Error{
 			Message: "trace output is an empty object",
 			Detail:  `The output object must contain at least one field, e.g. {"message": "..."}.`,
@@ -107,30 +172,28 @@ const SizeDetail = "Reduce trace size by filtering steps or truncating tool resu
 // only when v.bound does not already prove it small enough, which is to say
 // on the root at most: once the root is measured, v.bound is its size, and a
 // sub-trace, part of its root, is never larger.
-func (v *validator) limits(t map[string]any) *Error {
+func (v *validator) limits(t tape.Value, f fields) *Error {
 	if v.bound > MaxTraceBytes {
-		n := EncodedSize(t, MaxTraceBytes)
+		n := valueSize(t, MaxTraceBytes)
 		if n > MaxTraceBytes {
 			return &Error{
-				Message: "trace exceeds max size: " + strconv.Itoa(exactSize(t)) + " > 10485760 bytes",
+				Message: "trace exceeds max size: " + strconv.Itoa(exactValueSize(t)) + " > 10485760 bytes",
 				Detail:  SizeDetail,
 			}
 		}
 		v.bound = n
 	}
-	if steps, ok := t["steps"].([]any); ok && len(steps) > MaxSteps {
+	if f.steps.Kind() == tape.Array && f.steps.Len() > MaxSteps {
 		return &Error{
-			Message: "trace exceeds max steps: " + strconv.Itoa(len(steps)) + " > 10000",
+			Message: "trace exceeds max steps: " + strconv.Itoa(f.steps.Len()) + " > 10000",
 			Detail:  "Split the run into several traces or drop low-value steps. Max allowed: 10000 steps per trace.",
 		}
 	}
 	// "Max output length | 500,000 characters": characters are Unicode code
-	// points. A string has at least as many bytes as code points, so short
-	// ones need no count.
-	out, _ := t["output"].(map[string]any)
-	msg, _ := out["message"].(string)
-	if len(msg) > MaxOutputChars {
-		if n := utf8.RuneCountInString(msg); n > MaxOutputChars {
+	// points. A string's text has at least as many bytes as its content has
+	// code points, so short ones need no count.
+	if msg := f.output.Get("message"); len(msg.Raw()) > MaxOutputChars {
+		if n := runeCount(msg); n > MaxOutputChars {
 			return &Error{
 				Message: "output.message length " + strconv.Itoa(n) + " exceeds 500000 characters",
 				Detail:  "Truncate output.message to at most 500000 characters (Unicode code points) before submitting.",
@@ -143,43 +206,40 @@ func (v *validator) limits(t map[string]any) *Error {
 // fieldFormats is rule 5, spec §7 "Field Validation" for the trace's own
 // fields and the types of spec §3.2, in the §3.2 table's order. A null
 // optional field counts as absent.
-func fieldFormats(t map[string]any) *Error {
-	if err := optional(t, "agent_id", isString, "a string",
+func fieldFormats(f fields) *Error {
+	if err := optional(f.agentID, "agent_id", tape.String, "a string",
 		"agent_id is optional; when present it must be a string naming the agent."); err != nil {
 		return err
 	}
-	if err := optional(t, "input", isObject, "an object",
+	if err := optional(f.input, "input", tape.Object, "an object",
 		"input is optional; when present it must be an object holding the agent's input."); err != nil {
 		return err
 	}
-	if err := optional(t, "steps", isArray, "an array",
+	if err := optional(f.steps, "steps", tape.Array, "an array",
 		"steps is optional; when present it must be an array of step objects (spec §3.4)."); err != nil {
 		return err
 	}
-	if err := optional(t, "metadata", isObject, "an object",
+	if err := optional(f.metadata, "metadata", tape.Object, "an object",
 		"metadata is optional; when present it must be an object (tokens, cost, latency, model, timestamp)."); err != nil {
 		return err
 	}
 	// "`metadata.timestamp` | If present, must be RFC 3339 format."
-	meta, _ := t["metadata"].(map[string]any)
-	if ts, ok := meta["timestamp"]; ok && ts != nil {
+	if ts := f.metadata.Get("timestamp"); ts.Exists() && ts.Kind() != tape.Null {
 		const detail = `Use an RFC 3339 date-time for metadata.timestamp, e.g. "2026-02-18T10:30:00Z" or "2026-02-18T10:30:00.123+02:00".`
-		s, ok := ts.(string)
-		if !ok {
-			return &Error{Message: "trace metadata.timestamp must be an RFC 3339 string, got " + Kind(ts), Detail: detail}
+		if ts.Kind() != tape.String {
+			return &Error{Message: "trace metadata.timestamp must be an RFC 3339 string, got " + kindName(ts.Kind()), Detail: detail}
 		}
-		if !isRFC3339(s) {
-			return &Error{Message: "trace metadata.timestamp " + quote(s) + " is not RFC 3339", Detail: detail}
+		if s := decoded(ts); !isRFC3339(string(s)) {
+			return &Error{Message: "trace metadata.timestamp " + quote(string(s)) + " is not RFC 3339", Detail: detail}
 		}
 	}
 	// "`parent_trace_id` | If present, must be a non-empty string or explicit `null`."
-	if p, ok := t["parent_trace_id"]; ok && p != nil {
+	if p := f.parentTraceID; p.Exists() && p.Kind() != tape.Null {
 		const detail = "Set parent_trace_id to the parent trace's trace_id, or to null (or leave it out) for a root trace."
-		s, ok := p.(string)
-		if !ok {
-			return &Error{Message: "trace parent_trace_id must be a string or null, got " + Kind(p), Detail: detail}
+		if p.Kind() != tape.String {
+			return &Error{Message: "trace parent_trace_id must be a string or null, got " + kindName(p.Kind()), Detail: detail}
 		}
-		if s == "" {
+		if len(p.Raw()) == 0 {
 			return &Error{Message: "trace parent_trace_id is empty", Detail: detail}
 		}
 	}
@@ -187,46 +247,70 @@ func fieldFormats(t map[string]any) *Error {
 }
 
 // optional checks the type of an optional field: absent and null pass.
-func optional(t map[string]any, field string, ok func(any) bool, want, detail string) *Error {
-	v, present := t[field]
-	if !present || v == nil || ok(v) {
+func optional(v tape.Value, field string, want tape.Kind, wantName, detail string) *Error {
+	if k := v.Kind(); k == tape.Missing || k == tape.Null || k == want {
 		return nil
 	}
-	return &Error{Message: "trace " + field + " must be " + want + ", got " + Kind(v), Detail: detail}
+	return &Error{Message: "trace " + field + " must be " + wantName + ", got " + kindName(v.Kind()), Detail: detail}
 }
 
-func isString(v any) bool { _, ok := v.(string); return ok }
-func isObject(v any) bool { _, ok := v.(map[string]any); return ok }
-func isArray(v any) bool  { _, ok := v.([]any); return ok }
+// step are the members of a step object that the rules read.
+type step struct {
+	typ, name, result, subTrace tape.Value
+}
 
-// stepTypes are spec §3.3's step types.
-var stepTypes = map[string]bool{"llm_call": true, "tool_call": true, "retrieval": true, "agent_call": true}
+// stepFields reads step s's members in one pass.
+func stepFields(s tape.Value) (f step) {
+	for k, v := range s.Members() {
+		switch string(decoded(k)) {
+		case "type":
+			f.typ = v
+		case "name":
+			f.name = v
+		case "result":
+			f.result = v
+		case "sub_trace":
+			f.subTrace = v
+		}
+	}
+	return f
+}
+
+// knownStepType reports whether typ is one of spec §3.3's step types.
+func knownStepType(typ []byte) bool {
+	switch string(typ) {
+	case "llm_call", "tool_call", "retrieval", "agent_call":
+		return true
+	}
+	return false
+}
 
 // steps is rule 6, spec §7 "Step-level validation (type, name, payload
 // size)": "`steps[*].type` | Must be `llm_call`, `tool_call`, `retrieval`, or
 // `agent_call`. Unknown types are rejected in strict mode; tolerated in lax
 // mode.", "`steps[*].name` | Non-empty string.", "Max step payload | 1 MB per
 // step result", and §3.4 "`sub_trace` | Only for `agent_call`."
-func (v *validator) steps(t map[string]any) *Error {
-	steps, _ := t["steps"].([]any)
+func (v *validator) steps(steps tape.Value) *Error {
 	warned := false
-	for i, s := range steps {
-		step, ok := s.(map[string]any)
-		if !ok {
+	i := -1
+	for s := range steps.Elems() {
+		i++
+		if s.Kind() != tape.Object {
 			return &Error{
-				Message: stepAt(i) + " must be an object, got " + Kind(s),
+				Message: stepAt(i) + " must be an object, got " + kindName(s.Kind()),
 				Detail:  "Each entry of steps must be an object with at least a type and a name (spec §3.4).",
 			}
 		}
-		typ, err := stepString(step, "type", i,
-			"Give every step a type: llm_call, tool_call, retrieval or agent_call.")
-		if err != nil {
+		f := stepFields(s)
+		if err := stepString(f.typ, "type", i,
+			"Give every step a type: llm_call, tool_call, retrieval or agent_call."); err != nil {
 			return err
 		}
-		if !stepTypes[typ] {
+		typ := decoded(f.typ)
+		if !knownStepType(typ) {
 			if v.opts.Strict {
 				return &Error{
-					Message: stepAt(i) + " has unknown type " + quote(typ),
+					Message: stepAt(i) + " has unknown type " + quote(string(typ)),
 					Detail:  "Use one of llm_call, tool_call, retrieval or agent_call, or turn off strict_step_types to tolerate new step types.",
 				}
 			}
@@ -235,33 +319,34 @@ func (v *validator) steps(t map[string]any) *Error {
 			// per session.
 			if !warned {
 				warned = true
-				v.warnings = append(v.warnings, v.prefix+"unknown step type "+quote(typ)+" tolerated as an opaque step (spec §6 item 6)")
+				v.warnings = append(v.warnings, v.prefix()+"unknown step type "+quote(string(typ))+" tolerated as an opaque step (spec §6 item 6)")
 			}
 		}
-		name, err := stepString(step, "name", i,
-			"Give every step a non-empty name; trace assertions such as contains_in_order refer to steps by name.")
-		if err != nil {
+		if err := stepString(f.name, "name", i,
+			"Give every step a non-empty name; trace assertions such as contains_in_order refer to steps by name."); err != nil {
 			return err
 		}
-		if r, ok := step["result"]; ok && v.bound > MaxStepResultBytes {
-			if n := EncodedSize(r, MaxStepResultBytes); n > MaxStepResultBytes {
+		if f.result.Exists() && v.bound > MaxStepResultBytes {
+			if n := valueSize(f.result, MaxStepResultBytes); n > MaxStepResultBytes {
+				name := string(decoded(f.name))
 				return &Error{ // to the letter of spec §7 "Actionable Error Messages"
-					Message: "trace step '" + name + "' result exceeds 1048576 bytes (actual: " + strconv.Itoa(exactSize(r)) + " bytes)",
+					Message: "trace step '" + name + "' result exceeds 1048576 bytes (actual: " + strconv.Itoa(exactValueSize(f.result)) + " bytes)",
 					Detail:  "Truncate the 'result' field for step '" + name + "' before submitting. Consider filtering large arrays or binary data from tool results.",
 				}
 			}
 		}
-		if sub, ok := step["sub_trace"]; ok && sub != nil {
+		if sub := f.subTrace; sub.Exists() && sub.Kind() != tape.Null {
+			name := string(decoded(f.name))
 			at := stepAt(i) + " ('" + name + "')"
-			if typ != "agent_call" {
+			if string(typ) != "agent_call" {
 				return &Error{
-					Message: at + " has a sub_trace but type " + quote(typ) + "; only agent_call steps may carry one",
+					Message: at + " has a sub_trace but type " + quote(string(typ)) + "; only agent_call steps may carry one",
 					Detail:  "Remove sub_trace from step '" + name + "', or set its type to agent_call if it delegates to a sub-agent.",
 				}
 			}
-			if _, ok := sub.(map[string]any); !ok {
+			if sub.Kind() != tape.Object {
 				return &Error{
-					Message: at + " sub_trace must be an object, got " + Kind(sub),
+					Message: at + " sub_trace must be an object, got " + kindName(sub.Kind()),
 					Detail:  "The sub_trace of an agent_call step must be a trace object (spec §3.3), or be left out.",
 				}
 			}
@@ -274,18 +359,15 @@ func (v *validator) steps(t map[string]any) *Error {
 // steps cost no allocation.
 func stepAt(i int) string { return "trace step " + strconv.Itoa(i) }
 
-// stepString reads the required, non-empty string field of step i.
-func stepString(step map[string]any, field string, i int, detail string) (string, *Error) {
-	f, ok := step[field]
-	if !ok {
-		return "", &Error{Message: stepAt(i) + " missing required field: " + field, Detail: detail}
+// stepString checks the required, non-empty string field of step i.
+func stepString(f tape.Value, field string, i int, detail string) *Error {
+	switch {
+	case !f.Exists():
+		return &Error{Message: stepAt(i) + " missing required field: " + field, Detail: detail}
+	case f.Kind() != tape.String:
+		return &Error{Message: stepAt(i) + " " + field + " must be a string, got " + kindName(f.Kind()), Detail: detail}
+	case len(f.Raw()) == 0:
+		return &Error{Message: stepAt(i) + " has an empty " + field, Detail: detail}
 	}
-	s, ok := f.(string)
-	if !ok {
-		return "", &Error{Message: stepAt(i) + " " + field + " must be a string, got " + Kind(f), Detail: detail}
-	}
-	if s == "" {
-		return "", &Error{Message: stepAt(i) + " has an empty " + field, Detail: detail}
-	}
-	return s, nil
+	return nil
 }

@@ -1,4 +1,4 @@
-// validate.go: Validate, its options and error type, and the order of the spec §7 rules.
+// validate.go: ValidateValue and Validate, their options and error type, and the order of the spec §7 rules over a trace tree.
 
 package trace
 
@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"attest-engine/jsonschema"
+	"attest-engine/tape"
 )
 
 // Limits from spec §7 "Size and Count Limits" and "Schema Version Policy".
@@ -44,8 +45,8 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// Validate checks a decoded trace against spec §7 in exactly the spec's
-// order, stopping at the first failure:
+// ValidateValue checks a trace read in place from its tape against spec §7
+// in exactly the spec's order, stopping at the first failure:
 //
 //	"1. Top-level JSON parse" (the caller's; here: the trace is an object)
 //	"2. `schema_version` check"
@@ -58,40 +59,57 @@ func (e *Error) Error() string { return e.Message }
 // Then the sub-trace of every agent_call step is checked with rules 2 to 6,
 // depth first. warnings carries non-fatal notes for the log (the
 // schema_version 0 deprecation, the first unknown step type of a trace in
-// lax mode), also when err is not nil.
-func Validate(t any, opts Options) (warnings []string, err *Error) {
-	root, ok := t.(map[string]any)
-	if !ok {
-		return nil, &Error{
-			Message: "trace must be a JSON object, got " + Kind(t),
-			Detail:  "Send the trace as a JSON object with schema_version, trace_id, output and optional steps (spec §3.1).",
-		}
+// lax mode), also when err is not nil. The outcome is the one t.Any() would
+// get: in a document that names a member twice, the later member counts.
+// A valid trace costs no allocation (but for strings with escapes read by
+// the rules, and a timestamp longer than 32 bytes).
+func ValidateValue(t tape.Value, opts Options) (warnings []string, err *Error) {
+	if t.HasDuplicate() {
+		// Rare, and refused by the engine's readers: the rules read the first
+		// of two members, Any keeps the last, and sizes count it once.
+		// Re-encoding gives the text of the value Any means.
+		return Validate(t.Any(), opts)
+	}
+	if t.Kind() != tape.Object {
+		return nil, notObject(kindName(t.Kind()))
 	}
 	v := validator{opts: opts, bound: math.MaxInt}
 	if n := opts.SourceBytes; n > 0 && n <= math.MaxInt/2 {
 		v.bound = 2 * n
 	}
-	if err := v.trace(root); err != nil {
+	if err := v.trace(t); err != nil {
 		return v.warnings, err
 	}
-	if d := subTraceDepth(root); d > MaxSubTraceDepth {
+	if d := subTraceDepth(t); d > MaxSubTraceDepth {
 		return v.warnings, &Error{
 			Message: "trace nesting depth " + strconv.Itoa(d) + " exceeds maximum 5",
 			Detail:  "Sub-traces may nest at most 5 levels below the root trace. Flatten deep agent_call chains or omit the innermost sub_trace objects.",
 		}
 	}
-	if err := v.subTraces(root); err != nil {
+	if err := v.subTraces(t); err != nil {
 		return v.warnings, err
 	}
 	return v.warnings, nil
 }
 
-// validator carries the options and the warnings through one Validate call;
-// prefix says where the trace being checked sits in the tree.
+func notObject(kind string) *Error {
+	return &Error{
+		Message: "trace must be a JSON object, got " + kind,
+		Detail:  "Send the trace as a JSON object with schema_version, trace_id, output and optional steps (spec §3.1).",
+	}
+}
+
+// validator carries the options and the warnings through one validation;
+// path says where the trace being checked sits in the tree.
 type validator struct {
 	opts     Options
 	warnings []string
-	prefix   string
+	// path holds the steps that lead from the root to the sub-trace being
+	// checked, outermost first, for the prefix of its warnings: built only
+	// when one is given. Sub-traces are checked once rule 7 has held, so
+	// there are at most MaxSubTraceDepth.
+	path  [MaxSubTraceDepth]at
+	depth int
 	// bound is an upper bound on the encoded size of the root trace, and so
 	// of every value in it: twice Options.SourceBytes, or math.MaxInt when
 	// that is unknown, until rule 4 measures the root. A size limit that
@@ -99,45 +117,71 @@ type validator struct {
 	bound int
 }
 
+// at is a step that carries a sub-trace: its index and its name.
+type at struct {
+	i    int
+	name tape.Value
+}
+
+// where says where the sub-trace of step a is, in messages.
+func (a at) where() string {
+	return "sub_trace of step '" + string(decoded(a.name)) + "' (steps[" + strconv.Itoa(a.i) + "]): "
+}
+
+// prefix says where the trace being checked is, for its warnings: "" for
+// the root.
+func (v *validator) prefix() string {
+	p := ""
+	for _, a := range v.path[:v.depth] {
+		p += a.where()
+	}
+	return p
+}
+
 // trace applies rules 2 to 6 to one trace, root or sub-trace.
-func (v *validator) trace(t map[string]any) *Error {
-	if err := v.schemaVersion(t); err != nil {
+func (v *validator) trace(t tape.Value) *Error {
+	f := traceFields(t)
+	if err := v.schemaVersion(f.schemaVersion); err != nil {
 		return err
 	}
-	if err := requiredFields(t); err != nil {
+	if err := requiredFields(f); err != nil {
 		return err
 	}
-	if err := v.limits(t); err != nil {
+	if err := v.limits(t, f); err != nil {
 		return err
 	}
-	if err := fieldFormats(t); err != nil {
+	if err := fieldFormats(f); err != nil {
 		return err
 	}
-	return v.steps(t)
+	return v.steps(f.steps)
 }
 
 // subTraces validates, depth first, the sub-trace of every agent_call step of
 // t, which has passed rules 2 to 6, so its steps are objects with string
 // names and every sub_trace sits on an agent_call step. An error keeps the
 // spec's message behind the path to the sub-trace, outermost first.
-func (v *validator) subTraces(t map[string]any) *Error {
-	outer := v.prefix
-	defer func() { v.prefix = outer }()
-	steps, _ := t["steps"].([]any)
-	for i, s := range steps {
-		step := s.(map[string]any)
-		sub, ok := step["sub_trace"].(map[string]any)
-		if !ok {
+func (v *validator) subTraces(t tape.Value) *Error {
+	i := -1
+	for step := range t.Get("steps").Elems() {
+		i++
+		s := stepFields(step)
+		if s.subTrace.Kind() != tape.Object {
 			continue
 		}
-		where := "sub_trace of step '" + step["name"].(string) + "' (steps[" + strconv.Itoa(i) + "]): "
-		v.prefix = outer + where
-		err := v.trace(sub)
-		if err == nil {
-			err = v.subTraces(sub)
+		if v.depth == len(v.path) {
+			// Unreachable: rule 7 bounds the nesting before sub-traces are checked.
+			return &Error{Message: "trace nesting depth exceeds maximum 5", Detail: "Sub-traces may nest at most 5 levels below the root trace."}
 		}
+		a := at{i: i, name: s.name}
+		v.path[v.depth] = a
+		v.depth++
+		err := v.trace(s.subTrace)
+		if err == nil {
+			err = v.subTraces(s.subTrace)
+		}
+		v.depth--
 		if err != nil {
-			err.Message = where + err.Message
+			err.Message = a.where() + err.Message
 			return err
 		}
 	}
@@ -147,16 +191,12 @@ func (v *validator) subTraces(t map[string]any) *Error {
 // subTraceDepth returns how many sub-trace levels lie below t: 0 for a trace
 // without sub-traces, 1 when a step of t carries one, and so on. It follows
 // every object sub_trace of every object step, so it is well defined on
-// sub-traces not yet validated. The decoder bounds the recursion.
-func subTraceDepth(t map[string]any) int {
+// sub-traces not yet validated. The tape's nesting bound (tape.MaxDepth)
+// bounds the recursion.
+func subTraceDepth(t tape.Value) int {
 	deepest := 0
-	steps, _ := t["steps"].([]any)
-	for _, s := range steps {
-		step, ok := s.(map[string]any)
-		if !ok {
-			continue
-		}
-		if sub, ok := step["sub_trace"].(map[string]any); ok {
+	for step := range t.Get("steps").Elems() {
+		if sub := step.Get("sub_trace"); sub.Kind() == tape.Object {
 			deepest = max(deepest, 1+subTraceDepth(sub))
 		}
 	}
@@ -167,6 +207,10 @@ func subTraceDepth(t map[string]any) int {
 // number, array or object, as jsonschema names it in its own messages.
 func Kind(v any) string { return jsonschema.TypeName(v) }
 
-// exactSize is EncodedSize without a limit, for messages that report the
-// actual size once a limit is known to be exceeded.
-func exactSize(v any) int { return EncodedSize(v, math.MaxInt) }
+// kindNames are Kind's names for the kinds of a tape.
+var kindNames = [...]string{
+	tape.Missing: "invalid value", tape.Null: "null", tape.Bool: "boolean", tape.Number: "number",
+	tape.String: "string", tape.Array: "array", tape.Object: "object",
+}
+
+func kindName(k tape.Kind) string { return kindNames[k] }

@@ -87,3 +87,24 @@ func benchMode(src int) string {
 	}
 	return "/plain"
 }
+
+// BenchmarkValidateValue: the in-place version on the same traces; parsing
+// is not timed (the engine parses the request line once, for every reader).
+func BenchmarkValidateValue(b *testing.B) {
+	for _, in := range benchInputs(b) {
+		d, err := tape.Parse(in.data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, src := range []int{0, len(in.data)} {
+			b.Run(in.name+benchMode(src), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := ValidateValue(d.Root(), Options{SourceBytes: src}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

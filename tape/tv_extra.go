@@ -1,0 +1,107 @@
+// tv_extra.go: what trace validation reads in place: a document's duplicate names, a string's raw text and decoded pieces, a flat walk.
+
+package tape
+
+import (
+	"iter"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// HasDuplicate reports whether v's document names a member of some object
+// twice (Parse returned a *DuplicateKeyError with it). In such a document
+// Get finds the earlier member and Any keeps the later one.
+func (v Value) HasDuplicate() bool { return v.d != nil && v.d.dup != nil }
+
+// Raw is the text of string v between its quotes, escapes not decoded, as
+// a slice of the document; nil for any other kind. When Escaped is false it
+// is also the decoded content.
+func (v Value) Raw() []byte {
+	if v.Kind() != String {
+		return nil
+	}
+	n := v.d.nodes[v.i]
+	return v.d.src[n.start:n.end]
+}
+
+// Escaped reports whether string v's text has escapes (then Bytes and Str
+// allocate); false for any other kind.
+func (v Value) Escaped() bool { return v.Kind() == String && v.d.nodes[v.i].n != 0 }
+
+// Tokens yields v and every value and member name inside it, in document
+// order: an array before its elements, an object before each member's name
+// (a String Value) and then that member's value. A flat walk, without
+// recursion; nothing for Missing.
+func (v Value) Tokens() iter.Seq[Value] {
+	return func(yield func(Value) bool) {
+		if v.d == nil {
+			return
+		}
+		for i := v.i; i < v.d.nodes[v.i].next; i++ {
+			if !yield(Value{v.d, i}) {
+				return
+			}
+		}
+	}
+}
+
+// Chunks yields the decoded content of string v in order, in pieces: each
+// run of text between escapes as a slice of the document (with r = -1), and
+// each escape as the rune it decodes to (with run nil), a surrogate pair as
+// one rune and a lone surrogate as U+FFFD, exactly as Bytes decodes them. It
+// allocates nothing; it yields nothing for any other kind.
+func (v Value) Chunks() iter.Seq2[[]byte, rune] {
+	return func(yield func(run []byte, r rune) bool) {
+		s := v.Raw()
+		start := 0
+		for i := 0; i < len(s); {
+			if s[i] != '\\' {
+				i++
+				continue
+			}
+			if start < i && !yield(s[start:i], -1) {
+				return
+			}
+			c := s[i+1]
+			i += 2
+			var r rune
+			switch c {
+			case 'b':
+				r = '\b'
+			case 'f':
+				r = '\f'
+			case 'n':
+				r = '\n'
+			case 'r':
+				r = '\r'
+			case 't':
+				r = '\t'
+			case 'u':
+				// The same reading as unescape's: the parser checked every escape.
+				r, _ = hex4(s[i:])
+				i += 4
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					if i+5 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						r2, _ = hex4(s[i+2:])
+					}
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						r = dec
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				}
+			default: // '"', '\\', '/'
+				r = rune(c)
+			}
+			if !yield(nil, r) {
+				return
+			}
+			start = i
+		}
+		if start < len(s) {
+			yield(s[start:], -1)
+		}
+	}
+}
