@@ -12,18 +12,18 @@
 // # Validation
 //
 // [ValidateValue] applies spec §7 "Validation Order" to a trace read in place
-// from its tape (package tape), and [Validate] to a decoded one; both stop
-// at the first failure, which they report as an [*Error] whose Message and
-// Detail go to the wire verbatim as an INVALID_TRACE (1001) error, and give
-// the same answer for the same trace. Rule 1 (the top-level parse) belongs
-// to the caller; validation starts by requiring a JSON object. After rules 2
-// to 6 on the root and rule 7 over the whole tree, every sub-trace of an
-// agent_call step is checked with rules 2 to 6 in turn, depth first, and an
-// error found there is prefixed with where it is, e.g.
-// "sub_trace of step 'escalation_agent' (steps[2]): ". ValidateValue
-// allocates nothing on a valid trace but for strings with escapes that the
-// rules read (member names, trace_id, step types and names, a timestamp)
-// and a timestamp longer than 32 bytes.
+// from its tape (package tape); [Validate] does the same for a decoded trace
+// by re-encoding it onto a tape, so that the rules exist once. Validation
+// stops at the first failure, reported as an [*Error] whose Message and
+// Detail go to the wire verbatim as an INVALID_TRACE (1001) error. Rule 1
+// (the top-level parse) belongs to the caller; validation starts by
+// requiring a JSON object. After rules 2 to 6 on the root and rule 7 over
+// the whole tree, every sub-trace of an agent_call step is checked with
+// rules 2 to 6 in turn, depth first, and an error found there is prefixed
+// with where it is, e.g. "sub_trace of step 'escalation_agent' (steps[2]): ".
+// ValidateValue allocates nothing on a valid trace but for strings with
+// escapes that the rules read (member names, trace_id, step types and
+// names, a timestamp) and a timestamp longer than 32 bytes.
 //
 // # Decisions where the spec is silent
 //
@@ -53,6 +53,9 @@
 //     each number's text as written, without decoding.
 //   - In a document that names a member twice, the later member counts, as
 //     in encoding/json (the engine's readers refuse such documents first).
+//   - Validate reads a value outside the decoded-value model (a float64, a
+//     []string, a string that is not UTF-8) as encoding/json encodes it, and
+//     fails one it cannot encode (a NaN) with "trace is not JSON: ...".
 //   - Rule 7 counts sub-trace levels below the root: the root is depth 0 and
 //     a sub_trace of a root step is depth 1, so five nested levels pass and a
 //     sixth fails. It follows any object sub_trace found in an object step of

@@ -3,6 +3,8 @@
 package trace
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"strconv"
 
@@ -90,6 +92,35 @@ func ValidateValue(t tape.Value, opts Options) (warnings []string, err *Error) {
 		return v.warnings, err
 	}
 	return v.warnings, nil
+}
+
+// Validate is ValidateValue for a decoded trace (nil, bool, string,
+// json.Number, []any, map[string]any): it re-encodes the value compactly,
+// reads the text onto a tape and validates that, so the rules exist once.
+// A value outside that model is validated as encoding/json encodes it;
+// one that it cannot encode (a NaN, a channel) fails.
+func Validate(t any, opts Options) (warnings []string, err *Error) {
+	if _, ok := t.(map[string]any); !ok {
+		return nil, notObject(Kind(t))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(t); err != nil {
+		return nil, &Error{
+			Message: "trace is not JSON: " + err.Error(),
+			Detail:  "Send the trace as a JSON object with schema_version, trace_id, output and optional steps (spec §3.1).",
+		}
+	}
+	d, perr := tape.Parse(buf.Bytes())
+	if perr != nil {
+		return nil, &Error{
+			Message: "trace is not JSON: " + perr.Error(),
+			Detail:  "Send the trace as a JSON object with schema_version, trace_id, output and optional steps (spec §3.1).",
+		}
+	}
+	defer d.Release()
+	return ValidateValue(d.Root(), opts)
 }
 
 func notObject(kind string) *Error {

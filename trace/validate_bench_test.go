@@ -108,3 +108,24 @@ func BenchmarkValidateValue(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkValidateRef: the rules as they were written over decoded values
+// (validate_ref_test.go), for the before/after comparison.
+func BenchmarkValidateRef(b *testing.B) {
+	for _, in := range benchInputs(b) {
+		v, err := Decode(in.data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, src := range []int{0, len(in.data)} {
+			b.Run(in.name+benchMode(src), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := refValidate(v, Options{SourceBytes: src}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

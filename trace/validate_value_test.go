@@ -20,7 +20,7 @@ import (
 
 // sameOutcome checks, for a text that tape.Parse accepts (a duplicate
 // member name included), that ValidateValue on its tape gives what the
-// decoded-value rules (Validate) give on its decoded value,
+// decoded-value rules (refValidate) and Validate give on its decoded value,
 // in both modes, with and without SourceBytes; and that the tape's sizes and
 // string readings agree with the decoded value's.
 func sameOutcome(t *testing.T, data []byte) {
@@ -35,10 +35,14 @@ func sameOutcome(t *testing.T, data []byte) {
 	for _, strict := range []bool{false, true} {
 		for _, src := range []int{0, len(data)} {
 			opts := Options{Strict: strict, SourceBytes: src}
-			wantW, wantE := Validate(v, opts)
+			wantW, wantE := refValidate(v, opts)
 			gotW, gotE := ValidateValue(root, opts)
 			if !reflect.DeepEqual(gotW, wantW) || !reflect.DeepEqual(gotE, wantE) {
-				t.Fatalf("%.200q %+v:\nValidateValue: %q %+v\nValidate(Any): %q %+v", data, opts, gotW, gotE, wantW, wantE)
+				t.Fatalf("%.200q %+v:\nValidateValue: %q %+v\nrules on Any:  %q %+v", data, opts, gotW, gotE, wantW, wantE)
+			}
+			anyW, anyE := Validate(v, opts)
+			if !reflect.DeepEqual(anyW, wantW) || !reflect.DeepEqual(anyE, wantE) {
+				t.Fatalf("%.200q %+v:\nValidate:     %q %+v\nrules on Any: %q %+v", data, opts, anyW, anyE, wantW, wantE)
 			}
 		}
 	}
@@ -96,7 +100,7 @@ func TestValidateValueGolden(t *testing.T) {
 			}
 			defer d.Release()
 			gotW, gotE := ValidateValue(d.Root(), Options{Strict: c.strict})
-			wantW, wantE := Validate(v, Options{Strict: c.strict})
+			wantW, wantE := refValidate(v, Options{Strict: c.strict})
 			if diff := cmp.Diff(wantW, gotW); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}

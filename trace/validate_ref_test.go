@@ -1,4 +1,4 @@
-// validate_any.go: Validate, the spec §7 rules over a decoded value (map[string]any), for the callers that have not moved to ValidateValue.
+// validate_ref_test.go: the rules of spec §7 as they were written over decoded values (map[string]any), kept as the oracle that ValidateValue and Validate are compared against.
 
 package trace
 
@@ -10,11 +10,10 @@ import (
 	"unicode/utf8"
 )
 
-// Validate is ValidateValue for a decoded trace: the same rules in the same
-// order, over a decoded value (nil, bool, string, json.Number, []any,
-// map[string]any). The differential tests hold ValidateValue to it, byte
-// for byte.
-func Validate(t any, opts Options) (warnings []string, err *Error) {
+// refValidate is Validate as it was before validation read tapes: the same
+// rules in the same order, over a decoded value. The differential tests
+// hold ValidateValue to it, byte for byte.
+func refValidate(t any, opts Options) (warnings []string, err *Error) {
 	root, ok := t.(map[string]any)
 	if !ok {
 		return nil, &Error{
@@ -22,14 +21,14 @@ func Validate(t any, opts Options) (warnings []string, err *Error) {
 			Detail:  "Send the trace as a JSON object with schema_version, trace_id, output and optional steps (spec §3.1).",
 		}
 	}
-	v := anyValidator{opts: opts, bound: math.MaxInt}
+	v := refValidator{opts: opts, bound: math.MaxInt}
 	if n := opts.SourceBytes; n > 0 && n <= math.MaxInt/2 {
 		v.bound = 2 * n
 	}
 	if err := v.trace(root); err != nil {
 		return v.warnings, err
 	}
-	if d := anySubTraceDepth(root); d > MaxSubTraceDepth {
+	if d := refSubTraceDepth(root); d > MaxSubTraceDepth {
 		return v.warnings, &Error{
 			Message: "trace nesting depth " + strconv.Itoa(d) + " exceeds maximum 5",
 			Detail:  "Sub-traces may nest at most 5 levels below the root trace. Flatten deep agent_call chains or omit the innermost sub_trace objects.",
@@ -41,9 +40,9 @@ func Validate(t any, opts Options) (warnings []string, err *Error) {
 	return v.warnings, nil
 }
 
-// anyValidator carries the options and the warnings through one Validate call;
+// refValidator carries the options and the warnings through one Validate call;
 // prefix says where the trace being checked sits in the tree.
-type anyValidator struct {
+type refValidator struct {
 	opts     Options
 	warnings []string
 	prefix   string
@@ -55,17 +54,17 @@ type anyValidator struct {
 }
 
 // trace applies rules 2 to 6 to one trace, root or sub-trace.
-func (v *anyValidator) trace(t map[string]any) *Error {
+func (v *refValidator) trace(t map[string]any) *Error {
 	if err := v.schemaVersion(t); err != nil {
 		return err
 	}
-	if err := anyRequiredFields(t); err != nil {
+	if err := refRequiredFields(t); err != nil {
 		return err
 	}
 	if err := v.limits(t); err != nil {
 		return err
 	}
-	if err := anyFieldFormats(t); err != nil {
+	if err := refFieldFormats(t); err != nil {
 		return err
 	}
 	return v.steps(t)
@@ -75,7 +74,7 @@ func (v *anyValidator) trace(t map[string]any) *Error {
 // t, which has passed rules 2 to 6, so its steps are objects with string
 // names and every sub_trace sits on an agent_call step. An error keeps the
 // spec's message behind the path to the sub-trace, outermost first.
-func (v *anyValidator) subTraces(t map[string]any) *Error {
+func (v *refValidator) subTraces(t map[string]any) *Error {
 	outer := v.prefix
 	defer func() { v.prefix = outer }()
 	steps, _ := t["steps"].([]any)
@@ -99,11 +98,11 @@ func (v *anyValidator) subTraces(t map[string]any) *Error {
 	return nil
 }
 
-// anySubTraceDepth returns how many sub-trace levels lie below t: 0 for a trace
+// refSubTraceDepth returns how many sub-trace levels lie below t: 0 for a trace
 // without sub-traces, 1 when a step of t carries one, and so on. It follows
 // every object sub_trace of every object step, so it is well defined on
 // sub-traces not yet validated. The decoder bounds the recursion.
-func anySubTraceDepth(t map[string]any) int {
+func refSubTraceDepth(t map[string]any) int {
 	deepest := 0
 	steps, _ := t["steps"].([]any)
 	for _, s := range steps {
@@ -112,20 +111,20 @@ func anySubTraceDepth(t map[string]any) int {
 			continue
 		}
 		if sub, ok := step["sub_trace"].(map[string]any); ok {
-			deepest = max(deepest, 1+anySubTraceDepth(sub))
+			deepest = max(deepest, 1+refSubTraceDepth(sub))
 		}
 	}
 	return deepest
 }
 
-// anyExactSize is EncodedSize without a limit, for messages that report the
+// refExactSize is EncodedSize without a limit, for messages that report the
 // actual size once a limit is known to be exceeded.
-func anyExactSize(v any) int { return EncodedSize(v, math.MaxInt) }
+func refExactSize(v any) int { return EncodedSize(v, math.MaxInt) }
 
 // schemaVersion is rule 2, spec §7 "Schema Version Policy": "Current (1) |
 // Fully supported", "Previous (0) | Supported with deprecation warning in
 // engine logs", "Older | Rejected with `INVALID_TRACE` and migration message".
-func (v *anyValidator) schemaVersion(t map[string]any) *Error {
+func (v *refValidator) schemaVersion(t map[string]any) *Error {
 	sv, ok := t["schema_version"]
 	if !ok {
 		return &Error{
@@ -136,7 +135,7 @@ func (v *anyValidator) schemaVersion(t map[string]any) *Error {
 	n, ok := integer(sv)
 	if !ok {
 		return &Error{
-			Message: "trace schema_version must be an integer, got " + anyDescribe(sv),
+			Message: "trace schema_version must be an integer, got " + refDescribe(sv),
 			Detail:  "Set schema_version to the integer 1, the current trace schema version.",
 		}
 	}
@@ -148,21 +147,21 @@ func (v *anyValidator) schemaVersion(t map[string]any) *Error {
 		return nil
 	case n < 0:
 		return &Error{
-			Message: "trace schema_version " + anyDescribe(sv) + " is no longer supported",
+			Message: "trace schema_version " + refDescribe(sv) + " is no longer supported",
 			Detail:  "Migrate the trace to schema_version 1, the current version: the engine supports schema_version 0 and 1. Upgrade the SDK to emit schema_version 1 traces.",
 		}
 	default:
 		return &Error{
-			Message: "trace schema_version " + anyDescribe(sv) + " is newer than this engine supports",
+			Message: "trace schema_version " + refDescribe(sv) + " is newer than this engine supports",
 			Detail:  "The engine supports schema_version 0 and 1; upgrade the engine, or have the SDK emit schema_version 1.",
 		}
 	}
 }
 
-// anyRequiredFields is rule 3, spec §7 "Required Fields": "`trace_id` |
+// refRequiredFields is rule 3, spec §7 "Required Fields": "`trace_id` |
 // Non-empty string. No whitespace-only values." and "`output` | Non-null
 // object with at least one field."
-func anyRequiredFields(t map[string]any) *Error {
+func refRequiredFields(t map[string]any) *Error {
 	id, ok := t["trace_id"]
 	if !ok {
 		return &Error{ // spec §5, "INVALID_TRACE — missing required field"
@@ -216,12 +215,12 @@ func anyRequiredFields(t map[string]any) *Error {
 // only when v.bound does not already prove it small enough, which is to say
 // on the root at most: once the root is measured, v.bound is its size, and a
 // sub-trace, part of its root, is never larger.
-func (v *anyValidator) limits(t map[string]any) *Error {
+func (v *refValidator) limits(t map[string]any) *Error {
 	if v.bound > MaxTraceBytes {
 		n := EncodedSize(t, MaxTraceBytes)
 		if n > MaxTraceBytes {
 			return &Error{
-				Message: "trace exceeds max size: " + strconv.Itoa(anyExactSize(t)) + " > 10485760 bytes",
+				Message: "trace exceeds max size: " + strconv.Itoa(refExactSize(t)) + " > 10485760 bytes",
 				Detail:  SizeDetail,
 			}
 		}
@@ -249,23 +248,23 @@ func (v *anyValidator) limits(t map[string]any) *Error {
 	return nil
 }
 
-// anyFieldFormats is rule 5, spec §7 "Field Validation" for the trace's own
+// refFieldFormats is rule 5, spec §7 "Field Validation" for the trace's own
 // fields and the types of spec §3.2, in the §3.2 table's order. A null
 // optional field counts as absent.
-func anyFieldFormats(t map[string]any) *Error {
-	if err := anyOptional(t, "agent_id", anyIsString, "a string",
+func refFieldFormats(t map[string]any) *Error {
+	if err := refOptional(t, "agent_id", refIsString, "a string",
 		"agent_id is optional; when present it must be a string naming the agent."); err != nil {
 		return err
 	}
-	if err := anyOptional(t, "input", anyIsObject, "an object",
+	if err := refOptional(t, "input", refIsObject, "an object",
 		"input is optional; when present it must be an object holding the agent's input."); err != nil {
 		return err
 	}
-	if err := anyOptional(t, "steps", anyIsArray, "an array",
+	if err := refOptional(t, "steps", refIsArray, "an array",
 		"steps is optional; when present it must be an array of step objects (spec §3.4)."); err != nil {
 		return err
 	}
-	if err := anyOptional(t, "metadata", anyIsObject, "an object",
+	if err := refOptional(t, "metadata", refIsObject, "an object",
 		"metadata is optional; when present it must be an object (tokens, cost, latency, model, timestamp)."); err != nil {
 		return err
 	}
@@ -296,7 +295,7 @@ func anyFieldFormats(t map[string]any) *Error {
 }
 
 // optional checks the type of an optional field: absent and null pass.
-func anyOptional(t map[string]any, field string, ok func(any) bool, want, detail string) *Error {
+func refOptional(t map[string]any, field string, ok func(any) bool, want, detail string) *Error {
 	v, present := t[field]
 	if !present || v == nil || ok(v) {
 		return nil
@@ -304,38 +303,38 @@ func anyOptional(t map[string]any, field string, ok func(any) bool, want, detail
 	return &Error{Message: "trace " + field + " must be " + want + ", got " + Kind(v), Detail: detail}
 }
 
-func anyIsString(v any) bool { _, ok := v.(string); return ok }
-func anyIsObject(v any) bool { _, ok := v.(map[string]any); return ok }
-func anyIsArray(v any) bool  { _, ok := v.([]any); return ok }
+func refIsString(v any) bool { _, ok := v.(string); return ok }
+func refIsObject(v any) bool { _, ok := v.(map[string]any); return ok }
+func refIsArray(v any) bool  { _, ok := v.([]any); return ok }
 
-// anyStepTypes are spec §3.3's step types.
-var anyStepTypes = map[string]bool{"llm_call": true, "tool_call": true, "retrieval": true, "agent_call": true}
+// refStepTypes are spec §3.3's step types.
+var refStepTypes = map[string]bool{"llm_call": true, "tool_call": true, "retrieval": true, "agent_call": true}
 
 // steps is rule 6, spec §7 "Step-level validation (type, name, payload
 // size)": "`steps[*].type` | Must be `llm_call`, `tool_call`, `retrieval`, or
 // `agent_call`. Unknown types are rejected in strict mode; tolerated in lax
 // mode.", "`steps[*].name` | Non-empty string.", "Max step payload | 1 MB per
 // step result", and §3.4 "`sub_trace` | Only for `agent_call`."
-func (v *anyValidator) steps(t map[string]any) *Error {
+func (v *refValidator) steps(t map[string]any) *Error {
 	steps, _ := t["steps"].([]any)
 	warned := false
 	for i, s := range steps {
 		step, ok := s.(map[string]any)
 		if !ok {
 			return &Error{
-				Message: anyStepAt(i) + " must be an object, got " + Kind(s),
+				Message: refStepAt(i) + " must be an object, got " + Kind(s),
 				Detail:  "Each entry of steps must be an object with at least a type and a name (spec §3.4).",
 			}
 		}
-		typ, err := anyStepString(step, "type", i,
+		typ, err := refStepString(step, "type", i,
 			"Give every step a type: llm_call, tool_call, retrieval or agent_call.")
 		if err != nil {
 			return err
 		}
-		if !anyStepTypes[typ] {
+		if !refStepTypes[typ] {
 			if v.opts.Strict {
 				return &Error{
-					Message: anyStepAt(i) + " has unknown type " + quote(typ),
+					Message: refStepAt(i) + " has unknown type " + quote(typ),
 					Detail:  "Use one of llm_call, tool_call, retrieval or agent_call, or turn off strict_step_types to tolerate new step types.",
 				}
 			}
@@ -347,7 +346,7 @@ func (v *anyValidator) steps(t map[string]any) *Error {
 				v.warnings = append(v.warnings, v.prefix+"unknown step type "+quote(typ)+" tolerated as an opaque step (spec §6 item 6)")
 			}
 		}
-		name, err := anyStepString(step, "name", i,
+		name, err := refStepString(step, "name", i,
 			"Give every step a non-empty name; trace assertions such as contains_in_order refer to steps by name.")
 		if err != nil {
 			return err
@@ -355,13 +354,13 @@ func (v *anyValidator) steps(t map[string]any) *Error {
 		if r, ok := step["result"]; ok && v.bound > MaxStepResultBytes {
 			if n := EncodedSize(r, MaxStepResultBytes); n > MaxStepResultBytes {
 				return &Error{ // to the letter of spec §7 "Actionable Error Messages"
-					Message: "trace step '" + name + "' result exceeds 1048576 bytes (actual: " + strconv.Itoa(anyExactSize(r)) + " bytes)",
+					Message: "trace step '" + name + "' result exceeds 1048576 bytes (actual: " + strconv.Itoa(refExactSize(r)) + " bytes)",
 					Detail:  "Truncate the 'result' field for step '" + name + "' before submitting. Consider filtering large arrays or binary data from tool results.",
 				}
 			}
 		}
 		if sub, ok := step["sub_trace"]; ok && sub != nil {
-			at := anyStepAt(i) + " ('" + name + "')"
+			at := refStepAt(i) + " ('" + name + "')"
 			if typ != "agent_call" {
 				return &Error{
 					Message: at + " has a sub_trace but type " + quote(typ) + "; only agent_call steps may carry one",
@@ -379,28 +378,28 @@ func (v *anyValidator) steps(t map[string]any) *Error {
 	return nil
 }
 
-// anyStepAt names step i in messages; built only on failure, so that valid
+// refStepAt names step i in messages; built only on failure, so that valid
 // steps cost no allocation.
-func anyStepAt(i int) string { return "trace step " + strconv.Itoa(i) }
+func refStepAt(i int) string { return "trace step " + strconv.Itoa(i) }
 
-// anyStepString reads the required, non-empty string field of step i.
-func anyStepString(step map[string]any, field string, i int, detail string) (string, *Error) {
+// refStepString reads the required, non-empty string field of step i.
+func refStepString(step map[string]any, field string, i int, detail string) (string, *Error) {
 	f, ok := step[field]
 	if !ok {
-		return "", &Error{Message: anyStepAt(i) + " missing required field: " + field, Detail: detail}
+		return "", &Error{Message: refStepAt(i) + " missing required field: " + field, Detail: detail}
 	}
 	s, ok := f.(string)
 	if !ok {
-		return "", &Error{Message: anyStepAt(i) + " " + field + " must be a string, got " + Kind(f), Detail: detail}
+		return "", &Error{Message: refStepAt(i) + " " + field + " must be a string, got " + Kind(f), Detail: detail}
 	}
 	if s == "" {
-		return "", &Error{Message: anyStepAt(i) + " has an empty " + field, Detail: detail}
+		return "", &Error{Message: refStepAt(i) + " has an empty " + field, Detail: detail}
 	}
 	return s, nil
 }
 
-// anyDescribe is describe over a decoded value.
-func anyDescribe(v any) string {
+// refDescribe is describe over a decoded value.
+func refDescribe(v any) string {
 	switch x := v.(type) {
 	case json.Number:
 		return clip(string(x))
