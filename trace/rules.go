@@ -336,20 +336,20 @@ func (v *validator) steps(steps tape.Value) *Error {
 			}
 		}
 		if sub := f.subTrace; sub.Exists() && sub.Kind() != tape.Null {
-			name := string(decoded(f.name))
-			at := stepAt(i) + " ('" + name + "')"
 			if string(typ) != "agent_call" {
+				name := string(decoded(f.name))
 				return &Error{
-					Message: at + " has a sub_trace but type " + quote(string(typ)) + "; only agent_call steps may carry one",
+					Message: stepAt(i) + " ('" + name + "') has a sub_trace but type " + quote(string(typ)) + "; only agent_call steps may carry one",
 					Detail:  "Remove sub_trace from step '" + name + "', or set its type to agent_call if it delegates to a sub-agent.",
 				}
 			}
 			if sub.Kind() != tape.Object {
 				return &Error{
-					Message: at + " sub_trace must be an object, got " + kindName(sub.Kind()),
+					Message: stepAt(i) + " ('" + string(decoded(f.name)) + "') sub_trace must be an object, got " + kindName(sub.Kind()),
 					Detail:  "The sub_trace of an agent_call step must be a trace object (spec §3.3), or be left out.",
 				}
 			}
+			v.sawSubTrace = true
 		}
 	}
 	return nil

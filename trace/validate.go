@@ -82,6 +82,9 @@ func ValidateValue(t tape.Value, opts Options) (warnings []string, err *Error) {
 	if err := v.trace(t); err != nil {
 		return v.warnings, err
 	}
+	if !v.sawSubTrace {
+		return v.warnings, nil // depth 0, and no sub-trace to check
+	}
 	if d := subTraceDepth(t); d > MaxSubTraceDepth {
 		return v.warnings, &Error{
 			Message: "trace nesting depth " + strconv.Itoa(d) + " exceeds maximum 5",
@@ -141,6 +144,8 @@ type validator struct {
 	// there are at most MaxSubTraceDepth.
 	path  [MaxSubTraceDepth]at
 	depth int
+	// sawSubTrace records that rule 6 met a step with a sub-trace object.
+	sawSubTrace bool
 	// bound is an upper bound on the encoded size of the root trace, and so
 	// of every value in it: twice Options.SourceBytes, or math.MaxInt when
 	// that is unknown, until rule 4 measures the root. A size limit that

@@ -129,3 +129,37 @@ func BenchmarkValidateRef(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkValidateText: from the trace's text to the verdict, as a fresh
+// request pays it: Decode then the decoded-value rules (before), or
+// tape.Parse then ValidateValue (after), both with SourceBytes.
+func BenchmarkValidateText(b *testing.B) {
+	for _, in := range benchInputs(b) {
+		data := in.data
+		b.Run("decode+ref/"+in.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				v, err := Decode(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := refValidate(v, Options{SourceBytes: len(data)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("parse+value/"+in.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := tape.Parse(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := ValidateValue(d.Root(), Options{SourceBytes: len(data)}); err != nil {
+					b.Fatal(err)
+				}
+				d.Release()
+			}
+		})
+	}
+}

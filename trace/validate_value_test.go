@@ -209,28 +209,34 @@ func FuzzValidateValue(f *testing.F) {
 
 // TestValidateValueAllocs: validating the spec §2.2 refund trace in place
 // allocates at most once (in fact never), whether the size is measured or
-// spared by SourceBytes.
+// spared by SourceBytes; so does a trace with sub-traces, and one of 10,000
+// steps.
 func TestValidateValueAllocs(t *testing.T) {
 	if raceDetector {
 		t.Skip("the race detector changes allocation counts")
 	}
-	data := refundTrace(t)
-	d, err := tape.Parse(data)
+	agentCall, err := os.ReadFile(filepath.Join(goldenDir, "valid_agent_call.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Release()
-	for _, src := range []int{0, len(data)} {
-		var verr *Error
-		allocs := testing.AllocsPerRun(100, func() {
-			_, verr = ValidateValue(d.Root(), Options{SourceBytes: src})
-		})
-		if verr != nil {
-			t.Fatal(verr)
+	for _, data := range [][]byte{refundTrace(t), agentCall, stepsTrace(MaxSteps)} {
+		d, err := tape.Parse(data)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if allocs > 1 {
-			t.Errorf("SourceBytes %d: %v allocations per validation, want at most 1", src, allocs)
+		for _, src := range []int{0, len(data)} {
+			var verr *Error
+			allocs := testing.AllocsPerRun(10, func() {
+				_, verr = ValidateValue(d.Root(), Options{SourceBytes: src})
+			})
+			if verr != nil {
+				t.Fatal(verr)
+			}
+			if allocs > 1 {
+				t.Errorf("%.40s… SourceBytes %d: %v allocations per validation, want at most 1", data, src, allocs)
+			}
 		}
+		d.Release()
 	}
 }
 
