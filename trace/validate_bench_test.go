@@ -131,12 +131,12 @@ func BenchmarkValidateRef(b *testing.B) {
 }
 
 // BenchmarkValidateText: from the trace's text to the verdict, as a fresh
-// request pays it: Decode then the decoded-value rules (before), or
+// request pays it: Decode then the decoded-value rules (before; Validate before it re-encoded), or
 // tape.Parse then ValidateValue (after), both with SourceBytes.
 func BenchmarkValidateText(b *testing.B) {
 	for _, in := range benchInputs(b) {
 		data := in.data
-		b.Run("decode+ref/"+in.name, func(b *testing.B) {
+		b.Run("decode+validate/"+in.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				v, err := Decode(data)
