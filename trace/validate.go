@@ -3,8 +3,6 @@
 package trace
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 
@@ -98,32 +96,32 @@ func ValidateValue(t tape.Value, opts Options) (warnings []string, err *Error) {
 }
 
 // Validate is ValidateValue for a decoded trace (nil, bool, string,
-// json.Number, []any, map[string]any): it re-encodes the value compactly,
-// reads the text onto a tape and validates that, so the rules exist once.
-// A value outside that model is validated as encoding/json encodes it;
-// one that it cannot encode (a NaN, a channel) fails.
+// json.Number, []any, map[string]any): it writes the value's compact text,
+// reads it onto a tape and validates that, so the rules exist once. A value
+// outside that model is validated as encoding/json encodes it; one that it
+// cannot encode (a NaN, a channel) fails.
 func Validate(t any, opts Options) (warnings []string, err *Error) {
 	if _, ok := t.(map[string]any); !ok {
 		return nil, notObject(Kind(t))
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(t); err != nil {
-		return nil, &Error{
-			Message: "trace is not JSON: " + err.Error(),
-			Detail:  "Send the trace as a JSON object with schema_version, trace_id, output and optional steps (spec §3.1).",
-		}
+	text, buf, eerr := encode(t)
+	defer putBuf(buf)
+	if eerr != nil {
+		return nil, notJSON(eerr)
 	}
-	d, perr := tape.Parse(buf.Bytes())
+	d, perr := tape.Parse(text)
 	if perr != nil {
-		return nil, &Error{
-			Message: "trace is not JSON: " + perr.Error(),
-			Detail:  "Send the trace as a JSON object with schema_version, trace_id, output and optional steps (spec §3.1).",
-		}
+		return nil, notJSON(perr)
 	}
 	defer d.Release()
 	return ValidateValue(d.Root(), opts)
+}
+
+func notJSON(err error) *Error {
+	return &Error{
+		Message: "trace is not JSON: " + err.Error(),
+		Detail:  "Send the trace as a JSON object with schema_version, trace_id, output and optional steps (spec §3.1).",
+	}
 }
 
 func notObject(kind string) *Error {

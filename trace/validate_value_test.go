@@ -46,6 +46,20 @@ func sameOutcome(t *testing.T, data []byte) {
 			}
 		}
 	}
+	// Validate's text for the decoded value reads back as that value.
+	text, buf, eerr := encode(v)
+	if eerr != nil {
+		t.Fatalf("encode(%.200q): %v", data, eerr)
+	}
+	if d2, err := tape.Parse(text); err != nil {
+		t.Fatalf("encode(%.200q) = %.200q: %v", data, text, err)
+	} else {
+		if back := d2.Root().Any(); !reflect.DeepEqual(back, v) {
+			t.Fatalf("encode(%.200q) = %.200q, which reads back differently", data, text)
+		}
+		d2.Release()
+	}
+	putBuf(buf)
 	if err != nil {
 		return // duplicates: Any keeps one member of two, so sizes differ by design
 	}
@@ -380,4 +394,45 @@ func craftedLarge() [][]byte {
 		out = append(out, traceWith(`"steps":[`+strings.Join(steps, ",")+`]`))
 	}
 	return out
+}
+
+// TestValidateOutsideModel: Validate reads a value outside the decoded-value
+// model as encoding/json encodes it, and fails one it cannot encode.
+func TestValidateOutsideModel(t *testing.T) {
+	base := func(k string, v any) map[string]any {
+		m := map[string]any{"schema_version": json.Number("1"), "trace_id": "t", "output": map[string]any{"a": 1}}
+		m[k] = v
+		return m
+	}
+	cyclic := map[string]any{}
+	cyclic["self"] = cyclic
+	tests := []struct {
+		name string
+		in   any
+		want string // the error's message; "" for a valid trace
+	}{
+		{"float64 version", base("schema_version", 1.0), ""},
+		{"int version", base("schema_version", 2), "trace schema_version 2 is newer than this engine supports"},
+		{"float64 fraction", base("schema_version", 1e-7), "trace schema_version must be an integer, got 1e-7"},
+		{"string slice steps", base("steps", []string{"x"}), "trace step 0 must be an object, got string"},
+		{"invalid UTF-8 id", base("trace_id", "\xff"), ""},
+		{"invalid UTF-8 type", base("steps", []any{map[string]any{"type": "a\xffb", "name": "n"}}), "trace step 0 has unknown type 'a\ufffdb'"},
+		{"NaN", base("x", math.NaN()), "trace is not JSON: json: unsupported value: NaN"},
+		{"bad number", base("x", json.Number("1,2")), "trace is not JSON: json: invalid number literal \"1,2\""},
+		{"empty number", base("schema_version", json.Number("")), "trace schema_version 0 is deprecated"},
+		{"cycle", base("input", cyclic), "trace is not JSON: json: unsupported value: encountered a cycle via map[string]interface {}"},
+		{"struct", struct{ A int }{1}, "trace must be a JSON object, got invalid value"},
+	}
+	for _, tt := range tests {
+		w, err := Validate(tt.in, Options{Strict: true})
+		got := ""
+		if err != nil {
+			got = err.Message
+		} else if len(w) > 0 {
+			got = w[0]
+		}
+		if !strings.HasPrefix(got, tt.want) || (tt.want == "") != (got == "") {
+			t.Errorf("%s: got %q, %v; want %q", tt.name, got, w, tt.want)
+		}
+	}
 }
