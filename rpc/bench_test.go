@@ -70,6 +70,7 @@ func benchSDKWorkload(b *testing.B) {
 			b.Fatal(err)
 		}
 		_ = res
+		req.release() // as the server does once the answer is written
 	}
 }
 
@@ -105,6 +106,7 @@ func benchBatchLine(b *testing.B, known, newTraces bool) {
 		if _, err := s.evaluate(ctx, req); err != nil {
 			b.Fatal(err)
 		}
+		req.release() // as the server does once the answer is written
 	}
 }
 

@@ -96,7 +96,6 @@ type Server struct {
 	assertions    atomic.Int64
 	record        recorder
 	budgets       *ledger      // soft-failure budgets and plugin results, per suite
-	specHooks     sync.Pool    // of *batchReuse (parseBatch)
 	largeInFlight atomic.Int32 // requests of collectAfterBytes or more, not yet answered
 	repeats       repeats      // per-batch warnings, logged once per session (repeats.go)
 	simState      *simState    // mocks, faults, ledgers and scenario repeats (simulate.go)
@@ -119,11 +118,6 @@ func New(opts Options) *Server {
 		history:     opts.History,
 	}
 	s.reportTo, s.record.on, s.record.spec = opts.Report, opts.Report != nil, opts.ReportSpec
-	known := func([]byte) (int, any, bool) { return 0, nil, false }
-	if s.engine != nil {
-		known = s.engine.KnownSpec
-	}
-	s.specHooks.New = func() any { return newBatchReuse(known) }
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout
 	}
@@ -286,6 +280,7 @@ func (s *Server) spawn(c *call, inline bool) {
 		if c.req == nil && c.perr == nil {
 			c.req, c.perr = parse(c.line)
 		}
+		defer c.req.release()
 		if c.perr != nil {
 			s.replyError(c.req, c.perr)
 			return
@@ -335,6 +330,9 @@ func (s *Server) run(c *call) {
 			s.settle(c)
 			s.answerPanic(c.req, "recovered panic", p)
 		}
+		// Answered: the line and its tape can go (the read loop's buffer
+		// is read again only once an inline request has returned here).
+		c.req.release()
 		<-s.sem
 		s.inflight.Done()
 	}()
@@ -392,7 +390,8 @@ func (s *Server) settle(c *call) {
 	}
 	c.large = false
 	if c.req != nil {
-		c.req.params, c.req.traceText = nil, nil // the trace and its line are garbage now
+		c.req.params = nil
+		c.req.release() // the trace and its line are garbage now
 	}
 	if s.largeInFlight.Add(-1) == 0 {
 		runtime.GC()
