@@ -3,6 +3,8 @@
 package rpc
 
 import (
+	"sync/atomic"
+
 	"attest-engine/assert"
 	"attest-engine/tape"
 )
@@ -59,6 +61,14 @@ func (r *request) assertions() ([]assert.Assertion, error) {
 	return nil, newError(codeInvalidParams, "Send assertions as a JSON array of assertion objects.", "invalid params: assertions must be an array")
 }
 
+// hold has req keep doc, the tape of its line, until release.
+func (r *request) hold(doc *tape.Doc) {
+	r.doc = doc
+	if countDocs {
+		docsHeld.Add(1)
+	}
+}
+
 // release lets go of the request's tape: nothing may read the line through
 // it after. The assertions read from it stay (they are copies).
 func (r *request) release() {
@@ -68,7 +78,18 @@ func (r *request) release() {
 	r.paramsTape, r.trace, r.traceText = tape.Value{}, tape.Value{}, nil
 	r.doc.Release()
 	r.doc = nil
+	if countDocs {
+		docsHeld.Add(-1)
+	}
 }
+
+// docsHeld counts the tapes that requests hold, while countDocs is set (by
+// tests, while no request is being read: it costs a shared counter's update
+// per request).
+var (
+	countDocs bool
+	docsHeld  atomic.Int64
+)
 
 // costly reports whether an evaluate_batch request holds an assertion of
 // layer 5 or 6 (assert.Costly), judged by its type.

@@ -157,7 +157,7 @@ func parseWith(line []byte, known *assert.Engine) (*request, *Error) {
 	}
 	req.size = len(line)
 	if req.method == "evaluate_batch" {
-		req.doc = doc
+		req.hold(doc)
 		req.readBatch(params, known)
 		return req, nil
 	}
