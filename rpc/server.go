@@ -345,7 +345,7 @@ func (s *Server) run(c *call) {
 	if c.req == nil && c.perr == nil {
 		c.req, c.perr = s.parseBatch(c.line)
 	}
-	c.line = nil // decoded: the line can go (see collectAfterBytes)
+	c.line = nil // decoded: the request's tape holds the line until settle or the answer
 	if c.perr != nil {
 		err = c.perr
 	}
