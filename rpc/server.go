@@ -330,8 +330,9 @@ func (s *Server) run(c *call) {
 			s.settle(c)
 			s.answerPanic(c.req, "recovered panic", p)
 		}
-		// Answered: the line and its tape can go (the read loop's buffer
-		// is read again only once an inline request has returned here).
+		// After a panic too: the line and its tape can go (the read
+		// loop's buffer is read again only once an inline request has
+		// returned here).
 		c.req.release()
 		<-s.sem
 		s.inflight.Done()
@@ -364,6 +365,12 @@ func (s *Server) run(c *call) {
 	if err != nil {
 		line = s.errorLine(c.req, s.toWire(err))
 	}
+	// The answer is built and holds nothing of the line: the tape goes
+	// back to its pool now, not after the write, which may wait for other
+	// requests' answers (lineWriter): held through that, pipelined
+	// requests kept up to MaxInFlight tapes (and their lines) alive, each
+	// with its own cold interner.
+	c.req.release()
 	s.send(c.req, line, true)
 }
 
