@@ -28,9 +28,10 @@ type request struct {
 	size   int // bytes of the request line
 	// batchParams holds evaluate_batch's params, read from the line's tape
 	// (batchline.go); doc is that tape, which reads the line in place. Both
-	// stay until the answer is written (release): the line must not change
-	// meanwhile, so a request whose line is the read loop's buffer is
-	// answered before the next line is read.
+	// stay until the answer is built (release, in run): the line must not
+	// change meanwhile, so a request whose line is the read loop's buffer
+	// is answered before the next line is read, and any other owns its
+	// line (handleLine, own).
 	batchParams
 	doc *tape.Doc
 }
