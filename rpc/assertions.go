@@ -107,10 +107,8 @@ const maxFreshSpecs = 16
 func (sp *specs) spec(v tape.Value) map[string]any {
 	text := v.Text()
 	if sp.known != nil {
-		if n, val, ok := sp.known.KnownSpec(text); ok && n == len(text) {
-			if m, ok := val.(map[string]any); ok {
-				return m
-			}
+		if m, ok := sp.known.KnownSpecText(text); ok {
+			return m
 		}
 	}
 	m, _ := v.Any().(map[string]any)
