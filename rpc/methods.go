@@ -214,14 +214,14 @@ func envelope(v tape.Value) (*request, tape.Value, *Error) {
 	}
 	var id, jsonrpc, method, params tape.Value
 	for k, m := range v.Members() {
-		switch {
-		case k.Is("id"):
+		switch string(k.Bytes()) {
+		case "id":
 			id = m
-		case k.Is("jsonrpc"):
+		case "jsonrpc":
 			jsonrpc = m
-		case k.Is("method"):
+		case "method":
 			method = m
-		case k.Is("params"):
+		case "params":
 			params = m
 		}
 	}
