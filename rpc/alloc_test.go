@@ -51,6 +51,7 @@ func TestBatchAllocations(t *testing.T) {
 			if _, err := s.evaluate(ctx, req); err != nil {
 				t.Fatal(err)
 			}
+			req.release() // as the server does once the answer is written
 		}
 	}
 	got := map[string]float64{

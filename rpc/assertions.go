@@ -1,69 +1,39 @@
-// assertions.go: params.assertions read straight into assertions when they have the shape SDKs send, instead of through maps.
+// assertions.go: params.assertions read from the tape straight into assertions, their specs known by their text when they can be.
 
 package rpc
 
 import (
-	"bytes"
-	"slices"
-
 	"attest-engine/assert"
-	"attest-engine/trace"
+	"attest-engine/tape"
 )
-
-// taken is params.assertions as readAssertions read it: it stands in the
-// params object for the array, which no one else reads. A list of up to 8
-// lives in small: one allocation for both.
-type taken struct {
-	list  []assert.Assertion
-	small [8]assert.Assertion
-}
 
 // Assertion types, as constants: a type read from a line takes no
 // allocation when it is one of them.
 var assertionTypes = [...]string{"schema", "constraint", "trace", "trace_tree", "content", "embedding", "llm_judge"}
 
-// readAssertions is the decoder's Lookup for params.assertions (depth 2).
-// An array of objects with the members of spec §2.2's table and nothing
-// else, each once, of the right types (assertion_id a non-empty string,
-// type a string, spec an object, request_id a string or null, agent_id a
-// non-empty string or null), is read straight into assertions: what
-// assert.Parse would make of the decoded array, without making it. Anything
-// else (another member, a wrong type, a duplicate, malformed text) is left
-// to the decoder, which decodes the array plainly, and to assert.Parse,
-// which names what is wrong. Specs whose text the engine knows are taken as
-// known (assert/spectext.go); the others are noted in r.fresh.
-func (r *batchReuse) readAssertions(rest []byte) (int, any, bool) {
-	if len(rest) == 0 || rest[0] != '[' {
-		return 0, nil, false
+// readAssertions reads params.assertions (an array) straight into
+// assertions when every element has the shape SDKs send: an object whose
+// assertion_id is a non-empty string, type a string, spec an object,
+// request_id (when present) a string or null and agent_id a non-empty
+// string or null; other members are ignored, as assert.Parse ignores them.
+// That is what assert.Parse would make of the array decoded plainly,
+// without making it. Any other shape is left to the plain decode and to
+// assert.Parse, which names what is wrong; readAssertions reports false.
+func (r *request) readAssertions(av tape.Value, sp *specs) bool {
+	list := r.small[:0]
+	if n := av.Len(); n > len(r.small) {
+		list = make([]assert.Assertion, 0, n)
 	}
-	p := skipSpace(rest, 1)
-	list := r.list[:0]
-	defer func() { clear(list); r.list = list[:0] }()
-	nFresh := r.n
-	for {
-		a, n, ok := r.readAssertion(rest[p:])
+	for e := range av.Elems() {
+		a, ok := readAssertion(e, sp)
 		if !ok {
-			r.n = nFresh // the plain decode notes the fresh specs again
-			return 0, nil, false
+			clear(list)
+			return false
 		}
 		list = append(list, a)
-		p = skipSpace(rest, p+n)
-		if p < len(rest) && rest[p] == ',' {
-			p = skipSpace(rest, p+1)
-			continue
-		}
-		if p < len(rest) && rest[p] == ']' {
-			t := &taken{}
-			if len(list) <= len(t.small) {
-				t.list = append(t.small[:0], list...)
-			} else {
-				t.list = slices.Clone(list)
-			}
-			return p + 1, t, true
-		}
-		r.n = nFresh
-		return 0, nil, false
 	}
+	r.list, r.read = list, true
+	return true
 }
 
 // Members of an assertion object, as bits of what was seen.
@@ -71,107 +41,105 @@ const (
 	seenID = 1 << iota
 	seenType
 	seenSpec
-	seenRequestID
-	seenAgentID
 )
 
-// readAssertion reads one assertion object at the start of rest (depth 4),
-// or gives up (ok false).
-func (r *batchReuse) readAssertion(rest []byte) (a assert.Assertion, n int, ok bool) {
-	if len(rest) == 0 || rest[0] != '{' {
-		return a, 0, false
+// readAssertion reads one element of params.assertions, or gives up (ok
+// false). The line has no member named twice (parse refuses it).
+func readAssertion(e tape.Value, sp *specs) (a assert.Assertion, ok bool) {
+	if e.Kind() != tape.Object {
+		return a, false
 	}
-	p := skipSpace(rest, 1)
 	seen := 0
-	for {
-		key, n, ok := trace.DecodeString(rest[p:])
-		if !ok {
-			return a, 0, false
-		}
-		p = skipSpace(rest, p+n)
-		if p >= len(rest) || rest[p] != ':' {
-			return a, 0, false
-		}
-		p = skipSpace(rest, p+1)
-		v := rest[p:]
-		var bit int
-		switch string(key) {
+	for k, v := range e.Members() {
+		switch string(k.Bytes()) {
 		case "assertion_id":
-			bit = seenID
-			s, n, ok := trace.DecodeString(v)
-			if !ok || len(s) == 0 {
-				return a, 0, false
+			if a.ID = v.Str(); v.Kind() != tape.String || a.ID == "" {
+				return a, false
 			}
-			a.ID, p = string(s), p+n
+			seen |= seenID
 		case "type":
-			bit = seenType
-			s, n, ok := trace.DecodeString(v)
-			if !ok {
-				return a, 0, false
+			if v.Kind() != tape.String {
+				return a, false
 			}
-			a.Type, p = typeName(s), p+n
+			a.Type = typeName(v.Bytes())
+			seen |= seenType
 		case "spec":
-			bit = seenSpec
-			sp, n, ok := r.readSpec(v)
-			if !ok {
-				return a, 0, false
+			if v.Kind() != tape.Object {
+				return a, false
 			}
-			a.Spec, p = sp, p+n
-		case "request_id", "agent_id":
-			bit = seenRequestID
-			if string(key) == "agent_id" {
-				bit = seenAgentID
+			a.Spec = sp.spec(v)
+			seen |= seenSpec
+		case "request_id":
+			switch v.Kind() {
+			case tape.String:
+				a.RequestID = v.Str()
+			case tape.Null:
+			default:
+				return a, false
 			}
-			if bytes.HasPrefix(v, []byte("null")) {
-				p += 4
-				break
+		case "agent_id":
+			switch v.Kind() {
+			case tape.String:
+				if a.AgentID = v.Str(); a.AgentID == "" {
+					return a, false
+				}
+			case tape.Null:
+			default:
+				return a, false
 			}
-			s, n, ok := trace.DecodeString(v)
-			if !ok || (bit == seenAgentID && len(s) == 0) {
-				return a, 0, false
-			}
-			if bit == seenAgentID {
-				a.AgentID = string(s)
-			} else {
-				a.RequestID = string(s)
-			}
-			p += n
-		default:
-			return a, 0, false
 		}
-		if seen&bit != 0 {
-			return a, 0, false
-		}
-		seen |= bit
-		p = skipSpace(rest, p)
-		if p < len(rest) && rest[p] == ',' {
-			p = skipSpace(rest, p+1)
-			continue
-		}
-		if p < len(rest) && rest[p] == '}' && seen&(seenID|seenType|seenSpec) == seenID|seenType|seenSpec {
-			return a, p + 1, true
-		}
-		return a, 0, false
 	}
+	return a, seen == seenID|seenType|seenSpec
 }
 
-// readSpec reads a spec object at the start of rest: the known value when
-// the engine knows its text, else decoded (at depth 4, as in the line) and
-// noted in r.fresh.
-func (r *batchReuse) readSpec(rest []byte) (map[string]any, int, bool) {
-	if len(rest) == 0 || rest[0] != '{' {
-		return nil, 0, false
-	}
-	n, v, ok := r.known(rest)
-	if !ok {
-		var err error
-		if v, n, err = trace.DecodeValue(rest, 4); err != nil {
-			return nil, 0, false
+// specs reads the spec objects of one line's assertions: as the value the
+// engine decoded from the same text before (known, when not nil:
+// assert/spectext.go), else decoded and, for the first maxFreshSpecs of the
+// line, remembered by the engine.
+type specs struct {
+	known *assert.Engine
+	fresh int
+}
+
+const maxFreshSpecs = 16
+
+// spec is spec object v as a value no one may modify.
+func (sp *specs) spec(v tape.Value) map[string]any {
+	text := v.Text()
+	if sp.known != nil {
+		if m, ok := sp.known.KnownSpecText(text); ok {
+			return m
 		}
-		r.noteFresh(rest[:n], v)
 	}
-	sp, ok := v.(map[string]any)
-	return sp, n, ok
+	m, _ := v.Any().(map[string]any)
+	if sp.known != nil && sp.fresh < maxFreshSpecs {
+		sp.known.RememberSpec(text, m)
+		sp.fresh++
+	}
+	return m
+}
+
+// materialise is params.assertions (an array) decoded plainly, for
+// assert.Parse, except that the spec object of an assertion object is read
+// as spec does.
+func (sp *specs) materialise(av tape.Value) []any {
+	out := make([]any, 0, av.Len())
+	for e := range av.Elems() {
+		if e.Kind() != tape.Object {
+			out = append(out, e.Any())
+			continue
+		}
+		obj := make(map[string]any, e.Len())
+		for k, v := range e.Members() {
+			if v.Kind() == tape.Object && k.Is("spec") {
+				obj["spec"] = sp.spec(v)
+			} else {
+				obj[k.Str()] = v.Any()
+			}
+		}
+		out = append(out, obj)
+	}
+	return out
 }
 
 // typeName is s as a string, one of the constants when it names a type.
@@ -182,13 +150,4 @@ func typeName(s []byte) string {
 		}
 	}
 	return string(s)
-}
-
-// skipSpace returns the offset of the first byte at or after p in b that is
-// not JSON white space.
-func skipSpace(b []byte, p int) int {
-	for p < len(b) && (b[p] == ' ' || b[p] == '\t' || b[p] == '\n' || b[p] == '\r') {
-		p++
-	}
-	return p
 }

@@ -1,141 +1,111 @@
-// batchline.go: reading an evaluate_batch line: the decoder's hooks for the trace's text, the assertions and their specs.
+// batchline.go: evaluate_batch's params read from the request line's tape: the trace, its text, the assertions.
 
 package rpc
 
 import (
-	"reflect"
-	"sync"
+	"sync/atomic"
 
 	"attest-engine/assert"
-	"attest-engine/trace"
+	"attest-engine/tape"
 )
 
-// parseBatch is parse for an evaluate_batch line: it notes params.trace's
-// text for the idempotency record, takes assertion specs whose text the
-// engine knows from earlier requests without decoding them, and has the
-// engine remember the others (assert/spectext.go).
-func (s *Server) parseBatch(line []byte) (*request, *Error) {
-	r := s.specHooks.Get().(*batchReuse)
-	defer r.release(&s.specHooks)
-	req, perr := parseReusing(line, &r.Reuse)
-	if perr != nil {
-		return req, perr
-	}
-	// The members seen may be another object's at the same depth: a text
-	// counts only when it is params' own member.
-	if tw := &r.watches[0]; same(tw.Value, req.params["trace"]) {
-		req.traceText = tw.Text
-	}
-	if r.n > 0 && s.engine != nil {
-		// Only the specs of params' own assertions are remembered.
-		remember := func(sp map[string]any) {
-			for _, f := range r.fresh[:r.n] {
-				if same(f.value, sp) {
-					s.engine.RememberSpec(f.text, sp)
-					return
-				}
-			}
-		}
-		switch list := req.params["assertions"].(type) {
-		case *taken:
-			for _, a := range list.list {
-				remember(a.Spec)
-			}
-		case []any:
-			for _, a := range list {
-				obj, _ := a.(map[string]any)
-				if sp, ok := obj["spec"].(map[string]any); ok {
-					remember(sp)
-				}
-			}
+// batchParams is an evaluate_batch request's params as read from its line's tape:
+// valid until the request is released.
+type batchParams struct {
+	paramsTape tape.Value // params; Missing when the request has none
+	trace      tape.Value // params.trace
+	// traceText is params.trace's exact text (a slice of the line): the
+	// idempotency record keys on it.
+	traceText []byte
+	// list is params.assertions read straight into assertions (read is
+	// true), in small when it fits; raw is the array decoded plainly for
+	// assert.Parse when it has another shape (assertions.go).
+	list  []assert.Assertion
+	read  bool
+	raw   []any
+	small [8]assert.Assertion
+}
+
+// parseBatch is parse for an evaluate_batch line as the server reads it:
+// assertion specs whose text the engine knows from earlier requests are
+// taken as known, and the engine remembers the others (assert/spectext.go).
+func (s *Server) parseBatch(line []byte) (*request, *Error) { return parseWith(line, s.engine) }
+
+// readBatch reads evaluate_batch's params. What is wrong with them is
+// answered later, by evaluate, in the order spec §7 asks for; the
+// assertions are read now, so that the read loop knows whether the batch
+// is costly and the specs are remembered even when the trace is invalid.
+func (r *request) readBatch(params tape.Value, known *assert.Engine) {
+	r.paramsTape = params
+	r.trace = params.Get("trace")
+	r.traceText = r.trace.Text()
+	if av := params.Get("assertions"); av.Kind() == tape.Array {
+		sp := specs{known: known}
+		if !r.readAssertions(av, &sp) {
+			r.raw = sp.materialise(av)
 		}
 	}
-	return req, nil
 }
 
-// batchReuse is the decoder hook for one evaluate_batch line (made once per
-// pooled hook, so that a request allocates none): the watches are params'
-// trace member (depth 2), its assertions member (depth 2, read straight into
-// assertions when it can be: assertions.go), and the spec members of the
-// assertions (depth 4) when it could not; fresh notes the specs decoded
-// afresh, up to maxFreshSpecs of them.
-type batchReuse struct {
-	trace.Reuse
-	watches [3]trace.Watch
-	known   func([]byte) (int, any, bool) // the engine's KnownSpec
-	fresh   [maxFreshSpecs]struct {
-		text  []byte
-		value any
+// assertions is evaluate_batch's assertions param (spec §2.2 table).
+func (r *request) assertions() ([]assert.Assertion, error) {
+	if r.read {
+		return r.list, nil
 	}
-	n    int
-	list []assert.Assertion // readAssertions' scratch
-}
-
-const maxFreshSpecs = 16
-
-func newBatchReuse(known func([]byte) (int, any, bool)) *batchReuse {
-	r := &batchReuse{known: known}
-	r.watches = [3]trace.Watch{
-		{Key: "trace", Depth: 2},
-		{Key: "assertions", Depth: 2, Lookup: r.readAssertions},
-		{Key: "spec", Depth: 4, Lookup: known, Decoded: r.noteFresh},
+	switch r.paramsTape.Get("assertions").Kind() {
+	case tape.Missing:
+		return nil, newError(codeInvalidParams, "evaluate_batch takes {trace, assertions} (spec §2.2).", "invalid params: missing required field 'assertions'")
+	case tape.Array:
+		return assert.Parse(r.raw)
 	}
-	r.Reuse = trace.Reuse{Members: r.watches[:]}
-	return r
+	return nil, newError(codeInvalidParams, "Send assertions as a JSON array of assertion objects.", "invalid params: assertions must be an array")
 }
 
-// noteFresh notes a spec's text and the value decoded from it.
-func (r *batchReuse) noteFresh(text []byte, v any) {
-	if r.n < maxFreshSpecs {
-		r.fresh[r.n].text, r.fresh[r.n].value = text, v
-		r.n++
+// hold has req keep doc, the tape of its line, until release.
+func (r *request) hold(doc *tape.Doc) {
+	r.doc = doc
+	if countDocs {
+		docsHeld.Add(1)
 	}
 }
 
-// release drops what r saw of a line and returns it to the pool.
-func (r *batchReuse) release(pool *sync.Pool) {
-	for i := range r.watches {
-		w := &r.watches[i]
-		w.Text, w.Value, w.Reused = nil, nil, false
+// release lets go of the request's tape: nothing may read the line through
+// it after. The assertions read from it stay (they are copies).
+func (r *request) release() {
+	if r == nil || r.doc == nil {
+		return
 	}
-	clear(r.fresh[:r.n])
-	r.n = 0
-	if cap(r.list) > 256 {
-		r.list = nil // do not keep a huge batch's scratch alive
+	r.paramsTape, r.trace, r.traceText = tape.Value{}, tape.Value{}, nil
+	r.doc.Release()
+	r.doc = nil
+	if countDocs {
+		docsHeld.Add(-1)
 	}
-	pool.Put(r)
 }
 
-// same reports whether a and b are the same decoded object or non-empty
-// array: the same one in memory, not equal ones.
-func same(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		return ok && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
-	case []any:
-		y, ok := b.([]any)
-		return ok && len(x) > 0 && len(x) == len(y) && &x[0] == &y[0]
-	}
-	return false
-}
+// docsHeld counts the tapes that requests hold, while countDocs is set (by
+// tests, while no request is being read: it costs a shared counter's update
+// per request).
+var (
+	countDocs bool
+	docsHeld  atomic.Int64
+)
 
-// costly reports whether a decoded evaluate_batch request holds an
-// assertion of layer 5 or 6 (assert.Costly), judged by its type.
+// costly reports whether an evaluate_batch request holds an assertion of
+// layer 5 or 6 (assert.Costly), judged by its type.
 func costly(req *request) bool {
-	switch list := req.params["assertions"].(type) {
-	case *taken:
-		for _, a := range list.list {
+	if req.read {
+		for _, a := range req.list {
 			if assert.Costly(a.Type) {
 				return true
 			}
 		}
-	case []any:
-		for _, a := range list {
-			obj, _ := a.(map[string]any)
-			if typ, _ := obj["type"].(string); assert.Costly(typ) {
-				return true
-			}
+		return false
+	}
+	for _, a := range req.raw {
+		obj, _ := a.(map[string]any)
+		if typ, _ := obj["type"].(string); assert.Costly(typ) {
+			return true
 		}
 	}
 	return false

@@ -22,6 +22,27 @@ func BenchmarkBatchLine(b *testing.B) {
 	b.Run("repeated", func(b *testing.B) { benchBatchLine(b, true, false) })
 	b.Run("new-traces", func(b *testing.B) { benchBatchLine(b, true, true) })
 	b.Run("sdk-workload", benchSDKWorkload)
+	b.Run("sdk-workload-read", benchSDKRead)
+}
+
+// benchSDKRead: the SDK-workload lines read into requests (parseBatch: the
+// tape, the envelope, the assertions, specs known by their text) and
+// released, without evaluating them: the request reader's share of a batch.
+func benchSDKRead(b *testing.B) {
+	lines := sdkWorkloadLines(b, 4096)
+	s := newReadyServer(b)
+	b.SetBytes(int64(len(lines[0])))
+	b.ReportAllocs()
+	i := 0
+	defer reportCPU(b, cpuTime())
+	for b.Loop() {
+		req, perr := s.parseBatch(lines[i%len(lines)])
+		i++
+		if perr != nil {
+			b.Fatal(perr)
+		}
+		req.release()
+	}
 }
 
 // sdkWorkloadLines: the spec batch as the SDKs in use send it
@@ -70,6 +91,7 @@ func benchSDKWorkload(b *testing.B) {
 			b.Fatal(err)
 		}
 		_ = res
+		req.release() // as the server does once the answer is written
 	}
 }
 
@@ -105,6 +127,7 @@ func benchBatchLine(b *testing.B, known, newTraces bool) {
 		if _, err := s.evaluate(ctx, req); err != nil {
 			b.Fatal(err)
 		}
+		req.release() // as the server does once the answer is written
 	}
 }
 

@@ -3,7 +3,9 @@
 // Package rpc serves the Attest protocol (spec §1–§2): JSON-RPC 2.0 over
 // stdio, one compact JSON object per line.
 //
-// The read loop decodes each line once and handles the session methods
+// Each line is parsed once, into a tape (package tape): the envelope and
+// evaluate_batch's params are read from it in place, and a request keeps
+// it until its answer is written. The read loop handles the session methods
 // (initialize, shutdown) in order, so a pipelined stream behaves as if sent
 // one request at a time. evaluate_batch runs on its own goroutine, at most
 // MaxInFlight at once: the 65th waits, and so does the reading (spec §1.5).

@@ -275,6 +275,7 @@ func BenchmarkHistory(b *testing.B) {
 				if _, err := s.evaluate(ctx, req); err != nil {
 					b.Fatal(err)
 				}
+				req.release()
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "batches/s")
 		})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/tape"
 )
 
 // evaluate is evaluate_batch's work (run by spawn): it returns the answer
@@ -16,11 +17,11 @@ import (
 // deadline.
 func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	start := time.Now()
-	tv, ok := req.params["trace"]
-	if !ok {
+	trace := req.trace
+	if !trace.Exists() {
 		return nil, newError(codeInvalidParams, "evaluate_batch takes {trace, assertions} (spec §2.2).", "invalid params: missing required field 'trace'")
 	}
-	scenario, repeat, hasRepeat, serr := scenarioParams(req.params)
+	scenario, repeat, hasRepeat, serr := scenarioParams(req.paramsTape.Get("scenario_id"), req.paramsTape.Get("repeat"))
 	if serr != nil {
 		return nil, serr
 	}
@@ -29,7 +30,8 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		warnings       []string
 		list           []assert.Assertion
 	)
-	results, err := s.engine.Run(ctx, assert.Batch{Trace: tv, Text: req.traceText, SourceBytes: req.size},
+	// lead: pass the tape value once assert.Batch takes it
+	results, err := s.engine.Run(ctx, assert.Batch{Trace: trace.Any(), Text: req.traceText, SourceBytes: req.size},
 		func(w []string) { warnings = w },
 		func(tr map[string]any) ([]assert.Assertion, error) {
 			traceID, _ = tr["trace_id"].(string)
@@ -40,16 +42,18 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 			}
 			// Additive param "suite": the test suite whose soft-failure budget the
 			// results count against (budget.go); absent or null: the unnamed suite.
-			var ok bool
-			suite, ok = req.params["suite"].(string)
-			if !ok && req.params["suite"] != nil {
+			switch sv := req.paramsTape.Get("suite"); sv.Kind() {
+			case tape.String:
+				suite = sv.Str()
+			case tape.Missing, tape.Null:
+			default:
 				return nil, newError(codeInvalidParams, "suite is an optional test-suite name string.", "invalid params: field 'suite' must be a string")
 			}
 			if err := s.budgets.admit(suite); err != nil {
 				return nil, err
 			}
 			var err error
-			list, err = assertions(req.params)
+			list, err = req.assertions()
 			return list, err
 		})
 	if err != nil {
@@ -70,20 +74,4 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		slog.Int64("duration_ms", elapsed.Milliseconds()), slog.Int("assertions", len(results)))
 	b := make([]byte, 0, len(notes)+256+200*len(results))
 	return encodeResults(append(b, notes...), req.id, results, elapsed.Milliseconds()), nil
-}
-
-// assertions reads the assertions param of a batch (spec §2.2 table).
-func assertions(p map[string]any) ([]assert.Assertion, error) {
-	v, ok := p["assertions"]
-	if t, read := v.(*taken); read {
-		return t.list, nil // read straight into assertions (assertions.go)
-	}
-	if !ok {
-		return nil, newError(codeInvalidParams, "evaluate_batch takes {trace, assertions} (spec §2.2).", "invalid params: missing required field 'assertions'")
-	}
-	raw, ok := v.([]any)
-	if !ok {
-		return nil, newError(codeInvalidParams, "Send assertions as a JSON array of assertion objects.", "invalid params: assertions must be an array")
-	}
-	return assert.Parse(raw)
 }

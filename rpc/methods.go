@@ -5,7 +5,6 @@ package rpc
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"attest-engine/assert"
+	"attest-engine/tape"
 	"attest-engine/trace"
 )
 
@@ -21,11 +22,18 @@ type request struct {
 	id           any // string, json.Number or nil, echoed exactly
 	notification bool
 	method       string
-	params       map[string]any
-	size         int // bytes of the request line
-	// traceText is params.trace's exact text (a slice of the line) when
-	// the read loop's parse saw it: the idempotency record keys on it.
-	traceText []byte
+	// params of every method but evaluate_batch, materialised: their
+	// handlers read maps.
+	params map[string]any
+	size   int // bytes of the request line
+	// batchParams holds evaluate_batch's params, read from the line's tape
+	// (batchline.go); doc is that tape, which reads the line in place. Both
+	// stay until the answer is built (release, in run): the line must not
+	// change meanwhile, so a request whose line is the read loop's buffer
+	// is answered before the next line is read, and any other owns its
+	// line (handleLine, own).
+	batchParams
+	doc *tape.Doc
 }
 
 // handleLine decodes one line and answers or dispatches it.
@@ -60,36 +68,44 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 				s.spawn(c, true)
 				return
 			}
-			// The request keeps the trace's text, a slice of the reader's
-			// buffer: a worker gets its own copy.
-			c.req.traceText = bytes.Clone(c.req.traceText)
-			c.line = nil
+			// The request reads the reader's buffer, which the next line
+			// overwrites: a worker decodes its own copy again (a costly
+			// batch waits on providers far longer than a decode takes).
+			c.req.release()
+			c.req, c.line = nil, bytes.Clone(line)
 			s.spawn(c, false)
 			return
 		}
-		// The reader reuses its buffer: a small line is copied, a large one
-		// is handed over whole.
-		if len(line) <= inlineMaxBytes || s.lines == nil {
-			c.line = append([]byte(nil), line...)
-		} else {
-			// A line gathered in chunks (framing.go) left as much garbage
-			// as itself: collected now, while little else is live, the
-			// decode reuses that memory instead of growing the heap by it
-			// (peak RSS for a first 10 MB trace: 4.4× its size, not 4.9×).
-			if s.lines.joined && s.largeInFlight.Load() == 0 {
-				runtime.GC()
-			}
-			s.lines.detach()
-		}
+		c.line = s.own(line)
 		s.spawn(c, false)
 		return
 	}
 	var perr *Error
-	if req, perr = parse(line); perr != nil {
+	req, perr = parse(line)
+	defer req.release() // dispatch hands no request reading this line to a worker
+	if perr != nil {
 		s.replyError(req, perr)
 		return
 	}
 	s.dispatch(req)
+}
+
+// own returns line, the read loop's, as the caller's to keep: the reader
+// reuses its buffer, so a small line is copied and a large one handed over
+// whole.
+func (s *Server) own(line []byte) []byte {
+	if len(line) <= inlineMaxBytes || s.lines == nil {
+		return append([]byte(nil), line...)
+	}
+	// A line gathered in chunks (framing.go) left as much garbage as
+	// itself: collected now, while little else is live, the decode reuses
+	// that memory instead of growing the heap by it (peak RSS for a first
+	// 10 MB trace: 4.4× its size, not 4.9×).
+	if s.lines.joined && s.largeInFlight.Load() == 0 {
+		runtime.GC()
+	}
+	s.lines.detach()
+	return line
 }
 
 // inlineMaxBytes bounds the requests the read loop may answer itself.
@@ -108,33 +124,50 @@ func (s *Server) inline(line []byte) bool {
 		(s.lines == nil || s.lines.r.Buffered() == 0)
 }
 
-// parse decodes a request line and checks its envelope. On error the request
-// (when one could be read) tells where the answer goes.
-func parse(line []byte) (*request, *Error) { return parseReusing(line, nil) }
+// parse reads a request line and checks its envelope. On error the request
+// (when one could be read) tells where the answer goes. evaluate_batch's
+// params are read from the line's tape, every part afresh (parseBatch
+// takes specs the engine knows instead); every other method's params are
+// materialised and the tape released at once.
+func parse(line []byte) (*request, *Error) { return parseWith(line, nil) }
 
-func parseReusing(line []byte, r *trace.Reuse) (*request, *Error) {
-	v, err := trace.DecodeReusing(line, r)
+// parseWith is parse, with known (when not nil) supplying and remembering
+// assertion specs by their text (assert/spectext.go).
+func parseWith(line []byte, known *assert.Engine) (*request, *Error) {
+	doc, err := tape.Parse(line)
 	var dupErr *Error
 	if err != nil {
 		// Declared here, not above: errors.As takes its address, which
 		// would put it on the heap for every line.
-		var dup *trace.DuplicateKeyError
+		var dup *tape.DuplicateKeyError
 		if !errors.As(err, &dup) {
 			return parseFailed(line, err)
 		}
 		dupErr = newError(codeInvalidRequest, "Each object member name may appear only once.", "invalid request: %s", dup.Error())
 	}
-	req, rerr := envelope(v)
+	req, params, rerr := envelope(doc.Root())
 	if rerr == nil {
 		rerr = dupErr
 	}
 	if rerr != nil {
+		doc.Release()
 		if req != nil && req.notification {
 			req.notification = false // an invalid request is answered, with id null (JSON-RPC 2.0 §5)
 		}
 		return req, rerr
 	}
 	req.size = len(line)
+	if req.method == "evaluate_batch" {
+		req.hold(doc)
+		req.readBatch(params, known)
+		return req, nil
+	}
+	if params.Exists() {
+		req.params = params.Any().(map[string]any)
+	} else {
+		req.params = map[string]any{}
+	}
+	doc.Release()
 	return req, nil
 }
 
@@ -146,7 +179,7 @@ func parseReusing(line []byte, r *trace.Reuse) (*request, *Error) {
 // id would otherwise wait forever.
 func parseFailed(line []byte, err error) (*request, *Error) {
 	detail := "Send one compact JSON object per line (spec §1.2)."
-	var se *trace.SyntaxError
+	var se *tape.SyntaxError
 	if errors.As(err, &se) && se.NonFinite {
 		detail = "JSON has no NaN or Infinity (RFC 8259 §6), but Python's json.dumps writes them by default (allow_nan=True): replace such values with null or a string, or encode with allow_nan=False to find them (spec §1.2)."
 	}
@@ -166,44 +199,51 @@ func isBlank(line []byte) bool {
 	return true
 }
 
-// envelope checks the JSON-RPC 2.0 request object. On error it still returns
-// what it learned of the id, so the error can carry it.
-func envelope(v any) (*request, *Error) {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		if _, isArray := v.([]any); isArray {
-			return nil, newError(codeInvalidRequest, "Send one JSON-RPC request object per line; batch arrays are not part of the Attest protocol (spec §1.2).", "invalid request: batch arrays are not supported")
+// envelope checks the JSON-RPC 2.0 request object and returns its params
+// (Missing when absent). On error it still returns what it learned of the
+// id, so the error can carry it. A member named twice (which the caller
+// refuses) counts by its last occurrence, as in encoding/json, so that the
+// checks come in the same order either way.
+func envelope(v tape.Value) (*request, tape.Value, *Error) {
+	switch v.Kind() {
+	case tape.Object:
+	case tape.Array:
+		return nil, tape.Value{}, newError(codeInvalidRequest, "Send one JSON-RPC request object per line; batch arrays are not part of the Attest protocol (spec §1.2).", "invalid request: batch arrays are not supported")
+	default:
+		return nil, tape.Value{}, newError(codeInvalidRequest, "Send a JSON-RPC 2.0 request object.", "invalid request: not a JSON object")
+	}
+	var id, jsonrpc, method, params tape.Value
+	for k, m := range v.Members() {
+		switch string(k.Bytes()) {
+		case "id":
+			id = m
+		case "jsonrpc":
+			jsonrpc = m
+		case "method":
+			method = m
+		case "params":
+			params = m
 		}
-		return nil, newError(codeInvalidRequest, "Send a JSON-RPC 2.0 request object.", "invalid request: not a JSON object")
 	}
 	req := &request{}
-	id, hasID := obj["id"]
-	switch id.(type) {
-	case string, json.Number, nil:
-		req.id, req.notification = id, !hasID
+	switch id.Kind() {
+	case tape.String, tape.Number, tape.Null, tape.Missing:
+		req.id, req.notification = id.Any(), !id.Exists()
 	default:
-		return req, newError(codeInvalidRequest, "The id must be a string, a number or null.", "invalid request: id must be a string or a number")
+		return req, params, newError(codeInvalidRequest, "The id must be a string, a number or null.", "invalid request: id must be a string or a number")
 	}
-	if obj["jsonrpc"] != "2.0" {
-		return req, newError(codeInvalidRequest, `Set "jsonrpc": "2.0" in every request.`, `invalid request: jsonrpc must be "2.0"`)
+	if !jsonrpc.Is("2.0") {
+		return req, params, newError(codeInvalidRequest, `Set "jsonrpc": "2.0" in every request.`, `invalid request: jsonrpc must be "2.0"`)
 	}
-	method, ok := obj["method"].(string)
-	if !ok {
-		return req, newError(codeInvalidRequest, "Name the method as a string.", "invalid request: method must be a string")
+	if method.Kind() != tape.String {
+		return req, params, newError(codeInvalidRequest, "Name the method as a string.", "invalid request: method must be a string")
 	}
-	req.method = method
-	switch p := obj["params"].(type) {
-	case map[string]any:
-		req.params = p
-	case nil:
-		if _, present := obj["params"]; present {
-			return req, newError(codeInvalidParams, "Send params as a JSON object.", "invalid params: params must be an object")
-		}
-		req.params = map[string]any{}
-	default:
-		return req, newError(codeInvalidParams, "Send params as a JSON object.", "invalid params: params must be an object")
+	req.method = method.Str()
+	switch params.Kind() {
+	case tape.Object, tape.Missing:
+		return req, params, nil
 	}
-	return req, nil
+	return req, params, newError(codeInvalidParams, "Send params as a JSON object.", "invalid params: params must be an object")
 }
 
 // refuseAfterShutdown answers a request that arrived once the session was
@@ -226,7 +266,9 @@ func (s *Server) dispatch(req *request) {
 		s.shutdown(req)
 	case "evaluate_batch":
 		if s.gate(req) {
-			s.spawn(&call{req: req, fn: (*Server).evaluate}, false)
+			// A line the fast path in handleLine did not take: req reads
+			// the read loop's buffer, so a worker decodes its own copy.
+			s.spawn(&call{line: s.own(req.doc.Source()), fn: (*Server).evaluate}, false)
 		}
 	case "submit_plugin_result":
 		if s.gate(req) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"attest-engine/assert"
-	"attest-engine/trace"
+	"attest-engine/tape"
 )
 
 // FuzzPluginResult: any params object is either refused with an
@@ -24,10 +24,12 @@ func FuzzPluginResult(f *testing.F) {
 		f.Add([]byte(line))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		v, err := trace.Decode(line)
+		doc, err := tape.Parse(line)
 		if err != nil {
 			return
 		}
+		v := doc.Root().Any()
+		doc.Release()
 		obj, ok := v.(map[string]any)
 		if !ok {
 			return

@@ -96,7 +96,6 @@ type Server struct {
 	assertions    atomic.Int64
 	record        recorder
 	budgets       *ledger      // soft-failure budgets and plugin results, per suite
-	specHooks     sync.Pool    // of *batchReuse (parseBatch)
 	largeInFlight atomic.Int32 // requests of collectAfterBytes or more, not yet answered
 	repeats       repeats      // per-batch warnings, logged once per session (repeats.go)
 	simState      *simState    // mocks, faults, ledgers and scenario repeats (simulate.go)
@@ -119,11 +118,6 @@ func New(opts Options) *Server {
 		history:     opts.History,
 	}
 	s.reportTo, s.record.on, s.record.spec = opts.Report, opts.Report != nil, opts.ReportSpec
-	known := func([]byte) (int, any, bool) { return 0, nil, false }
-	if s.engine != nil {
-		known = s.engine.KnownSpec
-	}
-	s.specHooks.New = func() any { return newBatchReuse(known) }
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout
 	}
@@ -286,6 +280,7 @@ func (s *Server) spawn(c *call, inline bool) {
 		if c.req == nil && c.perr == nil {
 			c.req, c.perr = parse(c.line)
 		}
+		defer c.req.release()
 		if c.perr != nil {
 			s.replyError(c.req, c.perr)
 			return
@@ -335,6 +330,10 @@ func (s *Server) run(c *call) {
 			s.settle(c)
 			s.answerPanic(c.req, "recovered panic", p)
 		}
+		// After a panic too: the line and its tape can go (the read
+		// loop's buffer is read again only once an inline request has
+		// returned here).
+		c.req.release()
 		<-s.sem
 		s.inflight.Done()
 	}()
@@ -347,7 +346,7 @@ func (s *Server) run(c *call) {
 	if c.req == nil && c.perr == nil {
 		c.req, c.perr = s.parseBatch(c.line)
 	}
-	c.line = nil // decoded: the line can go (see collectAfterBytes)
+	c.line = nil // decoded: the request's tape holds the line until settle or the answer
 	if c.perr != nil {
 		err = c.perr
 	}
@@ -366,6 +365,12 @@ func (s *Server) run(c *call) {
 	if err != nil {
 		line = s.errorLine(c.req, s.toWire(err))
 	}
+	// The answer is built and holds nothing of the line: the tape goes
+	// back to its pool now, not after the write, which may wait for other
+	// requests' answers (lineWriter): held through that, pipelined
+	// requests kept up to MaxInFlight tapes (and their lines) alive, each
+	// with its own cold interner.
+	c.req.release()
 	s.send(c.req, line, true)
 }
 
@@ -392,7 +397,8 @@ func (s *Server) settle(c *call) {
 	}
 	c.large = false
 	if c.req != nil {
-		c.req.params, c.req.traceText = nil, nil // the trace and its line are garbage now
+		c.req.params = nil
+		c.req.release() // the trace and its line are garbage now
 	}
 	if s.largeInFlight.Add(-1) == 0 {
 		runtime.GC()

@@ -13,6 +13,7 @@ import (
 	"attest-engine/jsonschema"
 	"attest-engine/provider"
 	"attest-engine/simulate"
+	"attest-engine/tape"
 )
 
 // maxTables bounds the parsed rule tables kept by their text (simulate.Tables).
@@ -216,20 +217,20 @@ func (s *Server) generateUserMessage(ctx context.Context, req *request) ([]byte,
 	return resultLine(req, map[string]any{"message": rep.Message, "stop": rep.Stop, "stop_reason": reason, "cost": cost, "tokens": tokens})
 }
 
-// scenarioParams reads evaluate_batch's additive scenario_id and repeat.
-func scenarioParams(p map[string]any) (id string, repeat int64, hasRepeat bool, err error) {
-	v, ok := p["scenario_id"]
-	if !ok || v == nil {
-		if r, has := p["repeat"]; has && r != nil {
+// scenarioParams reads evaluate_batch's additive scenario_id and repeat (params' members, Missing when
+// absent).
+func scenarioParams(v, r tape.Value) (id string, repeat int64, hasRepeat bool, err error) {
+	if k := v.Kind(); k == tape.Missing || k == tape.Null {
+		if k := r.Kind(); k != tape.Missing && k != tape.Null {
 			return "", 0, false, newError(codeInvalidParams, "repeat numbers a run of a scenario: send scenario_id with it.", "invalid params: field 'repeat' needs 'scenario_id'")
 		}
 		return "", 0, false, nil
 	}
-	if id, ok = v.(string); !ok || id == "" || len(id) > simulate.MaxIDText {
+	if id = v.Str(); v.Kind() != tape.String || id == "" || len(id) > simulate.MaxIDText {
 		return "", 0, false, newError(codeInvalidParams, "scenario_id names the scenario a batch is a run of.", "invalid params: field 'scenario_id' must be a string of 1 to 256 bytes")
 	}
-	if r, has := p["repeat"]; has && r != nil {
-		n, isInt := jsonschema.Integer(r)
+	if k := r.Kind(); k != tape.Missing && k != tape.Null {
+		n, isInt := jsonschema.Integer(r.Any())
 		if !isInt || n < 0 {
 			return "", 0, false, newError(codeInvalidParams, "repeat is the run's number: an integer from 0.", "invalid params: field 'repeat' must be a non-negative integer")
 		}

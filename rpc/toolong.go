@@ -4,9 +4,9 @@ package rpc
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
+	"attest-engine/tape"
 	"attest-engine/trace"
 )
 
@@ -30,17 +30,21 @@ func (s *Server) answerTooLong(prefix []byte, size int) {
 func recoverID(b []byte) (id any, method string, found bool) {
 	topMembers(b, func(key string, raw []byte) bool {
 		switch key {
-		case "id":
-			if v, err := trace.Decode(raw); err == nil {
-				switch v.(type) {
-				case string, json.Number:
-					id, found = v, true
+		case "id", "method":
+			doc, err := tape.Parse(raw)
+			if err != nil {
+				if doc != nil {
+					doc.Release() // a duplicate member: not one value to trust
 				}
+				return true
 			}
-		case "method":
-			if v, err := trace.Decode(raw); err == nil {
-				method, _ = v.(string)
+			switch v := doc.Root(); {
+			case key == "method":
+				method = v.Str() // "" unless a string
+			case v.Kind() == tape.String || v.Kind() == tape.Number:
+				id, found = v.Any(), true
 			}
+			doc.Release()
 		}
 		return true
 	})
