@@ -3,6 +3,7 @@
 package assert
 
 import (
+	"attest-engine/tape"
 	"context"
 	"fmt"
 	"sync"
@@ -75,23 +76,59 @@ type check interface {
 	eval(ctx context.Context, in *input) (outcome, error)
 }
 
-// input is what a check reads: the trace and a few views of it computed once.
+// input is what a check reads: the trace, read in place, and a few views
+// of it computed once.
 type input struct {
-	trace map[string]any
-	steps []any
+	root  tape.Value // the trace
+	steps tape.Value // its steps array; Missing when it has none
 
 	callsOnce sync.Once
 	calls     []toolCall // the named top-level steps, built on first use (tracecheck.go)
 	toolCalls []toolCall // the tool calls among them (calls itself when all are)
 
+	decodedOnce sync.Once
+	decoded     map[string]any // the trace decoded whole, for the checks that walk it (decoded)
+
 	treeOnce sync.Once
 	nodes    []*treeNode // the trace tree, built on first use (tree.go)
 }
 
-func newInput(tr map[string]any) *input {
-	in := &input{trace: tr}
-	in.steps, _ = tr["steps"].([]any)
+func newInput(tr tape.Value) *input {
+	in := &input{root: tr}
+	if st := tr.Get("steps"); st.Kind() == tape.Array {
+		in.steps = st
+	}
 	return in
+}
+
+// inputOf is the input for a trace the engine holds decoded (a sub-trace
+// of the tree, a caller's map): it is encoded and read as a tape.
+func inputOf(tr map[string]any) (*input, error) {
+	v, err := encodeTrace(tr)
+	if err != nil {
+		return nil, err
+	}
+	in := newInput(v)
+	in.decodedOnce.Do(func() { in.decoded = tr })
+	return in, nil
+}
+
+// encodeTrace encodes a decoded trace and reads the text as a tape (its
+// Doc is not released: it lives as long as its Values are reachable).
+func encodeTrace(tr map[string]any) (tape.Value, error) { return ValueOf(tr) }
+
+// trace is the trace decoded whole (made on first use; shared, read-only)
+// for the checks that walk all of it: trees, the judge's context, grounding
+// sources. The hot checks read the tape.
+func (in *input) trace() map[string]any {
+	in.decodedOnce.Do(func() { in.decoded, _ = in.root.Any().(map[string]any) })
+	return in.decoded
+}
+
+// stepList is the trace's steps decoded (see trace); nil when it has none.
+func (in *input) stepList() []any {
+	st, _ := in.trace()["steps"].([]any)
+	return st
 }
 
 // specError is returned by compilers; the batch wraps it into an *Error.

@@ -4,12 +4,14 @@ package assert
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
 
 	"attest-engine/provider"
+	"attest-engine/tape"
 	"attest-engine/trace"
 )
 
@@ -17,9 +19,8 @@ import (
 // one evaluate_batch request (spec §2.2), or of one trace of the eval
 // command.
 type Batch struct {
-	Trace       any    // as decoded; validated first (spec §7)
-	Text        []byte // the trace's exact JSON text when known (see EvaluateText); nil otherwise
-	SourceBytes int    // length of the text the trace was decoded from; 0 when unknown
+	Trace       tape.Value // read in place; validated first (spec §7)
+	SourceBytes int        // length of the text the trace was read from; 0 when unknown
 }
 
 // Run validates b's trace (spec §7), then evaluates its assertions under
@@ -37,25 +38,24 @@ type Batch struct {
 // looked at, so whatever else may be wrong with a request (its assertions,
 // its suite) is read there, not before. (Both are parameters, not fields of
 // Batch, so that callers' closures stay on the stack: a hot path.)
-func (e *Engine) Run(ctx context.Context, b Batch, warn func(warnings []string), read func(tr map[string]any) ([]Assertion, error)) (results []Result, err error) {
+func (e *Engine) Run(ctx context.Context, b Batch, warn func(warnings []string), read func(tr tape.Value) ([]Assertion, error)) (results []Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			results, err = nil, &Panic{Value: p, Stack: debug.Stack()}
 		}
 	}()
-	warnings, terr := trace.Validate(b.Trace, trace.Options{Strict: e.cfg.StrictStepTypes, SourceBytes: b.SourceBytes})
+	warnings, terr := trace.ValidateValue(b.Trace, trace.Options{Strict: e.cfg.StrictStepTypes, SourceBytes: b.SourceBytes})
 	if len(warnings) > 0 && warn != nil {
 		warn(warnings)
 	}
 	if terr != nil {
 		return nil, terr
 	}
-	tr := b.Trace.(map[string]any)
-	list, err := read(tr)
+	list, err := read(b.Trace)
 	if err != nil {
 		return nil, err
 	}
-	results, err = e.EvaluateText(ctx, tr, b.Text, list)
+	results, err = e.EvaluateValue(ctx, b.Trace, list)
 	if err == nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -144,4 +144,19 @@ func FailureOf(err error, timeout time.Duration) *Failure {
 		return &Failure{Code: CodeEngineError, Message: "internal engine error: " + err.Error(),
 			Detail: "This is a bug in the engine. Please report it with the engine log (stderr)."}
 	}
+}
+
+// ValueOf reads a trace the caller holds decoded (an OTLP trace assembled
+// from spans, a line decoded for its name) as a tape, for Batch: it is
+// encoded, then parsed.
+func ValueOf(tr any) (tape.Value, error) {
+	text, err := json.Marshal(tr)
+	if err != nil {
+		return tape.Value{}, err
+	}
+	doc, err := tape.Parse(text)
+	if err != nil {
+		return tape.Value{}, err
+	}
+	return doc.Root(), nil
 }

@@ -27,7 +27,7 @@ func TestKeywordsLowerTextOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	allocs := func(message string) float64 {
-		in := newInput(map[string]any{"output": map[string]any{"message": message}})
+		in := testInput(map[string]any{"output": map[string]any{"message": message}})
 		return testing.AllocsPerRun(100, func() {
 			if o, _ := c.eval(context.Background(), in); !o.pass {
 				t.Fatalf("%q: %s", message, o.explanation)

@@ -54,7 +54,7 @@ func FuzzCostlySpecs(f *testing.F) {
 			return
 		}
 		if model, _ := m["model"].(string); model == "lexical" || m["model"] == nil {
-			o, err := chk.eval(context.Background(), newInput(tr))
+			o, err := chk.eval(context.Background(), testInput(tr))
 			if err == nil && (o.score < 0 || o.score > 1) {
 				t.Fatalf("lexical score %v outside 0..1", o.score)
 			}

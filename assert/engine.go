@@ -4,6 +4,7 @@ package assert
 
 import (
 	"attest-engine/lru"
+	"attest-engine/tape"
 	"context"
 	"encoding/json"
 	"errors"
@@ -140,20 +141,24 @@ type prepared struct {
 	chk     check
 }
 
-// Evaluate runs assertions against a validated trace and returns one result
-// per assertion, in request order. It fails the whole batch with *Error when
-// an assertion cannot be evaluated, before any assertion is evaluated.
+// Evaluate runs assertions against a validated trace, decoded, and returns
+// one result per assertion, in request order. It fails the whole batch with
+// *Error when an assertion cannot be evaluated, before any assertion is
+// evaluated. The trace is encoded and read as a tape (EvaluateValue).
 func (e *Engine) Evaluate(ctx context.Context, tr map[string]any, as []Assertion) ([]Result, error) {
-	return e.EvaluateText(ctx, tr, nil, as)
+	v, err := encodeTrace(tr)
+	if err != nil {
+		return nil, err
+	}
+	return e.EvaluateValue(ctx, v, as)
 }
 
-// EvaluateText is Evaluate for a trace whose exact JSON text the caller has
-// (text, a slice of its request line; nil if unknown). The idempotency
-// record then keys on that text, hashed at memory speed, instead of walking
-// the decoded trace: a request re-sent as it was is answered from the record,
-// and one re-sent with other white space or member order is evaluated
-// afresh, to the same result.
-func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byte, as []Assertion) ([]Result, error) {
+// EvaluateValue is Evaluate for a trace read in place from its JSON text.
+// The idempotency record keys on that exact text, hashed at memory speed: a
+// request re-sent as it was is answered from the record, and one re-sent
+// with other white space or member order is evaluated afresh, to the same
+// result.
+func (e *Engine) EvaluateValue(ctx context.Context, tr tape.Value, as []Assertion) ([]Result, error) {
 	if err := checkBatch(as); err != nil {
 		return nil, err
 	}
@@ -174,7 +179,7 @@ func (e *Engine) EvaluateText(ctx context.Context, tr map[string]any, text []byt
 	for i, a := range as {
 		if a.RequestID != "" {
 			if !hashed {
-				traceHash, hashed = traceKey(tr, text), true
+				traceHash, hashed = traceKey(tr.Text()), true
 			}
 			if ent, ok := e.results.Get(a.RequestID); ok && ent.matches(a, traceHash) {
 				// The recorded result, under this request's assertion_id:
@@ -327,13 +332,24 @@ func (e *Engine) run(ctx context.Context, in *input, p prepared) (Result, error)
 // checkBatch refuses a batch whose assertion ids repeat or whose types are
 // unknown, before anything is evaluated or answered from the record.
 func checkBatch(as []Assertion) error {
-	seen := make(map[string]struct{}, len(as))
-	for _, a := range as {
-		if _, dup := seen[a.ID]; dup {
+	var seen map[string]struct{} // for a large batch; a small one compares ids pairwise
+	if len(as) > 16 {
+		seen = make(map[string]struct{}, len(as))
+	}
+	for i, a := range as {
+		dup := false
+		if seen != nil {
+			_, dup = seen[a.ID]
+			seen[a.ID] = struct{}{}
+		} else {
+			for _, b := range as[:i] {
+				dup = dup || b.ID == a.ID
+			}
+		}
+		if dup {
 			return &Error{AssertionID: a.ID, Message: "duplicate assertion_id in batch",
 				Detail: "Every assertion_id must be unique within one evaluate_batch request."}
 		}
-		seen[a.ID] = struct{}{}
 		if _, ok := compilers[a.Type]; !ok {
 			return &Error{AssertionID: a.ID, Message: fmt.Sprintf("unknown assertion type '%s'", a.Type),
 				Detail: "Supported types: schema, constraint, trace, content, embedding, llm_judge, trace_tree. Gate newer types on the engine's capabilities."}

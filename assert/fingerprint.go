@@ -71,14 +71,9 @@ func hashValue(v any) uint64 {
 	}
 }
 
-// traceKey identifies a trace for the idempotency record: by its exact text
-// when the caller has it, else by the structure of its value. The two kinds
-// of key are tagged apart.
-func traceKey(tr map[string]any, text []byte) uint64 {
-	if text != nil {
-		return mix(maphash.Bytes(seed, text) ^ tagText)
-	}
-	return hashValue(tr)
+// traceKey identifies a trace for the idempotency record: by its exact text.
+func traceKey(text []byte) uint64 {
+	return mix(maphash.Bytes(seed, text) ^ tagText)
 }
 
 // sameJSON reports whether a and b are the same document: same types, same

@@ -74,8 +74,8 @@ func groundingSources(in *input) []string {
 			out = append(out, jsonText(x))
 		}
 	}
-	walk(in.trace["input"], 0)
-	for _, s := range in.steps {
+	walk(in.trace()["input"], 0)
+	for _, s := range in.stepList() {
 		st, _ := s.(map[string]any)
 		if typ, _ := st["type"].(string); isToolStep(typ) || typ == "agent_call" {
 			walk(st["result"], 0)

@@ -150,7 +150,7 @@ func (c *judgeCheck) eval(ctx context.Context, in *input) (outcome, error) {
 // message is the user message: the rubric or custom prompt with the
 // agent's input, output (and, for some rubrics, retrieved context) fenced.
 func (c *judgeCheck) message(in *input, output string) string {
-	input := inputText(in.trace["input"])
+	input := inputText(in.trace()["input"])
 	if c.rubric == "" {
 		return customPrompt(c.prompt, c.criteria, input, output)
 	}
@@ -286,7 +286,7 @@ func emptyValue(v any) bool {
 // steps, for rubrics that check claims against them.
 func retrievedContext(in *input) string {
 	var b strings.Builder
-	for _, s := range in.steps {
+	for _, s := range in.stepList() {
 		st, _ := s.(map[string]any)
 		typ, _ := st["type"].(string)
 		if (typ != "retrieval" && typ != "tool_call") || st["result"] == nil {

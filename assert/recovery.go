@@ -66,7 +66,7 @@ func (c *recoveryCheck) eval(in *input, calls []toolCall) (bool, string) {
 	ok := make([]bool, len(calls))
 	args := make([]any, len(calls))
 	for i, tc := range calls {
-		st, _ := in.steps[tc.step].(map[string]any)
+		st, _ := in.stepList()[tc.step].(map[string]any)
 		ok[i], args[i] = !failed(st), st["args"]
 	}
 	// Retry runs: a call whose previous call of the same tool failed with equal args is an identical retry,

@@ -115,7 +115,7 @@ var stepKinds = map[string]string{"tool_call": "Tool", "retrieval": "Retrieval",
 // stepPart reports whether m is exactly steps[i].args or steps[i].result,
 // and if so how to name it: ("Tool result", "lookup_order").
 func stepPart(in *input, m jsonpath.Match) (kind, name string, ok bool) {
-	if m.Step < 0 || m.Step >= len(in.steps) {
+	if m.Step < 0 || m.Step >= in.steps.Len() {
 		return "", "", false
 	}
 	prefix := "steps[" + strconv.Itoa(m.Step) + "]."
@@ -123,9 +123,9 @@ func stepPart(in *input, m jsonpath.Match) (kind, name string, ok bool) {
 	if !found || (part != "args" && part != "result") {
 		return "", "", false
 	}
-	st, _ := in.steps[m.Step].(map[string]any)
-	name, _ = st["name"].(string)
-	typ, _ := st["type"].(string)
+	st := in.steps.Index(m.Step)
+	name = st.Get("name").Str()
+	typ := st.Get("type").Str()
 	k, known := stepKinds[typ]
 	if !known {
 		k = "Step"
@@ -219,8 +219,8 @@ func startsWithValue(msg string, v any) bool {
 // stepsNamed counts the steps called name.
 func stepsNamed(in *input, name string) int {
 	n := 0
-	for _, s := range in.steps {
-		if st, ok := s.(map[string]any); ok && st["name"] == name {
+	for st := range in.steps.Elems() {
+		if st.Get("name").Is(name) {
 			n++
 		}
 	}

@@ -24,7 +24,11 @@ func scope(root *input, agentID string) (in *input, failed string) {
 	found := byAgent(nodes, agentID)
 	switch len(found) {
 	case 1:
-		return newInput(found[0].trace), ""
+		scoped, err := inputOf(found[0].trace)
+		if err != nil {
+			return nil, fmt.Sprintf("Agent '%s': its trace could not be read: %v.", agentID, err)
+		}
+		return scoped, ""
 	case 0:
 		return nil, unknownAgent(nodes, agentID).explanation
 	}

@@ -55,7 +55,7 @@ func parseTarget(s spec, name string) (target, error) {
 }
 
 // resolve returns every match of t in the trace, in document order.
-func (t target) resolve(in *input) []jsonpath.Match { return t.path.Select(in.trace) }
+func (t target) resolve(in *input) []jsonpath.Match { return t.path.Select(in.trace()) }
 
 // name is how an explanation names match m: the path as written when it
 // can select only one value, else the match's own location (steps[3].result),
@@ -77,33 +77,33 @@ func (t target) notFound() string {
 const maxListed = 20
 
 // bracketNames prints names as the spec's explanations do: ['a', 'b'].
-func bracketNames(names []string) string {
-	var b strings.Builder
-	n := 2
-	for _, s := range names[:min(len(names), maxListed)] {
-		n += len(s) + 4
-	}
-	b.Grow(n + 16)
-	b.WriteByte('[')
+func bracketNames(names []string) string { return string(appendNames(nil, names)) }
+
+// appendNames appends names as bracketNames prints them.
+func appendNames(b []byte, names []string) []byte {
+	b = append(b, '[')
 	for i, n := range names {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
 		if i == maxListed {
-			fmt.Fprintf(&b, "… %d more", len(names)-i)
+			b = append(b, "… "...)
+			b = strconv.AppendInt(b, int64(len(names)-i), 10)
+			b = append(b, " more"...)
 			break
 		}
-		b.WriteByte('\'')
-		b.WriteString(n)
-		b.WriteByte('\'')
+		b = append(b, '\'')
+		b = append(b, n...)
+		b = append(b, '\'')
 	}
-	b.WriteByte(']')
-	return b.String()
+	return append(b, ']')
 }
 
 // intList prints step indexes as the spec's explanations do: [1, 2].
-func intList(xs []int) string {
-	b := make([]byte, 0, 4*len(xs)+2)
+func intList(xs []int) string { return string(appendInts(nil, xs)) }
+
+// appendInts appends xs as intList prints them.
+func appendInts(b []byte, xs []int) []byte {
 	b = append(b, '[')
 	for i, x := range xs {
 		if i > 0 {
@@ -117,7 +117,7 @@ func intList(xs []int) string {
 		}
 		b = strconv.AppendInt(b, int64(x), 10)
 	}
-	return string(append(b, ']'))
+	return append(b, ']')
 }
 
 // locList prints the locations of matches: steps[1].result, steps[3].result.

@@ -26,7 +26,7 @@ func TestParseTarget(t *testing.T) {
 		{"steps[0:1]", "slices are outside the subset", "unsupported JSONPath expression 'steps[0:1]'", nil},
 		{"", "an empty path is a missing field", "spec field 'target' must not be empty", nil},
 	}
-	in := newInput(loadTrace(t, "refund"))
+	in := testInput(loadTrace(t, "refund"))
 	for _, tc := range cases {
 		tg, err := parseTarget(spec{"target": tc.expr}, "target")
 		if tc.wantErr != "" {
@@ -60,7 +60,7 @@ func benchResolve(b *testing.B, tr map[string]any, expr string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := newInput(tr)
+	in := testInput(tr)
 	b.ReportAllocs()
 	for b.Loop() {
 		if len(tg.resolve(in)) == 0 {
@@ -123,9 +123,13 @@ func benchBatch(b *testing.B, tr map[string]any, withRequestIDs bool) {
 		b.Fatal(err)
 	}
 	as := specBatch(b, withRequestIDs)
+	v, err := encodeTrace(tr)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := eng.Evaluate(context.Background(), tr, as); err != nil {
+		if _, err := eng.EvaluateValue(context.Background(), v, as); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -137,3 +141,12 @@ func BenchmarkSpecBatch10kSteps(b *testing.B) { benchBatch(b, bigTrace(b, 10000)
 
 // With request_ids: the idempotency cache answers (fingerprinting the trace).
 func BenchmarkSpecBatchRefundCached(b *testing.B) { benchBatch(b, loadTrace(b, "refund"), true) }
+
+// testInput is the input for a decoded trace (inputOf), for tests.
+func testInput(tr map[string]any) *input {
+	in, err := inputOf(tr)
+	if err != nil {
+		panic(err)
+	}
+	return in
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"attest-engine/jsonschema"
+	"attest-engine/tape"
 )
 
 // toolCall is a top-level step a trace check reads: its name, its index,
@@ -29,13 +30,14 @@ func isToolStep(typ string) bool { return typ == "tool_call" || typ == "retrieva
 // tool calls among them, built once per batch and shared by its trace checks.
 func (in *input) namedSteps() (all, tools []toolCall) {
 	in.callsOnce.Do(func() {
-		in.calls = make([]toolCall, 0, len(in.steps))
-		for i, s := range in.steps {
-			st, _ := s.(map[string]any)
-			typ, _ := st["type"].(string)
-			if name, ok := st["name"].(string); ok {
-				in.calls = append(in.calls, toolCall{name, i, isToolStep(typ)})
+		in.calls = make([]toolCall, 0, in.steps.Len())
+		i := 0
+		for st := range in.steps.Elems() {
+			typ := st.Get("type")
+			if name := st.Get("name"); name.Kind() == tape.String {
+				in.calls = append(in.calls, toolCall{name.Str(), i, typ.Is("tool_call") || typ.Is("retrieval")})
 			}
+			i++
 		}
 		in.toolCalls = in.calls
 		for _, c := range in.calls {
@@ -181,7 +183,8 @@ func (c *traceCheck) eval(_ context.Context, in *input) (outcome, error) {
 // inOrder: the tools appear in this order, others may come between. The
 // earliest match is found greedily, which finds one whenever one exists.
 func (c *traceCheck) inOrder(calls []toolCall) (bool, string) {
-	at := make([]int, 0, len(c.tools))
+	var small [8]int // a sequence of up to 8 tools keeps its steps on the stack
+	at := small[:0]
 	j := 0
 	for _, tc := range calls {
 		if j < len(c.tools) && tc.name == c.tools[j] {
@@ -190,7 +193,13 @@ func (c *traceCheck) inOrder(calls []toolCall) (bool, string) {
 		}
 	}
 	if j == len(c.tools) {
-		return true, "Tool sequence " + bracketNames(c.tools) + " found in order at steps " + intList(at) + "."
+		// Appended into one buffer: one allocation besides the string, on every batch.
+		var buf [256]byte
+		b := append(buf[:0], "Tool sequence "...)
+		b = appendNames(b, c.tools)
+		b = append(b, " found in order at steps "...)
+		b = append(appendInts(b, at), '.')
+		return true, string(b)
 	}
 	why := fmt.Sprintf("'%s' was never called", c.tools[0])
 	if j > 0 {

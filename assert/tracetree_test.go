@@ -225,11 +225,11 @@ func TestAgentOutputContainsFoldsAsContent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := tree.eval(context.Background(), newInput(tr))
+		got, err := tree.eval(context.Background(), testInput(tr))
 		if err != nil {
 			t.Fatal(err)
 		}
-		agrees, err := content.eval(context.Background(), newInput(tr))
+		agrees, err := content.eval(context.Background(), testInput(tr))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestOrderedAgentsLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := newInput(loadTree(t, "tree"))
+	in := testInput(loadTree(t, "tree"))
 	done := make(chan outcome, 1)
 	go func() {
 		o, _ := c.eval(context.Background(), in)
@@ -291,7 +291,7 @@ func TestAggregateLongNumbers(t *testing.T) {
 	done := make(chan outcome, 1)
 	go func() {
 		SummarizeTree(root)
-		o, _ := c.eval(context.Background(), newInput(root))
+		o, _ := c.eval(context.Background(), testInput(root))
 		done <- o
 	}()
 	select {
@@ -332,7 +332,7 @@ func TestDataFlowStopsAtDeadline(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.eval(ctx, newInput(root))
+		_, err := c.eval(ctx, testInput(root))
 		done <- err
 	}()
 	select {
@@ -395,7 +395,7 @@ func FuzzTraceTree(f *testing.F) {
 		if sum.AgentCount < 1 || sum.Depth < 0 || len(sum.AgentIDs) > sum.AgentCount {
 			t.Fatalf("summary %+v", sum)
 		}
-		in := newInput(root)
+		in := testInput(root)
 		if agent != "" {
 			if scoped, _ := scope(in, agent); scoped != nil {
 				in = scoped

@@ -74,7 +74,7 @@ func buildTree(root map[string]any) []*treeNode {
 // tree returns the trace tree of the input, built once per batch and
 // shared, read-only, by its trace_tree checks and agent scopes.
 func (in *input) tree() []*treeNode {
-	in.treeOnce.Do(func() { in.nodes = buildTree(in.trace) })
+	in.treeOnce.Do(func() { in.nodes = buildTree(in.trace()) })
 	return in.nodes
 }
 

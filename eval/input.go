@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"attest-engine/assert"
+	"attest-engine/tape"
 	"attest-engine/trace"
 )
 
@@ -32,10 +33,10 @@ func (e *inputError) Error() string {
 
 // doc is one JSON document of an input file.
 type doc struct {
-	value   any
-	line    int  // the line it starts on, 1-based
-	tooLong bool // larger than the limit: value is nil
-	size    int  // the length of its text
+	tv      tape.Value // the document, read in place
+	line    int        // the line it starts on, 1-based
+	tooLong bool       // larger than the limit: tv is Missing
+	size    int        // the length of its text
 }
 
 // docReader reads the JSON documents of a file that is either NDJSON (one
@@ -81,10 +82,12 @@ func (d *docReader) next() (doc, error) {
 		if isBlank(line) {
 			continue
 		}
-		v, derr := trace.Decode(line)
+		// The line is the reader's buffer, reused by the next call: the
+		// document keeps a copy.
+		tv, derr := parse(bytes.Clone(line))
 		if derr == nil {
 			d.mode = modeNDJSON
-			return doc{value: v, line: d.line, size: len(line)}, nil
+			return doc{tv: tv, line: d.line, size: len(line)}, nil
 		}
 		if d.mode == modeNDJSON {
 			d.mode = modeDone
@@ -120,7 +123,7 @@ func (d *docReader) whole(first []byte, firstErr error) (doc, error) {
 	if buf == nil {
 		return doc{line: start, tooLong: true, size: total}, nil
 	}
-	v, err := trace.Decode(buf)
+	tv, err := parse(buf)
 	if err != nil {
 		at := start
 		var se *trace.SyntaxError
@@ -132,8 +135,21 @@ func (d *docReader) whole(first []byte, firstErr error) (doc, error) {
 		}
 		return doc{}, &inputError{file: d.file, msg: fmt.Sprintf("not JSON: neither one JSON document (line %d: %v) nor NDJSON (line %d: %v)", at, err, start, firstErr)}
 	}
-	return doc{value: v, line: start, size: len(buf)}, nil
+	return doc{tv: tv, line: start, size: len(buf)}, nil
 }
+
+// parse reads a document's text as a tape; a duplicate member name is an
+// error, as every other problem.
+func parse(text []byte) (tape.Value, error) {
+	d, err := tape.Parse(text)
+	if err != nil {
+		return tape.Value{}, err
+	}
+	return d.Root(), nil
+}
+
+// value is the document decoded.
+func (d doc) value() any { return d.tv.Any() }
 
 // assertionSource hands out each trace's assertion list. An assertions file
 // is one of:
@@ -187,9 +203,9 @@ func readAssertions(r io.Reader, file string) (*assertionSource, error) {
 	if first.tooLong {
 		return nil, &inputError{file: file, msg: fmt.Sprintf("larger than %d bytes", maxAssertionsBytes)}
 	}
-	list, ok := first.value.([]any)
+	list, ok := first.value().([]any)
 	if !ok {
-		return nil, &inputError{file: file, msg: "holds a JSON " + trace.Kind(first.value) + ": " + assertionsShape}
+		return nil, &inputError{file: file, msg: "holds a JSON " + trace.Kind(first.value()) + ": " + assertionsShape}
 	}
 	lists := 0
 	for _, e := range list {
@@ -231,9 +247,9 @@ func (s *assertionSource) forTrace(i int) (assertionList, error) {
 	if d.tooLong {
 		return assertionList{}, &inputError{file: s.file, line: d.line, msg: fmt.Sprintf("longer than %d bytes", maxAssertionsBytes)}
 	}
-	list, ok := d.value.([]any)
+	list, ok := d.value().([]any)
 	if !ok {
-		return assertionList{}, &inputError{file: s.file, line: d.line, msg: "holds a JSON " + trace.Kind(d.value) + ": want one list of assertion objects per line"}
+		return assertionList{}, &inputError{file: s.file, line: d.line, msg: "holds a JSON " + trace.Kind(d.value()) + ": want one list of assertion objects per line"}
 	}
 	return toAssertions(list), nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/report"
+	"attest-engine/tape"
 	"attest-engine/trace"
 )
 
@@ -127,7 +128,7 @@ func (c *evalCmd) evaluate(j job) *report.Trace {
 			Message: fmt.Sprintf("trace line exceeds max size: %d > %d bytes", j.doc.size, MaxLineBytes),
 			Detail:  trace.SizeDetail}}
 	}
-	return c.ev.Trace(j.index, j.doc.value, j.doc.size, j.as.list, j.as.err, func(name, w string) {
+	return c.ev.Trace(j.index, j.doc.tv, j.doc.size, j.as.list, j.as.err, func(name, w string) {
 		c.con.printf("attest-engine eval: trace %s: warning: %s\n", report.Clean(name), report.Clean(w))
 	})
 }
@@ -147,7 +148,7 @@ type Evaluator struct {
 // *assert.Error): the trace is still validated first, as evaluate_batch
 // does. warn receives the trace's name and each validation warning. Every
 // failure becomes the trace's error entry, coded as the server answers it.
-func (ev *Evaluator) Trace(index int, value any, size int, list []assert.Assertion, listErr error, warn func(name, warning string)) *report.Trace {
+func (ev *Evaluator) Trace(index int, tv tape.Value, size int, list []assert.Assertion, listErr error, warn func(name, warning string)) *report.Trace {
 	start := time.Now()
 	tr := &report.Trace{Name: "#" + strconv.Itoa(index+1)}
 	defer func() {
@@ -158,19 +159,19 @@ func (ev *Evaluator) Trace(index int, value any, size int, list []assert.Asserti
 			tr.Results, tr.Err = nil, &report.Error{Code: f.Code, Message: f.Message, Detail: f.Detail}
 		}
 	}()
-	obj, _ := value.(map[string]any)
-	if id, ok := obj["trace_id"].(string); ok && strings.TrimSpace(id) != "" {
+	if id := tv.Get("trace_id"); id.Kind() == tape.String && strings.TrimSpace(id.Str()) != "" {
+		id := id.Str()
 		tr.Name, tr.TraceID = id, id
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), ev.Timeout)
 	defer cancel()
-	results, err := ev.Engine.Run(ctx, assert.Batch{Trace: value, SourceBytes: size},
+	results, err := ev.Engine.Run(ctx, assert.Batch{Trace: tv, SourceBytes: size},
 		func(warnings []string) {
 			for _, w := range warnings {
 				warn(tr.Name, w)
 			}
 		},
-		func(map[string]any) ([]assert.Assertion, error) { return list, listErr })
+		func(tape.Value) ([]assert.Assertion, error) { return list, listErr })
 	tr.DurationMS = time.Since(start).Milliseconds()
 	if err != nil {
 		f := assert.FailureOf(err, ev.Timeout)

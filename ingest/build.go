@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"attest-engine/tape"
 	"attest-engine/trace"
 )
 
@@ -16,7 +17,10 @@ import (
 type Trace struct {
 	ID    string         // the trace id ("" when the input had none)
 	Value map[string]any // the Attest trace (spec §3.1); nil when Err is set
-	Err   error          // the input could not be read as a trace
+	// Tape is the Attest trace read in place from its line (Attest input);
+	// Missing for a trace assembled from spans.
+	Tape tape.Value
+	Err  error // the input could not be read as a trace
 	// Incomplete marks a trace that was evaluated without all its spans:
 	// evicted by a bound, spans dropped, or closed before its root ended.
 	Incomplete bool

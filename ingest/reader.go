@@ -12,6 +12,7 @@ import (
 	"io"
 	"strconv"
 
+	"attest-engine/tape"
 	"attest-engine/trace"
 )
 
@@ -140,17 +141,19 @@ func looksOTLP(line []byte) bool {
 // decoder. Validation (spec §7) is the caller's, as for any trace.
 func ParseAttest(line []byte) Trace {
 	t := Trace{Format: FormatAttest, Size: len(line), ContentCaptured: true}
-	v, err := trace.Decode(line)
+	// The line is the reader's buffer, reused for the next line: the
+	// trace keeps a copy.
+	doc, err := tape.Parse(bytes.Clone(line))
 	if err != nil {
 		t.Err = err
 		return t
 	}
-	obj, ok := v.(map[string]any)
+	obj, ok := doc.Root().Any().(map[string]any)
 	if !ok {
-		t.Err = fmt.Errorf("a trace must be a JSON object, got %s", trace.Kind(v))
+		t.Err = fmt.Errorf("a trace must be a JSON object, got %s", trace.Kind(doc.Root().Any()))
 		return t
 	}
-	t.Value = obj
+	t.Value, t.Tape = obj, doc.Root()
 	t.ID, _ = obj["trace_id"].(string)
 	return t
 }

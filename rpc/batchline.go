@@ -14,9 +14,6 @@ import (
 type batchParams struct {
 	paramsTape tape.Value // params; Missing when the request has none
 	trace      tape.Value // params.trace
-	// traceText is params.trace's exact text (a slice of the line): the
-	// idempotency record keys on it.
-	traceText []byte
 	// list is params.assertions read straight into assertions (read is
 	// true), in small when it fits; raw is the array decoded plainly for
 	// assert.Parse when it has another shape (assertions.go).
@@ -38,7 +35,6 @@ func (s *Server) parseBatch(line []byte) (*request, *Error) { return parseWith(l
 func (r *request) readBatch(params tape.Value, known *assert.Engine) {
 	r.paramsTape = params
 	r.trace = params.Get("trace")
-	r.traceText = r.trace.Text()
 	if av := params.Get("assertions"); av.Kind() == tape.Array {
 		sp := specs{known: known}
 		if !r.readAssertions(av, &sp) {
@@ -75,7 +71,7 @@ func (r *request) release() {
 	if r == nil || r.doc == nil {
 		return
 	}
-	r.paramsTape, r.trace, r.traceText = tape.Value{}, tape.Value{}, nil
+	r.paramsTape, r.trace = tape.Value{}, tape.Value{}
 	r.doc.Release()
 	r.doc = nil
 	if countDocs {

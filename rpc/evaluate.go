@@ -30,11 +30,10 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		warnings       []string
 		list           []assert.Assertion
 	)
-	// lead: pass the tape value once assert.Batch takes it
-	results, err := s.engine.Run(ctx, assert.Batch{Trace: trace.Any(), Text: req.traceText, SourceBytes: req.size},
+	results, err := s.engine.Run(ctx, assert.Batch{Trace: trace, SourceBytes: req.size},
 		func(w []string) { warnings = w },
-		func(tr map[string]any) ([]assert.Assertion, error) {
-			traceID, _ = tr["trace_id"].(string)
+		func(tr tape.Value) ([]assert.Assertion, error) {
+			traceID = tr.Get("trace_id").Str()
 			// A trace's warnings (schema_version 0, an unknown step type) recur
 			// with every batch of a suite: logged once per session, then counted.
 			for _, w := range warnings {

@@ -4,53 +4,38 @@ package trace
 
 import (
 	"fmt"
+
+	"attest-engine/tape"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// MaxDepth bounds the nesting of arrays and objects in any decoded document.
-// encoding/json allows 10,000 levels; no trace needs more than a few dozen, and
-// every later walk (validation, JSONPath, JSON Schema) recurses over the value,
-// so a small bound keeps all of them cheap and safe.
-const MaxDepth = 512
+// MaxDepth bounds the nesting of arrays and objects in any decoded document
+// (tape.MaxDepth).
+const MaxDepth = tape.MaxDepth
 
 // SyntaxError reports input that is not one well-formed JSON value.
-type SyntaxError struct {
-	Offset int // byte offset of the problem in the input
-	Msg    string
-	// NonFinite marks a NaN, Infinity or -Infinity token, which JSON lacks
-	// (RFC 8259 §6) and some encoders write by default (Python's json.dumps).
-	NonFinite bool
-}
+type SyntaxError = tape.SyntaxError
 
-func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("%s at offset %d", e.Msg, e.Offset)
-}
-
-// DuplicateKeyError reports an object that names the same member twice. The
-// document is still returned whole (the later member wins, as in
-// encoding/json) so that a caller can answer with the request's id; it is the
-// caller's choice to refuse it. Two parsers may disagree on which duplicate
-// counts, so the engine refuses such documents rather than guess.
-type DuplicateKeyError struct {
-	Offset int
-	Key    string
-}
-
-func (e *DuplicateKeyError) Error() string {
-	return fmt.Sprintf("duplicate object key %q at offset %d", e.Key, e.Offset)
-}
+// DuplicateKeyError reports an object that names the same member twice.
+type DuplicateKeyError = tape.DuplicateKeyError
 
 // Decode parses data, which must hold exactly one JSON value with optional
 // surrounding white space, into the engine's value model: nil, bool, string,
-// json.Number, []any and map[string]any. Member names match exactly (no case
-// folding), strings must be valid UTF-8, and nesting is limited to MaxDepth.
+// json.Number, []any and map[string]any (tape.Parse, then Value.Any).
 //
 // On a duplicate member name Decode returns the value together with a
-// *DuplicateKeyError; on any other problem it returns nil and a *SyntaxError.
+// *DuplicateKeyError (the later member wins, as in encoding/json); on any
+// other problem it returns nil and a *SyntaxError.
 func Decode(data []byte) (any, error) {
-	return DecodeReusing(data, nil)
+	doc, err := tape.Parse(data)
+	if doc == nil {
+		return nil, err
+	}
+	v := doc.Root().Any()
+	doc.Release()
+	return v, err
 }
 
 // Reuse lets a decode report where members are and take values decoded

@@ -20,7 +20,7 @@ func FuzzTapeDiff(f *testing.F) {
 	}
 	addGoldenInputs(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		want, werr := Decode(data)
+		want, werr := DecodeReusing(data, nil) // the old decoder
 		d, gerr := tape.Parse(data)
 		var got any
 		if d != nil {

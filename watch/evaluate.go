@@ -10,6 +10,7 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/ingest"
+	"attest-engine/tape"
 )
 
 // contentTypes need the messages of a trace (layers 4 to 6): with content
@@ -130,8 +131,15 @@ func (e *evaluator) run(t ingest.Trace, as []assert.Assertion, warn bool) ([]ass
 	if warn {
 		onWarn = e.logWarnings
 	}
-	rs, err := e.engine.Run(ctx, assert.Batch{Trace: t.Value, SourceBytes: t.Size}, onWarn,
-		func(map[string]any) ([]assert.Assertion, error) { return as, nil })
+	tv := t.Tape
+	if !tv.Exists() { // assembled from spans
+		var err error
+		if tv, err = assert.ValueOf(t.Value); err != nil {
+			return nil, assert.FailureOf(err, e.timeout)
+		}
+	}
+	rs, err := e.engine.Run(ctx, assert.Batch{Trace: tv, SourceBytes: t.Size}, onWarn,
+		func(tape.Value) ([]assert.Assertion, error) { return as, nil })
 	if err == nil && len(rs) != len(as) {
 		err = fmt.Errorf("the engine returned %d results for %d assertions", len(rs), len(as))
 	}
