@@ -210,34 +210,6 @@ func TestDecodeDuplicateKey(t *testing.T) {
 	}
 }
 
-// TestFailedDecodeKeepsNothing: a decode that fails part-way leaves the
-// members and elements it gathered on the decoder's stacks. A pooled decoder
-// must drop them, or every malformed input would keep its values alive and
-// grow the stacks of the next decodes.
-func TestFailedDecodeKeepsNothing(t *testing.T) {
-	for _, in := range []string{`{"a":"x","b":`, `[1,[2,{"c":[3,4,`, `{"a":[{"b":1}],"c":{"d":"` + strings.Repeat("x", 100) + `"}, x}`} {
-		d := getDecoder([]byte(in))
-		if _, err := d.value(); err == nil {
-			t.Fatalf("%q decoded", in)
-		}
-		d.reset()
-		if len(d.members) != 0 || len(d.elems) != 0 {
-			t.Errorf("%q: %d members and %d elements left on the stacks", in, len(d.members), len(d.elems))
-		}
-		for _, m := range d.members[:cap(d.members)] {
-			if m.val != nil || m.key != "" {
-				t.Errorf("%q: the members stack still holds %q: %v", in, m.key, m.val)
-			}
-		}
-		for _, e := range d.elems[:cap(d.elems)] {
-			if e != nil {
-				t.Errorf("%q: the elements stack still holds %v", in, e)
-			}
-		}
-		putDecoder(d)
-	}
-}
-
 func TestSyntaxErrorMessage(t *testing.T) {
 	_, err := Decode([]byte(`[1,2,x]`))
 	if got, want := err.Error(), "invalid character 'x' looking for beginning of value at offset 5"; got != want {
@@ -246,98 +218,6 @@ func TestSyntaxErrorMessage(t *testing.T) {
 	_, err = Decode([]byte(`{"a":1,"a":2}`))
 	if got, want := err.Error(), `duplicate object key "a" at offset 7`; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
-	}
-}
-
-// TestDecodeReusing: a watched member whose text a Lookup knows takes the
-// earlier value itself (not a copy); anything else decodes as Decode does.
-func TestDecodeReusing(t *testing.T) {
-	known := `[{"a":1},{"b":[2,3]}]`
-	earlier, err := Decode([]byte(known))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lookup := func(rest []byte) (int, any, bool) {
-		if strings.HasPrefix(string(rest), known) {
-			return len(known), earlier, true
-		}
-		return 0, nil, false
-	}
-	bogus := func(rest []byte) (int, any, bool) { return 3, "not this", true } // not a whole array
-	tests := []struct {
-		name   string
-		in     string
-		lookup func([]byte) (int, any, bool)
-		reused bool   // the earlier value itself, by identity
-		text   string // Reuse.Text afterwards
-	}{
-		{"known text", `{"p":{"x":[1],"list":` + known + ` , "y":2}}`, lookup, true, known},
-		{"other text", `{"p":{"list":[{"a":1}],"y":2}}`, lookup, false, `[{"a":1}]`},
-		{"known text at another depth", `{"list":` + known + `}`, lookup, false, ""},
-		{"known text under another key", `{"p":{"other":` + known + `}}`, lookup, false, ""},
-		{"a Lookup answer that is not a whole value", `{"p":{"list":` + known + `}}`, bogus, false, known},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := &Reuse{Depth: 2, Members: []Watch{{Key: "list", Lookup: tc.lookup}}}
-			w := &r.Members[0]
-			got, err := DecodeReusing([]byte(tc.in), r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := Decode([]byte(tc.in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("value differs from Decode's (-Decode +DecodeReusing):\n%s", d)
-			}
-			if w.Reused != tc.reused || string(w.Text) != tc.text {
-				t.Errorf("Reused %v, Text %q; want %v, %q", w.Reused, w.Text, tc.reused, tc.text)
-			}
-			if tc.reused {
-				list := got.(obj)["p"].(obj)["list"].(arr)
-				if &list[0] != &earlier.(arr)[0] {
-					t.Error("reused member is a copy, want the earlier value itself")
-				}
-			}
-		})
-	}
-	// A Watch without Lookup records a member's text and value, and changes
-	// nothing else; one with an empty Key watches nothing.
-	r := &Reuse{Depth: 2, Members: []Watch{{Key: "list", Lookup: lookup}, {Key: "t"}, {Lookup: lookup}}}
-	note, none := &r.Members[1], &r.Members[2]
-	doc := `{"p":{"t": {"x":[1, 2]} ,"list":[],"":` + known + `},"t":{"y":1}}`
-	got, err := DecodeReusing([]byte(doc), r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(note.Text) != `{"x":[1, 2]}` || note.Reused || !cmp.Equal(note.Value, got.(obj)["p"].(obj)["t"]) {
-		t.Errorf("recorded: text %q, value %v, reused %v; want params' own member", note.Text, note.Value, note.Reused)
-	}
-	if none.Text != nil || none.Value != nil {
-		t.Errorf("a Watch with an empty Key recorded %q", none.Text)
-	}
-	// A Watch with its own Depth watches there; Decoded sees every member
-	// decoded afresh, not those Lookup supplied.
-	var fresh []string
-	r = &Reuse{Depth: 2, Members: []Watch{{Key: "list", Depth: 3, Lookup: lookup, Decoded: func(text []byte, v any) {
-		if want, err := Decode(text); err != nil || !cmp.Equal(v, want) {
-			t.Errorf("Decoded: text %q with value %v", text, v)
-		}
-		fresh = append(fresh, string(text))
-	}}}}
-	doc = `{"p":{"list":[1],"q":{"list":` + known + `},"r":{"list": {"a":[]} },"s":[{"list":2}]}}`
-	if _, err := DecodeReusing([]byte(doc), r); err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{`{"a":[]}`}; !cmp.Equal(fresh, want) {
-		t.Errorf("Decoded saw %q, want %q", fresh, want)
-	}
-	// A known text still has to sit in a well-formed document.
-	r = &Reuse{Depth: 2, Members: []Watch{{Key: "list", Lookup: lookup}}}
-	if _, err := DecodeReusing([]byte(`{"p":{"list":`+known+` "y":2}}`), r); err == nil {
-		t.Error("missing ',' after a reused member: no error")
 	}
 }
 
@@ -365,65 +245,6 @@ func TestDecodeNonFinite(t *testing.T) {
 		}
 		if se.NonFinite != (tt.token != "") || (tt.token != "" && !strings.HasPrefix(se.Msg, tt.token+" is not a JSON value")) {
 			t.Errorf("Decode(%q): %v (NonFinite %v), want token %q (%s)", tt.in, err, se.NonFinite, tt.token, tt.reason)
-		}
-	}
-}
-
-// TestDecodeStringValue: DecodeString and DecodeValue read one value at the
-// start of their input, as Decode reads it inside a document, and say how
-// long its text is; anything Decode would refuse there is refused.
-func TestDecodeStringValue(t *testing.T) {
-	strs := []struct {
-		in   string
-		want string
-		n    int // 0: refused
-	}{
-		{`"abc",1`, "abc", 5},
-		{`""}`, "", 2},
-		{`"a\"b\u00e9\n"x`, "a\"b\u00e9\n", 14},
-		{"\"h\xc3\xa9\"", "h\u00e9", 5},
-		{"\"a\xff\"", "", 0},
-		{"\"a\x01\"", "", 0},
-		{`"abc`, "", 0},
-		{`abc"`, "", 0},
-		{` "a"`, "", 0},
-		{`"\x"`, "", 0},
-	}
-	for _, tc := range strs {
-		s, n, ok := DecodeString([]byte(tc.in))
-		if ok != (tc.n > 0) || n != tc.n || string(s) != tc.want {
-			t.Errorf("DecodeString(%q) = %q, %d, %v; want %q, %d", tc.in, s, n, ok, tc.want, tc.n)
-		}
-	}
-	// Escaped strings come back in memory of their own, not the decoder's.
-	a, _, _ := DecodeString([]byte(`"x\ty"`))
-	if _, _, ok := DecodeString([]byte(`"\u0041\u0042\u0043"`)); !ok || string(a) != "x\ty" {
-		t.Errorf("an escaped string changed under a later decode: %q", a)
-	}
-	vals := []struct {
-		in    string
-		depth int
-		n     int // 0: refused
-	}{
-		{`{"a":[1,{"b":null}]} ,2`, 0, 20},
-		{`[1,2]]`, 3, 5},
-		{`"s"`, 0, 3},
-		{`-1.5e3,`, 0, 6},
-		{`{"a":1,"a":2}`, 0, 0},
-		{`{"a":1`, 0, 0},
-		{`[[1]]`, MaxDepth - 2, 5},
-		{`[[1]]`, MaxDepth - 1, 0},
-	}
-	for _, tc := range vals {
-		v, n, err := DecodeValue([]byte(tc.in), tc.depth)
-		if (err == nil) != (tc.n > 0) || n != tc.n {
-			t.Errorf("DecodeValue(%q, %d) = %v, %d, %v; want length %d", tc.in, tc.depth, v, n, err, tc.n)
-			continue
-		}
-		if tc.n > 0 {
-			if want, err := Decode([]byte(tc.in[:n])); err != nil || !cmp.Equal(v, want) {
-				t.Errorf("DecodeValue(%q) = %v, Decode of its text %v (%v)", tc.in, v, want, err)
-			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"attest-engine/tape"
+
 	"github.com/google/go-cmp/cmp"
 )
 
