@@ -109,3 +109,33 @@ func BenchmarkSelect(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSelectValue is BenchmarkSelect on the same documents read in
+// place: the trace of the request line, and the 10,000-step trace parsed
+// with tape. Locations are not printed (Location prints one when asked).
+func BenchmarkSelectValue(b *testing.B) {
+	big, err := tape.Parse(bigTrace(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	docs := []struct {
+		name string
+		doc  tape.Value
+	}{
+		{"refund", specTrace(b)},
+		{"10k-steps", big.Root()},
+	}
+	for _, d := range docs {
+		for _, expr := range benchPaths {
+			p := MustParse(expr)
+			b.Run(d.name+"/"+expr, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if len(p.SelectValue(d.doc)) == 0 {
+						b.Fatal("no match")
+					}
+				}
+			})
+		}
+	}
+}
