@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"attest-engine/tape"
 )
 
 const ctsDir = "../../shared/conformance/jsonpath-compliance-test-suite"
@@ -25,6 +27,8 @@ type ctsTest struct {
 	Results      [][]any    `json:"results"`
 	ResultsPaths [][]string `json:"results_paths"`
 	Invalid      bool       `json:"invalid_selector"`
+	// text is the document's JSON text, for SelectValue.
+	text json.RawMessage
 }
 
 func loadCTS(t testing.TB) []ctsTest {
@@ -44,11 +48,24 @@ func loadCTS(t testing.TB) []ctsTest {
 	if err := d.Decode(&suite); err != nil {
 		t.Fatal(err)
 	}
+	var texts struct {
+		Tests []struct {
+			Document json.RawMessage `json:"document"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(b, &texts); err != nil || len(texts.Tests) != len(suite.Tests) {
+		t.Fatalf("cts.json read twice gives %d and %d tests: %v", len(suite.Tests), len(texts.Tests), err)
+	}
+	for i := range suite.Tests {
+		suite.Tests[i].text = texts.Tests[i].Document
+	}
 	return suite.Tests
 }
 
-// TestCTS runs the suite. A selector the parser accepts is always run and
-// must give the suite's result; a valid selector the parser rejects must use
+// TestCTS runs the suite. A selector the parser accepts is always run, by
+// Select on the document decoded and by SelectValue on its text read in
+// place, and both must give the suite's result; a valid selector the parser
+// rejects must use
 // a feature outOfSubset names, found by a scan independent of the parser;
 // every invalid selector must be rejected. The skipped tests are listed in
 // testdata/jsonpath/cts_skipped.txt (rewritten with -update).
@@ -79,7 +96,26 @@ func TestCTS(t *testing.T) {
 			continue
 		}
 		run++
-		if checkCTS(t, tc, p) {
+		ms := p.Select(tc.Document)
+		values := make([]any, len(ms))
+		locs := make([]string, len(ms))
+		for i, m := range ms {
+			values[i], locs[i] = m.Value, m.Location
+		}
+		ok := checkCTS(t, "Select", tc, values, locs)
+		doc, err := tape.Parse(tc.text)
+		if err != nil {
+			t.Errorf("%s: document: %v", tc.Name, err)
+			continue
+		}
+		vms := p.SelectValue(doc.Root())
+		values = make([]any, len(vms))
+		locs = make([]string, len(vms))
+		for i, m := range vms {
+			values[i], locs[i] = m.Any(), m.Location()
+		}
+		doc.Release()
+		if checkCTS(t, "SelectValue", tc, values, locs) && ok {
 			passed++
 		}
 	}
@@ -102,16 +138,10 @@ func TestCTS(t *testing.T) {
 	}
 }
 
-// checkCTS compares the values and locations p selects with the suite's
+// checkCTS compares the values and locations by selected with the suite's
 // result, or with one of its allowed results.
-func checkCTS(t *testing.T, tc ctsTest, p *Path) bool {
+func checkCTS(t *testing.T, by string, tc ctsTest, values []any, locs []string) bool {
 	t.Helper()
-	ms := p.Select(tc.Document)
-	values := make([]any, len(ms))
-	locs := make([]string, len(ms))
-	for i, m := range ms {
-		values[i], locs[i] = m.Value, m.Location
-	}
 	results, paths := tc.Results, tc.ResultsPaths
 	if results == nil {
 		results, paths = [][]any{tc.Result}, [][]string{tc.ResultPaths}
@@ -131,12 +161,12 @@ func checkCTS(t *testing.T, tc ctsTest, p *Path) bool {
 			wantLocs = append(wantLocs, q.String())
 		}
 		if diff := cmp.Diff(wantLocs, locs); diff != "" {
-			t.Errorf("%s: %q: locations (-want +got):\n%s", tc.Name, tc.Selector, diff)
+			t.Errorf("%s: %s %q: locations (-want +got):\n%s", tc.Name, by, tc.Selector, diff)
 			return false
 		}
 		return true
 	}
-	t.Errorf("%s: %q selected %s, want %s", tc.Name, tc.Selector, marshalCompact(values), marshalCompact(results))
+	t.Errorf("%s: %s %q selected %s, want %s", tc.Name, by, tc.Selector, marshalCompact(values), marshalCompact(results))
 	return false
 }
 

@@ -10,6 +10,12 @@
 // produces with UseNumber: nil, bool, string, json.Number, []any and
 // map[string]any; float64 and Go integers are accepted as numbers too.
 //
+// [Path.SelectValue] applies a path to a tape.Value in place, without
+// building those values: the same matches, in the same order, as Select
+// on the value's Any, each [ValueMatch] printing its Location only when
+// asked. Both are one walk (select.go, filter.go), written once over a
+// small interface (node.go) that a value of either kind implements.
+//
 // # Two spellings, one meaning
 //
 // Every expression can be written in the Attest short form used by the

@@ -3,113 +3,142 @@
 package jsonpath
 
 import (
-	"unicode/utf8"
-
 	"attest-engine/jsonschema"
+	"attest-engine/tape"
 )
 
 // test reports whether the filter f holds for cur, the element under test.
-func (s *selector) test(f *filter, cur any) bool {
+func (w *walker[N, M]) test(f *filter, cur N) bool {
 	if !f.constant {
-		return s.eval(f, cur)
+		return w.eval(f, cur)
 	}
-	for _, c := range s.consts {
+	for _, c := range w.consts {
 		if c.f == f {
 			return c.holds
 		}
 	}
-	holds := s.eval(f, cur)
-	s.consts = append(s.consts, constResult{f, holds})
+	holds := w.eval(f, cur)
+	w.consts = append(w.consts, constResult{f, holds})
 	return holds
 }
 
-func (s *selector) eval(f *filter, cur any) bool {
+func (w *walker[N, M]) eval(f *filter, cur N) bool {
 	if f.op == opExists {
-		q := f.left.query
 		if f.left.kind == operandAbsolute {
-			return exists(q, s.root)
+			return exists[N, M](f.left.query, w.root)
 		}
-		return exists(q, cur)
+		return exists[N, M](f.left.query, cur)
 	}
-	a, okA := s.value(&f.left, cur)
-	b, okB := s.value(&f.right, cur)
+	a := w.value(&f.left, cur)
+	b := w.value(&f.right, cur)
 	// An absent value equals only another absent value (RFC 9535
 	// §2.3.5.2.2: two empty nodelists compare equal).
-	eq := okA == okB && (!okA || jsonschema.Equal(a, b))
+	eq := a.ok == b.ok && (!a.ok || equalValues[N, M](a, b))
 	if f.op == opNe {
 		return !eq
 	}
 	return eq
 }
 
-// value evaluates a literal or a singular query; false means absent.
-func (s *selector) value(o *operand, cur any) (any, bool) {
+// operandValue is the value of a filter operand: a value of the document
+// (isNode), or a literal or a length (lit); ok is false when it is absent.
+type operandValue[N any] struct {
+	node   N
+	lit    any
+	isNode bool
+	ok     bool
+}
+
+// value evaluates a literal or a singular query.
+func (w *walker[N, M]) value(o *operand, cur N) operandValue[N] {
 	switch o.kind {
 	case operandLiteral:
-		return o.value, true
+		return operandValue[N]{lit: o.value, ok: true}
 	case operandAbsolute:
-		return singularValue(o.query, s.root)
+		return singularValue[N, M](o.query, w.root)
 	}
-	return singularValue(o.query, cur)
+	return singularValue[N, M](o.query, cur)
+}
+
+// equalValues compares two present operand values as jsonschema.Equal
+// does, whatever they are read from.
+func equalValues[N node[N, M], M any](a, b operandValue[N]) bool {
+	switch {
+	case a.isNode && b.isNode:
+		return a.node.equal(b.node)
+	case a.isNode:
+		return a.node.equalLiteral(b.lit)
+	case b.isNode:
+		return b.node.equalLiteral(a.lit)
+	}
+	return jsonschema.Equal(a.lit, b.lit)
 }
 
 // singularValue follows names, indexes and .length from v. A length is
 // an int here, never shown to callers; small ints box without allocating.
-func singularValue(q []segment, v any) (any, bool) {
+// No segment selects anything from a number, so a length is the value only
+// when it comes last.
+func singularValue[N node[N, M], M any](q []segment, v N) operandValue[N] {
 	for i := range q {
 		seg := &q[i]
 		if seg.kind != segLength {
 			var ok bool
-			if v, _, ok = child(seg, v); !ok {
-				return nil, false
+			if v, _, ok = child[N, M](seg, v); !ok {
+				return operandValue[N]{}
 			}
 			continue
 		}
-		switch x := v.(type) {
-		case map[string]any:
-			c, ok := x["length"]
+		var n int
+		switch v.kind() {
+		case tape.Object:
+			c, ok := v.member("length")
 			if !ok {
-				return nil, false
+				return operandValue[N]{}
 			}
 			v = c
-		case []any:
-			v = len(x)
-		case string:
-			v = utf8.RuneCountInString(x)
+			continue
+		case tape.Array:
+			n = v.size()
+		case tape.String:
+			n = v.runes()
 		default:
-			return nil, false
+			return operandValue[N]{}
 		}
+		if i < len(q)-1 {
+			return operandValue[N]{}
+		}
+		return operandValue[N]{lit: n, ok: true}
 	}
-	return v, true
+	return operandValue[N]{node: v, isNode: true, ok: true}
 }
 
 // exists reports whether q selects at least one value from v. Unlike a
 // comparison, an existence test may use wildcards.
-func exists(q []segment, v any) bool {
+func exists[N node[N, M], M any](q []segment, v N) bool {
 	for i := range q {
 		if q[i].kind != segWildcard {
 			continue
 		}
-		c, ok := singularValue(q[:i], v)
-		if !ok {
+		c := singularValue[N, M](q[:i], v)
+		if !c.isNode { // absent, or a length: no elements
 			return false
 		}
-		switch x := c.(type) {
-		case []any:
-			for _, e := range x {
-				if exists(q[i+1:], e) {
+		switch c.node.kind() {
+		case tape.Array:
+			var e N
+			for k := range c.node.size() {
+				if e = c.node.elem(k, e); exists[N, M](q[i+1:], e) {
 					return true
 				}
 			}
-		case map[string]any:
-			for _, e := range x {
-				if exists(q[i+1:], e) {
+		case tape.Object:
+			for _, m := range c.node.members(false) {
+				if exists[N, M](q[i+1:], m.value) {
 					return true
 				}
 			}
 		}
 		return false
 	}
-	_, ok := singularValue(q, v)
-	return ok
+	return singularValue[N, M](q, v).ok
 }

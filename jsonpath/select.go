@@ -1,12 +1,12 @@
-// select.go: Select, which walks a document along a Path and reports matches.
+// select.go: Select, and the one walker that follows a Path through a document of either kind.
 
 package jsonpath
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"attest-engine/tape"
 )
 
 // Match is one value selected by a Path.
@@ -28,34 +28,51 @@ type Match struct {
 // sorted order of their names. Select never fails: a path that finds
 // nothing returns no matches.
 func (p *Path) Select(doc any) []Match {
+	return selectIn[anyNode, Match](p, anyNode{doc}, true)
+}
+
+// selectIn returns the matches of p in root, with their locations printed
+// when locate is set. It is Select and SelectValue: one walk for both kinds
+// of document.
+func selectIn[N node[N, M], M any](p *Path, root N, locate bool) []M {
 	if p.static {
 		// Names and indexes only: at most one match, at a location known
 		// when the path was parsed.
-		v := doc
+		v := root
 		for i := range p.segs {
 			var ok bool
-			if v, _, ok = child(&p.segs[i], v); !ok {
+			if v, _, ok = child[N, M](&p.segs[i], v); !ok {
 				return nil
 			}
 		}
-		return []Match{{Value: v, Location: p.text, Step: p.step}}
+		return []M{v.match(root, hit{path: p, step: p.step, loc: p.text})}
 	}
-	// The walk pushes at most one crumb per segment: the trail never grows.
-	s := selector{root: doc, segs: p.segs, trail: make([]crumb, 0, len(p.segs))}
-	s.walk(doc, 0)
-	return s.out
+	// The walk pushes at most one crumb per segment: the trail never
+	// grows. That of a short path is on the stack, as is the walker. (The
+	// trail is passed apart: the walker's fields reach the node methods,
+	// unknown calls through which everything they point to escapes.)
+	var short [8]crumb
+	trail := short[:0]
+	if len(p.segs) > len(short) {
+		trail = make([]crumb, 0, len(p.segs))
+	}
+	w := walker[N, M]{root: root, path: p, segs: p.segs, locate: locate}
+	w.walk(root, 0, trail)
+	return w.out
 }
 
-// selector is the state of one Select: a depth-first walk that keeps the
-// trail of steps from the root to the current value for the Location.
-type selector struct {
-	root  any
-	segs  []segment
-	trail []crumb
-	buf   []byte // reused to print every location of this Select
-	out   []Match
+// walker is the state of one selection: a depth-first walk that passes
+// along the trail of steps from the root to the current value, for Step
+// and, when locate is set, the Location.
+type walker[N node[N, M], M any] struct {
+	root   N
+	path   *Path
+	segs   []segment // path.segs
+	locate bool
+	buf    []byte // reused to print every location of this selection
+	out    []M
 	// consts holds the results of constant filters (such as $.a==$.b),
-	// evaluated once per Select however many elements they are applied
+	// evaluated once per selection however many elements they are applied
 	// to: comparing the whole document once per element would be
 	// quadratic.
 	consts []constResult
@@ -82,158 +99,157 @@ type crumb struct {
 	seg   *segment
 }
 
-func (s *selector) walk(v any, i int) {
-	if i == len(s.segs) {
-		s.emit(v)
+func (w *walker[N, M]) walk(v N, i int, trail []crumb) {
+	if i == len(w.segs) {
+		w.emit(v, hit{}, trail)
 		return
 	}
-	seg := &s.segs[i]
+	seg := &w.segs[i]
 	switch seg.kind {
 	case segName, segIndex:
-		c, j, ok := child(seg, v)
+		c, j, ok := child[N, M](seg, v)
 		if !ok {
 			return
 		}
 		if seg.kind == segName {
-			s.visit(c, i, crumb{kind: crumbName, name: seg.name})
+			w.walk(c, i+1, append(trail, crumb{kind: crumbName, name: seg.name}))
 		} else {
-			s.visit(c, i, crumb{kind: crumbIndex, index: j})
+			w.walk(c, i+1, append(trail, crumb{kind: crumbIndex, index: j}))
 		}
 	case segLength:
-		switch x := v.(type) {
-		case map[string]any:
-			if c, ok := x["length"]; ok {
-				s.visit(c, i, crumb{kind: crumbName, name: "length"})
+		switch v.kind() {
+		case tape.Object:
+			if c, ok := v.member("length"); ok {
+				w.walk(c, i+1, append(trail, crumb{kind: crumbName, name: "length"}))
 			}
-		case []any:
-			s.visit(lengthNumber(len(x)), i, crumb{kind: crumbLength})
-		case string:
-			s.visit(lengthNumber(utf8.RuneCountInString(x)), i, crumb{kind: crumbLength})
+		case tape.Array:
+			w.length(v, i, hit{tail: crumbLength, n: v.size()}, trail)
+		case tape.String:
+			w.length(v, i, hit{tail: crumbLength, n: v.runes()}, trail)
 		}
 	case segWildcard, segFilter:
-		s.branch(v, seg, i)
+		w.branch(v, seg, i, trail)
 	}
 }
 
-// visit walks the rest of the path from c, reached from the current value
-// by cr.
-func (s *selector) visit(c any, i int, cr crumb) {
-	s.trail = append(s.trail, cr)
-	s.walk(c, i+1)
-	s.trail = s.trail[:len(s.trail)-1]
+// length reports the number h made by segment i from v. It is a match when
+// segment i is the last: no segment selects anything from a number.
+func (w *walker[N, M]) length(v N, i int, h hit, trail []crumb) {
+	if i+1 == len(w.segs) {
+		w.emit(v, h, trail)
+	}
 }
 
 // branch applies a wildcard or a filter: to the elements of an array in
 // order, to the members of an object in sorted order of names.
-func (s *selector) branch(v any, seg *segment, i int) {
+func (w *walker[N, M]) branch(v N, seg *segment, i int, trail []crumb) {
 	n := 0
-	switch x := v.(type) {
-	case []any:
-		for j, e := range x {
-			if seg.kind == segFilter && !s.test(seg.filter, e) {
+	switch v.kind() {
+	case tape.Array:
+		var e N
+		for j := range v.size() {
+			e = v.elem(j, e)
+			if seg.kind == segFilter && !w.test(seg.filter, e) {
 				continue
 			}
 			if seg.count {
 				n++
 			} else {
-				s.visit(e, i, crumb{kind: crumbIndex, index: j})
+				w.walk(e, i+1, append(trail, crumb{kind: crumbIndex, index: j}))
 			}
 		}
-	case map[string]any:
-		if seg.count {
-			for _, e := range x {
-				if seg.kind != segFilter || s.test(seg.filter, e) {
-					n++
-				}
+	case tape.Object:
+		// A count needs no order.
+		for _, m := range v.members(!seg.count) {
+			if seg.kind == segFilter && !w.test(seg.filter, m.value) {
+				continue
 			}
-			break
-		}
-		for _, k := range sortedKeys(x) {
-			e := x[k]
-			if seg.kind != segFilter || s.test(seg.filter, e) {
-				s.visit(e, i, crumb{kind: crumbName, name: k})
+			if seg.count {
+				n++
+			} else {
+				w.walk(m.value, i+1, append(trail, crumb{kind: crumbName, name: m.name}))
 			}
 		}
 	default:
 		return
 	}
 	if seg.count {
-		s.visit(lengthNumber(n), i, crumb{kind: crumbCount, seg: seg})
+		w.length(v, i, hit{tail: crumbCount, n: n, seg: i}, trail)
 	}
 }
 
-func (s *selector) emit(v any) {
-	step := -1
-	if len(s.trail) >= 2 && s.trail[0].kind == crumbName && s.trail[0].name == "steps" && s.trail[1].kind == crumbIndex {
-		step = s.trail[1].index
+// emit reports v, or the number h made from it, reached by trail.
+func (w *walker[N, M]) emit(v N, h hit, trail []crumb) {
+	h.path, h.step = w.path, -1
+	if len(trail) >= 2 && trail[0].kind == crumbName && trail[0].name == "steps" && trail[1].kind == crumbIndex {
+		h.step = trail[1].index
 	}
-	s.out = append(s.out, Match{Value: v, Location: s.location(), Step: step})
+	if w.locate {
+		h.loc = w.location(&h, trail)
+	}
+	w.out = append(w.out, v.match(w.root, h))
 }
 
-// location prints the trail in the short form.
-func (s *selector) location() string {
-	if len(s.trail) == 0 {
+// location prints the trail, then the length h made if any, in the short
+// form.
+func (w *walker[N, M]) location(h *hit, t []crumb) string {
+	if len(t) == 0 && h.tail == 0 {
 		return "$"
 	}
-	if s.buf == nil {
-		s.buf = make([]byte, 0, 128)
+	if w.buf == nil {
+		w.buf = make([]byte, 0, 128)
 	}
-	b := s.buf[:0]
-	for i := range s.trail {
-		c := &s.trail[i]
-		switch c.kind {
-		case crumbName:
-			b = appendName(b, c.name, i == 0)
-		case crumbIndex:
-			b = appendIndex(b, c.index)
-		case crumbLength:
-			if i > 0 {
-				b = append(b, '.')
-			}
-			b = append(b, "length"...)
-		case crumbCount:
-			b = appendSegment(b, c.seg, i == 0)
-		}
+	b := w.buf[:0]
+	for i := range t {
+		b = appendCrumb(b, &t[i], i == 0)
 	}
-	s.buf = b
+	if h.tail != 0 {
+		b = appendCrumb(b, &crumb{kind: h.tail, seg: &w.segs[h.seg]}, len(t) == 0)
+	}
+	w.buf = b
 	return string(b)
+}
+
+// appendCrumb prints one step of a location; first is set for the first.
+func appendCrumb(b []byte, c *crumb, first bool) []byte {
+	switch c.kind {
+	case crumbName:
+		return appendName(b, c.name, first)
+	case crumbIndex:
+		return appendIndex(b, c.index)
+	case crumbLength:
+		if !first {
+			b = append(b, '.')
+		}
+		return append(b, "length"...)
+	case crumbCount:
+		return appendSegment(b, c.seg, first)
+	}
+	return b
 }
 
 // child applies a name or index segment to v; for an index it also returns
 // the position counted from the start.
-func child(seg *segment, v any) (any, int, bool) {
+func child[N node[N, M], M any](seg *segment, v N) (N, int, bool) {
+	var none N
 	switch seg.kind {
 	case segName:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, 0, false
-		}
-		c, ok := m[seg.name]
+		c, ok := v.member(seg.name)
 		return c, 0, ok
 	case segIndex:
-		a, ok := v.([]any)
-		if !ok {
-			return nil, 0, false
+		if v.kind() != tape.Array {
+			return none, 0, false
 		}
-		i := seg.index
+		n, i := v.size(), seg.index
 		if i < 0 {
-			i += len(a)
+			i += n
 		}
-		if i < 0 || i >= len(a) {
-			return nil, 0, false
+		if i < 0 || i >= n {
+			return none, 0, false
 		}
-		return a[i], i, true
+		return v.index(i), i, true
 	}
-	return nil, 0, false
+	return none, 0, false
 }
 
 func lengthNumber(n int) json.Number { return json.Number(strconv.Itoa(n)) }
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
