@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"attest-engine/jsonschema"
+	"attest-engine/tape"
 	"attest-engine/trace"
 )
 
@@ -81,7 +82,7 @@ func (c *constraintCheck) eval(_ context.Context, in *input) (outcome, error) {
 	ms := c.field.resolve(in)
 	if len(ms) == 0 && !in.steps.Exists() && c.countsSteps() {
 		// Spec §3.2: steps may be absent; a trace without steps has none.
-		ms = c.field.path.Select(map[string]any{"steps": []any{}})
+		ms = c.field.path.SelectValue(noSteps.Root())
 	}
 	name := c.field.expr
 	switch {
@@ -91,7 +92,7 @@ func (c *constraintCheck) eval(_ context.Context, in *input) (outcome, error) {
 		// A number is needed, not a set: never silently take the first.
 		return outcome{explanation: fmt.Sprintf("%s matches %d values (%s), not one number: constraint %s cannot be checked. Narrow the path or count with .length.", name, len(ms), locList(ms), c.text)}, nil
 	}
-	v := ms[0].Value
+	v := ms[0].Any()
 	txt, isNum := numberText(v)
 	if _, ok := jsonschema.CompareNumbers(v, v); !isNum || !ok {
 		return outcome{explanation: fmt.Sprintf("%s is %s, not a number: constraint %s cannot be satisfied.", name, describeValue(v), c.text)}, nil
@@ -173,3 +174,13 @@ func numberText(v any) (string, bool) {
 	}
 	return "", false
 }
+
+// noSteps is a trace with no steps, for paths that count them (spec §3.2:
+// steps may be absent).
+var noSteps = func() *tape.Doc {
+	d, err := tape.Parse([]byte(`{"steps":[]}`))
+	if err != nil {
+		panic(err)
+	}
+	return d
+}()

@@ -159,16 +159,16 @@ func (c *contentCheck) eval(_ context.Context, in *input) (outcome, error) {
 		return c.evalGrounded(in, ms)
 	}
 	// Every match must pass; the first failure in document order is named.
-	var failed []jsonpath.Match
+	var failed []jsonpath.ValueMatch
 	why, firstPass := "", ""
 	for i, m := range ms {
 		name := c.target.name(m)
 		var ok bool
 		var exp string
-		if m.Value == nil {
+		if isNull(m) {
 			ok, exp = false, name+" is null: no text to check."
 		} else {
-			ok, exp = c.one(name, jsonText(m.Value))
+			ok, exp = c.one(name, text(m))
 		}
 		if !ok {
 			if failed == nil {

@@ -251,13 +251,13 @@ func cosine(a, b []float32) (float64, error) {
 
 // matchText is the text a target selects: a string as is, any other value
 // as compact JSON; several matches as a JSON array of them.
-func matchText(ms []jsonpath.Match) string {
+func matchText(ms []jsonpath.ValueMatch) string {
 	if len(ms) == 1 {
-		return jsonText(ms[0].Value)
+		return text(ms[0])
 	}
 	vals := make([]any, len(ms))
 	for i, m := range ms {
-		vals[i] = m.Value
+		vals[i] = m.Any()
 	}
 	return jsonText(vals)
 }

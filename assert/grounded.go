@@ -86,14 +86,14 @@ func groundingSources(in *input) []string {
 
 // evalGrounded checks every match of the pattern in every text the target selects (the first capture
 // group when the pattern has one, else the whole match) against the grounding sources.
-func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.Match) (outcome, error) {
+func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.ValueMatch) (outcome, error) {
 	var values []string // distinct, in order of first match
 	seen := map[string]bool{}
 	for _, m := range ms {
-		if m.Value == nil {
+		if isNull(m) {
 			continue
 		}
-		text := jsonText(m.Value)
+		text := text(m)
 		locs := c.groundRe.FindAllStringSubmatchIndex(text, maxGroundedMatches+1)
 		if len(locs) > maxGroundedMatches {
 			return outcome{explanation: fmt.Sprintf("%s has more than %d matches of '%s': too many to ground; narrow the pattern.",

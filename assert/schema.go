@@ -55,9 +55,9 @@ func (c *schemaCheck) eval(_ context.Context, in *input) (outcome, error) {
 	}
 	// Every match is checked (never just the first); the first failing one
 	// in document order is named.
-	var failed []jsonpath.Match
+	var failed []jsonpath.ValueMatch
 	for _, m := range ms {
-		if !c.schema.Valid(m.Value) {
+		if !c.schema.Valid(m.Any()) {
 			failed = append(failed, m)
 		}
 	}
@@ -66,8 +66,9 @@ func (c *schemaCheck) eval(_ context.Context, in *input) (outcome, error) {
 	}
 	first := failed[0]
 	why := "instance is invalid"
-	if verr := c.schema.Validate(first.Value); verr != nil {
-		why = describeUnit(verr, first.Value)
+	v := first.Any()
+	if verr := c.schema.Validate(v); verr != nil {
+		why = describeUnit(verr, v)
 	}
 	exp := fmt.Sprintf("%s failed schema validation: %s.", c.subject(in, failed[:1], true), why)
 	if len(ms) > 1 {
@@ -80,7 +81,7 @@ func (c *schemaCheck) eval(_ context.Context, in *input) (outcome, error) {
 // 'lookup_order'" when every match is the args or result of steps with one
 // name and type, the location or path as written otherwise. A failure
 // names the failing step's location when the path can select several.
-func (c *schemaCheck) subject(in *input, ms []jsonpath.Match, failing bool) string {
+func (c *schemaCheck) subject(in *input, ms []jsonpath.ValueMatch, failing bool) string {
 	kind, name, idx := "", "", make([]int, 0, len(ms))
 	for i, m := range ms {
 		k, n, ok := stepPart(in, m)
@@ -100,7 +101,7 @@ func (c *schemaCheck) subject(in *input, ms []jsonpath.Match, failing bool) stri
 	s := kind + " for '" + name + "'"
 	switch {
 	case failing && !c.target.path.IsSingular():
-		s += " (" + ms[0].Location + ")"
+		s += " (" + ms[0].Location() + ")"
 	case len(ms) > 1:
 		s += fmt.Sprintf(" (%d steps: %s)", len(ms), intList(idx))
 	case !c.target.path.IsSingular() && stepsNamed(in, name) > 1:
@@ -114,12 +115,12 @@ var stepKinds = map[string]string{"tool_call": "Tool", "retrieval": "Retrieval",
 
 // stepPart reports whether m is exactly steps[i].args or steps[i].result,
 // and if so how to name it: ("Tool result", "lookup_order").
-func stepPart(in *input, m jsonpath.Match) (kind, name string, ok bool) {
+func stepPart(in *input, m jsonpath.ValueMatch) (kind, name string, ok bool) {
 	if m.Step < 0 || m.Step >= in.steps.Len() {
 		return "", "", false
 	}
 	prefix := "steps[" + strconv.Itoa(m.Step) + "]."
-	part, found := strings.CutPrefix(m.Location, prefix)
+	part, found := strings.CutPrefix(m.Location(), prefix)
 	if !found || (part != "args" && part != "result") {
 		return "", "", false
 	}

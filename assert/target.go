@@ -4,6 +4,7 @@ package assert
 
 import (
 	"attest-engine/lru"
+	"attest-engine/tape"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,17 +55,30 @@ func parseTarget(s spec, name string) (target, error) {
 	return target{expr, p}, nil
 }
 
-// resolve returns every match of t in the trace, in document order.
-func (t target) resolve(in *input) []jsonpath.Match { return t.path.Select(in.trace()) }
+// resolve returns every match of t in the trace, in document order, read
+// in place: a check decodes only what it selects.
+func (t target) resolve(in *input) []jsonpath.ValueMatch { return t.path.SelectValue(in.root) }
+
+// text is the text of a match as checks and explanations read it
+// (jsonText): a string as is, any other value as JSON.
+func text(m jsonpath.ValueMatch) string {
+	if m.Value.Kind() == tape.String {
+		return m.Value.Str()
+	}
+	return jsonText(m.Any())
+}
+
+// isNull reports whether a match is JSON null.
+func isNull(m jsonpath.ValueMatch) bool { return m.Value.Kind() == tape.Null }
 
 // name is how an explanation names match m: the path as written when it
 // can select only one value, else the match's own location (steps[3].result),
 // so a failure names the failing step.
-func (t target) name(m jsonpath.Match) string {
+func (t target) name(m jsonpath.ValueMatch) string {
 	if t.path.IsSingular() {
 		return t.expr
 	}
-	return m.Location
+	return m.Location()
 }
 
 // notFound is the explanation for a target that selects nothing.
@@ -121,14 +135,14 @@ func appendInts(b []byte, xs []int) []byte {
 }
 
 // locList prints the locations of matches: steps[1].result, steps[3].result.
-func locList(ms []jsonpath.Match) string {
+func locList(ms []jsonpath.ValueMatch) string {
 	locs := make([]string, 0, min(len(ms), maxListed+1))
 	for i, m := range ms {
 		if i == maxListed {
 			locs = append(locs, fmt.Sprintf("… %d more", len(ms)-i))
 			break
 		}
-		locs = append(locs, m.Location)
+		locs = append(locs, m.Location())
 	}
 	return strings.Join(locs, ", ")
 }

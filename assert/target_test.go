@@ -41,7 +41,7 @@ func TestParseTarget(t *testing.T) {
 		}
 		var locs []string
 		for _, m := range tg.resolve(in) {
-			locs = append(locs, m.Location)
+			locs = append(locs, m.Location())
 		}
 		if diff := cmp.Diff(tc.wantLocs, locs); diff != "" {
 			t.Errorf("%q (%s): locations (-want +got):\n%s", tc.expr, tc.reason, diff)
