@@ -3,6 +3,7 @@
 package assert
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"regexp"
@@ -16,6 +17,8 @@ type needle struct {
 	text  string
 	fold  *regexp.Regexp // case-insensitive matcher, nil when case matters
 	lower string         // text in ASCII lower case, when text is ASCII and case does not matter
+	// lowerBytes is lower, for searching a haystack's lower-case bytes.
+	lowerBytes []byte
 }
 
 func newNeedle(text string, caseSensitive bool) needle {
@@ -26,51 +29,58 @@ func newNeedle(text string, caseSensitive bool) needle {
 		n.fold = regexp.MustCompile("(?i)" + regexp.QuoteMeta(text))
 		if isASCII(text) {
 			n.lower = strings.ToLower(text)
+			n.lowerBytes = []byte(n.lower)
 		}
 	}
 	return n
 }
 
-// haystack is a text to search. Its lower-case form, for needles that
-// ignore case, is made on the first such search and shared by the others:
-// keyword checks look for every value in one text.
-type haystack struct {
-	s     string
-	lower string // s in ASCII lower case, when s is ASCII
-	state int8   // 0: not looked at yet; 1: lower is made; -1: s is not ASCII
-}
-
-func (h *haystack) asciiLower() (string, bool) {
-	if h.state == 0 {
-		h.state = -1
-		if isASCII(h.s) {
-			h.lower, h.state = strings.ToLower(h.s), 1
-		}
+// lowerASCII is s in ASCII lower case, in room when it fits (the caller's
+// array, on its stack: a checked text is usually short, and new with every
+// batch); nil when s is not ASCII. Made once per text, it serves every
+// needle that ignores case: keyword checks look for every value in one
+// text.
+func lowerASCII(s string, room []byte) []byte {
+	if !isASCII(s) {
+		return nil
 	}
-	return h.lower, h.state == 1
+	b := room[:0]
+	if len(s) > cap(room) {
+		b = make([]byte, 0, len(s))
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
-// find returns the text that matched in h, and whether there was one.
-func (n needle) find(h *haystack) (string, bool) {
+// find returns where the text that matched is in s, and whether there was
+// one; lower is lowerASCII(s). (Offsets, not the text; and two arguments,
+// not one struct: s goes to the regexp, which keeps it, lower only to
+// bytes.Index, and so stays on the caller's stack.)
+func (n needle) find(s string, lower []byte) (start, end int, ok bool) {
 	if n.fold == nil {
-		return n.text, strings.Contains(h.s, n.text)
+		i := strings.Index(s, n.text)
+		return i, i + len(n.text), i >= 0
 	}
 	// Fast path: with an ASCII needle and an ASCII text, folding is plain
 	// ASCII lower-casing (no other rune folds to an ASCII letter), and
 	// strings.Index stays linear.
 	if n.lower != "" {
-		if lower, ok := h.asciiLower(); ok {
-			if i := strings.Index(lower, n.lower); i >= 0 {
-				return h.s[i : i+len(n.lower)], true
-			}
-			return "", false
+		if lower != nil {
+			i := bytes.Index(lower, n.lowerBytes)
+			return i, i + len(n.lower), i >= 0
 		}
 	}
-	loc := n.fold.FindStringIndex(h.s)
+	loc := n.fold.FindStringIndex(s)
 	if loc == nil {
-		return "", false
+		return 0, 0, false
 	}
-	return h.s[loc[0]:loc[1]], true
+	return loc[0], loc[1], true
 }
 
 func isASCII(s string) bool {
@@ -92,6 +102,9 @@ type contentCheck struct {
 	re      *regexp.Regexp
 	// groundRe is re for grounded_values, its groups past the first made non-capturing.
 	groundRe *regexp.Regexp
+	// pass is passText of the path as written, made once: the
+	// explanation of every pass of a target that selects one value.
+	pass string
 }
 
 // compileContent reads spec §4 Layer 4: target, check, value or values,
@@ -145,6 +158,7 @@ func compileContent(_ *Engine, s spec) (check, error) {
 	default:
 		return nil, specErrorf("Use one of contains, not_contains, regex_match, keyword_all, keyword_any, forbidden (spec §4 Layer 4), or grounded_values.", "unknown content check '%s'", name)
 	}
+	c.pass = c.passText(t.expr)
 	return c, nil
 }
 
@@ -196,19 +210,20 @@ func (c *contentCheck) eval(_ context.Context, in *input) (outcome, error) {
 // one applies the check to the text of one match named name.
 func (c *contentCheck) one(name, text string) (bool, string) {
 	v := excerpt(c.value, 200)
-	h := haystack{s: text}
+	var room [512]byte
+	lower := lowerASCII(text, room[:0])
 	switch c.check {
 	case "contains":
-		if _, ok := c.needles[0].find(&h); ok {
+		if _, _, ok := c.needles[0].find(text, lower); ok {
 			return true, c.passText(name)
 		}
 		return false, fmt.Sprintf("%s does not contain '%s'.", name, v)
 	case "not_contains":
-		found, ok := c.needles[0].find(&h)
+		i, j, ok := c.needles[0].find(text, lower)
 		if !ok {
 			return true, c.passText(name)
 		}
-		if found != c.value {
+		if found := text[i:j]; found != c.value {
 			return false, fmt.Sprintf("%s contains '%s' (found '%s').", name, v, excerpt(found, 200))
 		}
 		return false, fmt.Sprintf("%s contains '%s'.", name, v)
@@ -221,7 +236,7 @@ func (c *contentCheck) one(name, text string) (bool, string) {
 	}
 	var found, missing []string
 	for i, n := range c.needles {
-		if _, ok := n.find(&h); ok {
+		if _, _, ok := n.find(text, lower); ok {
 			found = append(found, c.values[i])
 		} else {
 			missing = append(missing, c.values[i])
@@ -248,6 +263,9 @@ func (c *contentCheck) one(name, text string) (bool, string) {
 
 // passText is the explanation of a pass that needs no found text.
 func (c *contentCheck) passText(name string) string {
+	if name == c.target.expr && c.pass != "" {
+		return c.pass
+	}
 	v := excerpt(c.value, 200)
 	switch c.check {
 	// Concatenated, not Sprintf'd: one allocation, on every batch.

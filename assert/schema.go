@@ -62,7 +62,7 @@ func (c *schemaCheck) eval(_ context.Context, in *input) (outcome, error) {
 		}
 	}
 	if len(failed) == 0 {
-		return outcome{pass: true, score: 1, explanation: c.subject(in, ms, false) + " matches schema: all required fields present, types valid."}, nil
+		return outcome{pass: true, score: 1, explanation: c.subject(in, ms, false, " matches schema: all required fields present, types valid.")}, nil
 	}
 	first := failed[0]
 	why := "instance is invalid"
@@ -70,7 +70,7 @@ func (c *schemaCheck) eval(_ context.Context, in *input) (outcome, error) {
 	if verr := c.schema.Validate(v); verr != nil {
 		why = describeUnit(verr, v)
 	}
-	exp := fmt.Sprintf("%s failed schema validation: %s.", c.subject(in, failed[:1], true), why)
+	exp := fmt.Sprintf("%s failed schema validation: %s.", c.subject(in, failed[:1], true, ""), why)
 	if len(ms) > 1 {
 		exp += fmt.Sprintf(" %d of %d matches failed: %s.", len(failed), len(ms), locList(failed))
 	}
@@ -81,57 +81,62 @@ func (c *schemaCheck) eval(_ context.Context, in *input) (outcome, error) {
 // 'lookup_order'" when every match is the args or result of steps with one
 // name and type, the location or path as written otherwise. A failure
 // names the failing step's location when the path can select several.
-func (c *schemaCheck) subject(in *input, ms []jsonpath.ValueMatch, failing bool) string {
-	kind, name, idx := "", "", make([]int, 0, len(ms))
+// The subject comes with rest appended: one string for the explanation.
+func (c *schemaCheck) subject(in *input, ms []jsonpath.ValueMatch, failing bool, rest string) string {
+	var small [8]int
+	kind, part, name, idx := "", "", "", small[:0]
 	for i, m := range ms {
-		k, n, ok := stepPart(in, m)
-		if !ok || (i > 0 && (k != kind || n != name)) {
+		k, p, n, ok := stepPart(in, m)
+		if !ok || (i > 0 && (k != kind || p != part || n != name)) {
 			kind = ""
 			break
 		}
-		kind, name = k, n
+		kind, part, name = k, p, n
 		idx = append(idx, m.Step)
 	}
 	if kind == "" {
 		if len(ms) == 1 {
-			return c.target.name(ms[0])
+			return c.target.name(ms[0]) + rest
 		}
-		return fmt.Sprintf("%s (all %d matches)", c.target.expr, len(ms))
+		return fmt.Sprintf("%s (all %d matches)", c.target.expr, len(ms)) + rest
 	}
-	s := kind + " for '" + name + "'"
+	var where string
 	switch {
 	case failing && !c.target.path.IsSingular():
-		s += " (" + ms[0].Location() + ")"
+		where = " (" + ms[0].Location() + ")"
 	case len(ms) > 1:
-		s += fmt.Sprintf(" (%d steps: %s)", len(ms), intList(idx))
+		where = fmt.Sprintf(" (%d steps: %s)", len(ms), intList(idx))
 	case !c.target.path.IsSingular() && stepsNamed(in, name) > 1:
-		s += fmt.Sprintf(" (steps[%d])", ms[0].Step)
+		where = fmt.Sprintf(" (steps[%d])", ms[0].Step)
 	}
-	return s
+	return kind + " " + part + " for '" + name + "'" + where + rest
 }
 
 // stepKinds names a step's args or result in explanations, by step type.
 var stepKinds = map[string]string{"tool_call": "Tool", "retrieval": "Retrieval", "agent_call": "Agent call", "llm_call": "LLM call"}
 
-// stepPart reports whether m is exactly steps[i].args or steps[i].result,
-// and if so how to name it: ("Tool result", "lookup_order").
-func stepPart(in *input, m jsonpath.ValueMatch) (kind, name string, ok bool) {
-	if m.Step < 0 || m.Step >= in.steps.Len() {
-		return "", "", false
-	}
-	prefix := "steps[" + strconv.Itoa(m.Step) + "]."
-	part, found := strings.CutPrefix(m.Location(), prefix)
-	if !found || (part != "args" && part != "result") {
-		return "", "", false
+// stepPart reports whether m is exactly steps[i].args or steps[i].result
+// (the very value, not an equal one), and if so how to name it: ("Tool",
+// "result", "lookup_order").
+func stepPart(in *input, m jsonpath.ValueMatch) (kind, part, name string, ok bool) {
+	if m.Step < 0 || m.Step >= in.steps.Len() || !m.Value.Exists() {
+		return "", "", "", false
 	}
 	st := in.steps.Index(m.Step)
+	switch m.Value {
+	case st.Get("args"):
+		part = "args"
+	case st.Get("result"):
+		part = "result"
+	default:
+		return "", "", "", false
+	}
 	name = st.Get("name").Str()
-	typ := st.Get("type").Str()
-	k, known := stepKinds[typ]
+	k, known := stepKinds[st.Get("type").Str()]
 	if !known {
 		k = "Step"
 	}
-	return k + " " + part, name, name != ""
+	return k, part, name, name != ""
 }
 
 // describeUnit renders the most useful failing unit (the one Summary picks)

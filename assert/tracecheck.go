@@ -30,7 +30,11 @@ func isToolStep(typ string) bool { return typ == "tool_call" || typ == "retrieva
 // tool calls among them, built once per batch and shared by its trace checks.
 func (in *input) namedSteps() (all, tools []toolCall) {
 	in.callsOnce.Do(func() {
-		in.calls = make([]toolCall, 0, in.steps.Len())
+		// One array holds both lists: the named steps, then room for the
+		// tool calls among them.
+		n := in.steps.Len()
+		buf := make([]toolCall, 0, 2*n)
+		in.calls = buf[:0:n]
 		i := 0
 		for st := range in.steps.Elems() {
 			typ := st.Get("type")
@@ -42,7 +46,7 @@ func (in *input) namedSteps() (all, tools []toolCall) {
 		in.toolCalls = in.calls
 		for _, c := range in.calls {
 			if !c.tool { // some step is not a tool call: keep a list without them
-				in.toolCalls = make([]toolCall, 0, len(in.calls))
+				in.toolCalls = buf[n:n:2*n]
 				for _, c := range in.calls {
 					if c.tool {
 						in.toolCalls = append(in.toolCalls, c)

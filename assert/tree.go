@@ -216,7 +216,8 @@ func SummarizeTree(root map[string]any) TreeSummary {
 func containsText(v any, n needle) bool {
 	switch x := v.(type) {
 	case string:
-		_, ok := n.find(&haystack{s: x})
+		var room [512]byte
+		_, _, ok := n.find(x, lowerASCII(x, room[:0]))
 		return ok
 	case []any:
 		for _, e := range x {
