@@ -46,7 +46,7 @@ func (in *input) namedSteps() (all, tools []toolCall) {
 		in.toolCalls = in.calls
 		for _, c := range in.calls {
 			if !c.tool { // some step is not a tool call: keep a list without them
-				in.toolCalls = buf[n:n:2*n]
+				in.toolCalls = buf[n : n : 2*n]
 				for _, c := range in.calls {
 					if c.tool {
 						in.toolCalls = append(in.toolCalls, c)
