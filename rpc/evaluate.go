@@ -26,18 +26,20 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		return nil, serr
 	}
 	var (
-		traceID, suite string
-		warnings       []string
-		list           []assert.Assertion
+		suite    string
+		warnings []string
+		list     []assert.Assertion
 	)
+	// The trace's id, made a string only when something records or logs
+	// it: SDKs send a new one with every batch.
+	traceID := func() string { return trace.Get("trace_id").Str() }
 	results, err := s.engine.Run(ctx, assert.Batch{Trace: trace, SourceBytes: req.size},
 		func(w []string) { warnings = w },
 		func(tr tape.Value) ([]assert.Assertion, error) {
-			traceID = tr.Get("trace_id").Str()
 			// A trace's warnings (schema_version 0, an unknown step type) recur
 			// with every batch of a suite: logged once per session, then counted.
 			for _, w := range warnings {
-				s.repeats.warn(s.log, w, traceID)
+				s.repeats.warn(s.log, w, traceID())
 			}
 			// Additive param "suite": the test suite whose soft-failure budget the
 			// results count against (budget.go); absent or null: the unnamed suite.
@@ -65,12 +67,18 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 		}
 	}
 	s.assertions.Add(int64(len(results)))
-	s.record.addBatch(traceID, suite, list, results)
-	notes := s.recordHistory(traceID, list, results) // drift_alert lines go before the answer
+	var notes []byte
+	if s.record.on || s.history != nil {
+		id := traceID()
+		s.record.addBatch(id, suite, list, results)
+		notes = s.recordHistory(id, list, results) // drift_alert lines go before the answer
+	}
 	elapsed := time.Since(start)
-	// Attrs, not key-value pairs: no value is boxed (an allocation each).
-	s.log.LogAttrs(ctx, slog.LevelInfo, "evaluation complete", slog.String("trace_id", traceID),
-		slog.Int64("duration_ms", elapsed.Milliseconds()), slog.Int("assertions", len(results)))
+	if s.log.Enabled(ctx, slog.LevelInfo) {
+		// Attrs, not key-value pairs: no value is boxed (an allocation each).
+		s.log.LogAttrs(ctx, slog.LevelInfo, "evaluation complete", slog.String("trace_id", traceID()),
+			slog.Int64("duration_ms", elapsed.Milliseconds()), slog.Int("assertions", len(results)))
+	}
 	b := make([]byte, 0, len(notes)+256+200*len(results))
 	return encodeResults(append(b, notes...), req.id, results, elapsed.Milliseconds()), nil
 }
