@@ -86,6 +86,10 @@ type input struct {
 	calls     []toolCall // the named top-level steps, built on first use (tracecheck.go)
 	toolCalls []toolCall // the tool calls among them (calls itself when all are)
 
+	textMu  sync.Mutex // guards the last string made by text (target.go)
+	textOf  tape.Value
+	textStr string
+
 	decodedOnce sync.Once
 	decoded     map[string]any // the trace decoded whole, for the checks that walk it (decoded)
 

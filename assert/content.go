@@ -182,7 +182,7 @@ func (c *contentCheck) eval(_ context.Context, in *input) (outcome, error) {
 		if isNull(m) {
 			ok, exp = false, name+" is null: no text to check."
 		} else {
-			ok, exp = c.one(name, text(m))
+			ok, exp = c.one(name, in.text(m))
 		}
 		if !ok {
 			if failed == nil {

@@ -101,7 +101,7 @@ func (c *embeddingCheck) eval(ctx context.Context, in *input) (outcome, error) {
 	if len(ms) == 0 {
 		return outcome{explanation: c.tgt.notFound()}, nil
 	}
-	text := matchText(ms)
+	text := matchText(in, ms)
 	var (
 		sim  float64
 		cost float64
@@ -251,9 +251,9 @@ func cosine(a, b []float32) (float64, error) {
 
 // matchText is the text a target selects: a string as is, any other value
 // as compact JSON; several matches as a JSON array of them.
-func matchText(ms []jsonpath.ValueMatch) string {
+func matchText(in *input, ms []jsonpath.ValueMatch) string {
 	if len(ms) == 1 {
-		return text(ms[0])
+		return in.text(ms[0])
 	}
 	vals := make([]any, len(ms))
 	for i, m := range ms {

@@ -93,7 +93,7 @@ func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.ValueMatch) (outcom
 		if isNull(m) {
 			continue
 		}
-		text := text(m)
+		text := in.text(m)
 		locs := c.groundRe.FindAllStringSubmatchIndex(text, maxGroundedMatches+1)
 		if len(locs) > maxGroundedMatches {
 			return outcome{explanation: fmt.Sprintf("%s has more than %d matches of '%s': too many to ground; narrow the pattern.",

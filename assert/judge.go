@@ -113,7 +113,7 @@ func (c *judgeCheck) eval(ctx context.Context, in *input) (outcome, error) {
 	if len(ms) == 0 {
 		return outcome{explanation: c.tgt.notFound()}, nil
 	}
-	user := c.message(in, matchText(ms))
+	user := c.message(in, matchText(in, ms))
 	key := provider.CacheKey("judge", c.client.Kind(), c.client.Base(), c.model, judgeSystem, user)
 	var v verdict
 	cost := 0.0

@@ -60,12 +60,19 @@ func parseTarget(s spec, name string) (target, error) {
 func (t target) resolve(in *input) []jsonpath.ValueMatch { return t.path.SelectValue(in.root) }
 
 // text is the text of a match as checks and explanations read it
-// (jsonText): a string as is, any other value as JSON.
-func text(m jsonpath.ValueMatch) string {
-	if m.Value.Kind() == tape.String {
-		return m.Value.Str()
+// (jsonText): a string as is, any other value as JSON. The last string made
+// is remembered: several checks of a batch often read the same one
+// (content checks on output.message).
+func (in *input) text(m jsonpath.ValueMatch) string {
+	if m.Value.Kind() != tape.String {
+		return jsonText(m.Any())
 	}
-	return jsonText(m.Any())
+	in.textMu.Lock()
+	defer in.textMu.Unlock()
+	if m.Value != in.textOf || !in.textOf.Exists() {
+		in.textOf, in.textStr = m.Value, m.Value.Str()
+	}
+	return in.textStr
 }
 
 // isNull reports whether a match is JSON null.
