@@ -100,7 +100,12 @@ func appendStrings(b []byte, list []string) []byte {
 // appendFloat writes a float the way the spec's examples do: always with a
 // decimal point or exponent (1.0, 0.0067), so typed SDKs read a float.
 func appendFloat(b []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return append(b, "0.0"...)
+	case f == 1: // a score
+		return append(b, "1.0"...)
+	case f == 0 && !math.Signbit(f): // a cost or score
 		return append(b, "0.0"...)
 	}
 	start := len(b)
