@@ -337,8 +337,9 @@ func (s *Server) run(c *call) {
 		<-s.sem
 		s.inflight.Done()
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), s.evalTimeout)
-	defer cancel()
+	dl := newDeadline(s.evalTimeout)
+	defer dl.stop()
+	var ctx context.Context = dl
 	var (
 		line []byte
 		err  error

@@ -1,0 +1,62 @@
+// deadline.go: a request's time limit as a context that starts no timer unless something waits on it.
+
+package rpc
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// deadline is a context that ends at a time. Most requests (layers 1–4)
+// only ask Err between steps, which reads the clock; a timer, with the
+// real context it closes, is made on the first call to Done, which only
+// waits on provider calls (layers 5–6) and contexts derived from this one
+// make. A context.WithTimeout per request cost ~0.7 µs and 4 allocations
+// on every batch, a tenth of a fresh SDK batch's whole cost.
+type deadline struct {
+	at     time.Time
+	mu     sync.Mutex
+	timer  context.Context // made by the first Done; nil before
+	cancel context.CancelFunc
+}
+
+func newDeadline(d time.Duration) *deadline { return &deadline{at: time.Now().Add(d)} }
+
+func (c *deadline) Deadline() (time.Time, bool) { return c.at, true }
+
+func (c *deadline) Value(any) any { return nil }
+
+func (c *deadline) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer == nil {
+		c.timer, c.cancel = context.WithDeadline(context.Background(), c.at)
+	}
+	return c.timer.Done()
+}
+
+// Err is DeadlineExceeded once the time has come. Once Done was asked
+// for, it is the timer's own answer, so that Err is set when Done is
+// closed and not before (the context.Context contract).
+func (c *deadline) Err() error {
+	c.mu.Lock()
+	timer := c.timer
+	c.mu.Unlock()
+	if timer != nil {
+		return timer.Err()
+	}
+	if time.Now().Before(c.at) {
+		return nil
+	}
+	return context.DeadlineExceeded
+}
+
+// stop releases the timer, if one was made.
+func (c *deadline) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancel != nil {
+		c.cancel()
+	}
+}

@@ -1,0 +1,49 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestDeadline: the timerless deadline answers as context.WithTimeout does:
+// no error before its time, DeadlineExceeded after, a Done that closes at
+// its time, and a context derived from it that ends with it.
+func TestDeadline(t *testing.T) {
+	d := newDeadline(50 * time.Millisecond)
+	defer d.stop()
+	if err := d.Err(); err != nil {
+		t.Fatalf("Err before the deadline: %v", err)
+	}
+	if at, ok := d.Deadline(); !ok || time.Until(at) <= 0 {
+		t.Fatalf("Deadline() = %v, %v", at, ok)
+	}
+	child, cancel := context.WithCancel(d) // asks for Done
+	defer cancel()
+	select {
+	case <-child.Done():
+		t.Fatal("derived context done before the deadline")
+	case <-time.After(10 * time.Millisecond):
+	}
+	select {
+	case <-d.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done not closed after the deadline")
+	}
+	if !errors.Is(d.Err(), context.DeadlineExceeded) || !errors.Is(child.Err(), context.DeadlineExceeded) {
+		t.Fatalf("after the deadline: Err %v, derived %v; want DeadlineExceeded", d.Err(), child.Err())
+	}
+
+	// Never asked for Done: the clock alone decides, and no timer is made.
+	past := newDeadline(-time.Second)
+	if !errors.Is(past.Err(), context.DeadlineExceeded) || past.timer != nil {
+		t.Fatalf("a past deadline: Err %v, timer %v", past.Err(), past.timer)
+	}
+	select {
+	case <-past.Done(): // made now, already closed
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done of a past deadline not closed")
+	}
+	past.stop()
+}
