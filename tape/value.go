@@ -49,8 +49,12 @@ func (v Value) Text() []byte {
 	return v.d.src[n.start:n.end]
 }
 
-// Offset is the byte offset of v's text in the document.
+// Offset is the byte offset of v's text in the document (a string's
+// opening quote); -1 for Missing, which has no text.
 func (v Value) Offset() int {
+	if v.d == nil {
+		return -1
+	}
 	if v.Kind() == String {
 		return int(v.d.nodes[v.i].start) - 1
 	}
@@ -60,19 +64,26 @@ func (v Value) Offset() int {
 // next is the Value after v's subtree: its next sibling when it has one.
 func (v Value) next() Value { return Value{v.d, v.d.nodes[v.i].next} }
 
-// Get is the member of object v named name, or Missing.
+// Get is the member of object v named name, or Missing. When the object
+// names it more than once (Parse reported a *DuplicateKeyError), Get is the
+// last such member, the one Any keeps, as in encoding/json: every reader of
+// a Doc sees the same value.
 func (v Value) Get(name string) Value {
 	if v.Kind() != Object {
 		return Value{}
 	}
+	var found Value
 	k := Value{v.d, v.i + 1}
 	for range v.d.nodes[v.i].n {
 		if k.Is(name) {
-			return Value{v.d, k.i + 1}
+			found = Value{v.d, k.i + 1}
+			if v.d.dup == nil { // no object of the Doc repeats a name
+				return found
+			}
 		}
 		k = Value{v.d, k.i + 1}.next()
 	}
-	return Value{}
+	return found
 }
 
 // Members yields the name (a String Value) and value of each member of
@@ -141,7 +152,12 @@ func (v Value) Is(s string) bool {
 	if n.n == 0 {
 		return string(v.d.src[n.start:n.end]) == s
 	}
-	return string(unescape(nil, v.d.src[n.start:n.end])) == s
+	text := v.d.src[n.start:n.end]
+	if len(s) > len(text) { // an escape is never shorter than what it stands for
+		return false
+	}
+	var buf [128]byte // escaped names are short: decode them on the stack
+	return string(unescape(buf[:0], text)) == s
 }
 
 // Bytes is the decoded content of string v: a slice of the document when
