@@ -106,6 +106,12 @@ func Parse(src []byte) (*Doc, error) {
 	d := docs.Get().(*Doc)
 	d.src, d.pos, d.depth, d.dup = src, 0, 0, nil
 	d.nodes, d.keys = d.nodes[:0], d.keys[:0]
+	// Grow the tape once for most texts: traces run at about one node per
+	// ten bytes, so an eighth of the length is rarely exceeded, and growing
+	// a tape of a million nodes by append copies it again and again.
+	if want := len(src)/8 + 16; cap(d.nodes) < want {
+		d.nodes = make([]node, 0, want)
+	}
 	d.skipSpace()
 	err := d.value()
 	if err == nil {
@@ -150,16 +156,18 @@ func (d *Doc) errorf(format string, args ...any) error {
 	return &SyntaxError{Offset: d.pos, Msg: fmt.Sprintf(format, args...)}
 }
 
+// skipSpace moves d.pos past white space. Its loop works on locals: the
+// compiler does not keep a field of *d in a register across a loop.
 func (d *Doc) skipSpace() {
-	for d.pos < len(d.src) {
-		switch d.src[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
-		}
+	src, p := d.src, d.pos
+	for p < len(src) && isSpace[src[p]] {
+		p++
 	}
+	d.pos = p
 }
+
+// isSpace marks the four white space bytes of RFC 8259 §2.
+var isSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 // push appends a node for a token that starts at start.
 func (d *Doc) push(k Kind, start int) uint32 {
@@ -319,10 +327,12 @@ func (d *Doc) noteDuplicate(keys []uint32) {
 	}
 	if len(keys) <= 16 && !escaped {
 		for j := 1; j < len(keys); j++ {
-			kj := d.nodes[keys[j]]
+			kj := &d.nodes[keys[j]]
+			name := d.src[kj.start:kj.end]
 			for _, i := range keys[:j] {
-				ki := d.nodes[i]
-				if string(d.src[ki.start:ki.end]) == string(d.src[kj.start:kj.end]) {
+				// Lengths first: most names differ in length, and the
+				// check costs no slicing.
+				if ki := &d.nodes[i]; ki.end-ki.start == uint32(len(name)) && string(d.src[ki.start:ki.end]) == string(name) {
 					at(j)
 					return
 				}
@@ -384,21 +394,25 @@ func (d *Doc) array() error {
 // its content between the quotes, marked when it has escapes.
 func (d *Doc) str() error {
 	d.pos++ // opening quote
-	i := d.push(String, d.pos)
+	start, escaped := uint32(d.pos), uint32(0)
 	for d.pos < len(d.src) {
-		c := d.src[d.pos]
-		if !strSpecial[c] {
-			d.pos++
-			continue
+		// The hot loop: the bytes taken as they are, on locals (see skipSpace).
+		src, p := d.src, d.pos
+		for p < len(src) && !strSpecial[src[p]] {
+			p++
 		}
-		switch {
+		if d.pos = p; p == len(src) {
+			break
+		}
+		switch c := src[p]; {
 		case c == '"':
-			d.nodes[i].end = uint32(d.pos)
-			d.nodes[i].next = i + 1
+			// The node is written whole, once, at the end.
+			i := uint32(len(d.nodes))
+			d.nodes = append(d.nodes, node{start: start, end: uint32(d.pos), next: i + 1, n: escaped, kind: String})
 			d.pos++
 			return nil
 		case c == '\\':
-			d.nodes[i].n = 1
+			escaped = 1
 			if err := d.escape(); err != nil {
 				return err
 			}
