@@ -37,8 +37,9 @@ func bigTrace(size int) []byte {
 // BenchmarkParse: Parse alone (what checking a line costs), Parse then Any
 // of the root (what building the old value model on top costs), and for
 // comparison encoding/json's Valid and Unmarshal into any, and trace.Decode
-// (the decoder Parse replaces), on the spec's refund batch line (the second
-// line of testdata/session.jsonl) and a generated 10 MB trace.
+// (the engine's value-model decoder: its own one-pass decoder before tape,
+// Parse + Any since), on the spec's refund batch line (the second line of
+// testdata/session.jsonl) and a generated 10 MB trace.
 func BenchmarkParse(b *testing.B) {
 	session, err := os.ReadFile("../testdata/session.jsonl")
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 // HasDuplicate reports whether v's document names a member of some object
 // twice (Parse returned a *DuplicateKeyError with it). In such a document
-// Get finds the earlier member and Any keeps the later one.
+// Get, like Any, takes the later member.
 func (v Value) HasDuplicate() bool { return v.d != nil && v.d.dup != nil }
 
 // Raw is the text of string v between its quotes, escapes not decoded, as

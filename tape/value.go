@@ -67,21 +67,30 @@ func (v Value) next() Value { return Value{v.d, v.d.nodes[v.i].next} }
 // Get is the member of object v named name, or Missing. When the object
 // names it more than once (Parse reported a *DuplicateKeyError), Get is the
 // last such member, the one Any keeps, as in encoding/json: every reader of
-// a Doc sees the same value.
+// a Doc sees the same value. A name without escapes is compared in place,
+// with no call per member.
 func (v Value) Get(name string) Value {
 	if v.Kind() != Object {
 		return Value{}
 	}
 	var found Value
-	k := Value{v.d, v.i + 1}
-	for range v.d.nodes[v.i].n {
-		if k.Is(name) {
-			found = Value{v.d, k.i + 1}
+	nodes := v.d.nodes
+	k := v.i + 1 // the first member's name
+	for range nodes[v.i].n {
+		kn := &nodes[k]
+		match := false
+		if kn.n == 0 {
+			match = int(kn.end-kn.start) == len(name) && string(v.d.src[kn.start:kn.end]) == name
+		} else {
+			match = Value{v.d, k}.Is(name)
+		}
+		if match {
+			found = Value{v.d, k + 1}
 			if v.d.dup == nil { // no object of the Doc repeats a name
 				return found
 			}
 		}
-		k = Value{v.d, k.i + 1}.next()
+		k = nodes[k+1].next
 	}
 	return found
 }
