@@ -326,17 +326,23 @@ func (d *Doc) noteDuplicate(keys []uint32) {
 		escaped = escaped || d.nodes[k].n != 0
 	}
 	if len(keys) <= 16 && !escaped {
-		for j := 1; j < len(keys); j++ {
-			kj := &d.nodes[keys[j]]
+		// seen has the bit (nameBit) of each name so far: a name whose bit
+		// is not set is new, and only the others are compared with the
+		// names before them.
+		var seen uint64
+		for j, k := range keys {
+			kj := &d.nodes[k]
 			name := d.src[kj.start:kj.end]
-			for _, i := range keys[:j] {
-				// Lengths first: most names differ in length, and the
-				// check costs no slicing.
-				if ki := &d.nodes[i]; ki.end-ki.start == uint32(len(name)) && string(d.src[ki.start:ki.end]) == string(name) {
-					at(j)
-					return
+			bit := nameBit(name)
+			if seen&bit != 0 {
+				for _, i := range keys[:j] {
+					if ki := &d.nodes[i]; string(d.src[ki.start:ki.end]) == string(name) {
+						at(j)
+						return
+					}
 				}
 			}
+			seen |= bit
 		}
 		return
 	}
@@ -349,6 +355,16 @@ func (d *Doc) noteDuplicate(keys []uint32) {
 		}
 		seen[name] = true
 	}
+}
+
+// nameBit is one of 64 bits, chosen by a name's length and its first and
+// last bytes: equal names have the same bit.
+func nameBit(name []byte) uint64 {
+	h := uint(len(name))
+	if len(name) > 0 {
+		h = h*31 + uint(name[0])*7 + uint(name[len(name)-1])
+	}
+	return 1 << (h & 63)
 }
 
 func (d *Doc) array() error {

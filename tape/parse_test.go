@@ -248,6 +248,7 @@ func TestDuplicate(t *testing.T) {
 		{"three times: the second", `{"a":1,"a":2,"a":3}`, "a", 7},
 		{"earliest repeat, not earliest name", `{"a":1,"b":2,"b":3,"a":4}`, "b", 13},
 		{"empty name", `{"":1,"":2}`, "", 6},
+		{"names alike in length and first and last bytes", `{"axb":1,"ayb":2,"axb":3}`, "axb", 17},
 		{"in a nested object", `[1,{"x":{"a":1,"a":2}}]`, "a", 15},
 		{"inner closes first but the outer repeat is earlier", `{"x":1,"x":{"a":1,"a":2}}`, "x", 7},
 		{"inner repeat earlier than the outer one", `{"x":{"a":1,"a":2},"x":3}`, "a", 12},
@@ -301,7 +302,7 @@ func TestDuplicate(t *testing.T) {
 		d.Release()
 	}
 	// No duplicates: no error, whatever the size.
-	for _, in := range []string{manyMembers(16, `"z":0`), manyMembers(40, `"z":0`), `{"a":{"a":{"a":1}}}`, `[{"a":1},{"a":2}]`, `{"a":1,"A":2,"a ":3}`} {
+	for _, in := range []string{manyMembers(16, `"z":0`), manyMembers(40, `"z":0`), `{"a":{"a":{"a":1}}}`, `[{"a":1},{"a":2}]`, `{"a":1,"A":2,"a ":3}`, `{"axb":1,"ayb":2,"azb":3}`} {
 		d, err := Parse([]byte(in))
 		if err != nil {
 			t.Errorf("Parse(%s): %v", in, err)
