@@ -208,6 +208,9 @@ func (e *Engine) EvaluateValue(ctx context.Context, tr tape.Value, as []Assertio
 	slices.SortStableFunc(pending, func(a, b prepared) int { return a.layer - b.layer })
 	var costly []prepared
 	hardFailed := ""
+	// One clock reading between two cheap assertions ends the one and
+	// starts the next: they run back to back.
+	start := time.Now()
 	for _, p := range pending {
 		if p.layer >= costlyLayer {
 			costly = append(costly, p)
@@ -216,10 +219,11 @@ func (e *Engine) EvaluateValue(ctx context.Context, tr tape.Value, as []Assertio
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r, err := e.run(ctx, in, p)
+		r, end, err := e.runFrom(ctx, in, p, start)
 		if err != nil {
 			return nil, err
 		}
+		start = end
 		if r.Status == HardFail && hardFailed == "" {
 			hardFailed = p.a.ID
 		}
@@ -271,7 +275,7 @@ func (e *Engine) runCostly(ctx context.Context, in *input, costly []prepared, ha
 		wg.Add(1)
 		go func(p prepared) {
 			defer func() { <-sem; wg.Done() }()
-			r, err := e.run(cctx, in, p)
+			r, _, err := e.runFrom(cctx, in, p, time.Now())
 			if err != nil {
 				once.Do(func() { firstErr = err; cancel() })
 				return
@@ -286,35 +290,36 @@ func (e *Engine) runCostly(ctx context.Context, in *input, costly []prepared, ha
 	return cctx.Err()
 }
 
-// run evaluates one assertion and times it.
-func (e *Engine) run(ctx context.Context, in *input, p prepared) (Result, error) {
-	start := time.Now()
+// runFrom evaluates one assertion, started at start, and returns its
+// result and when it ended.
+func (e *Engine) runFrom(ctx context.Context, in *input, p prepared, start time.Time) (Result, time.Time, error) {
 	if p.a.AgentID != "" { // agent scoping (scope.go)
 		scoped, failed := scope(in, p.a.AgentID)
 		if scoped == nil {
-			return scopedFailure(p, failed), nil
+			return scopedFailure(p, failed), time.Now(), nil
 		}
 		in = scoped
 	}
 	chk, learned, err := e.learn(p)
 	if err != nil {
-		return Result{}, err
+		return Result{}, start, err
 	}
 	o, err := chk.eval(ctx, in)
 	if err != nil {
 		var se *specError
 		if errors.As(err, &se) {
-			return Result{}, &Error{AssertionID: p.a.ID, Message: se.msg, Detail: se.detail}
+			return Result{}, start, &Error{AssertionID: p.a.ID, Message: se.msg, Detail: se.detail}
 		}
-		return Result{}, err
+		return Result{}, start, err
 	}
+	end := time.Now()
 	r := Result{
 		AssertionID: p.a.ID,
 		Status:      Pass,
 		Score:       o.score,
 		Explanation: o.explanation,
 		Cost:        o.cost,
-		DurationMS:  time.Since(start).Milliseconds(),
+		DurationMS:  end.Sub(start).Milliseconds(),
 		RequestID:   p.a.RequestID,
 	}
 	if learned != "" { // "… is below threshold 0.66 (dynamic threshold 0.66 = …)."
@@ -326,7 +331,7 @@ func (e *Engine) run(ctx context.Context, in *input, p prepared) (Result, error)
 			r.Status = SoftFail
 		}
 	}
-	return r, nil
+	return r, end, nil
 }
 
 // checkBatch refuses a batch whose assertion ids repeat or whose types are

@@ -5,6 +5,7 @@ package rpc
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,9 +16,13 @@ import (
 // make. A context.WithTimeout per request cost ~0.7 µs and 4 allocations
 // on every batch, a tenth of a fresh SDK batch's whole cost.
 type deadline struct {
-	at     time.Time
-	mu     sync.Mutex
-	timer  context.Context // made by the first Done; nil before
+	at    time.Time
+	mu    sync.Mutex               // serializes making the timer
+	timer atomic.Pointer[timerCtx] // made by the first Done; nil before
+}
+
+type timerCtx struct {
+	ctx    context.Context
 	cancel context.CancelFunc
 }
 
@@ -28,23 +33,26 @@ func (c *deadline) Deadline() (time.Time, bool) { return c.at, true }
 func (c *deadline) Value(any) any { return nil }
 
 func (c *deadline) Done() <-chan struct{} {
+	if t := c.timer.Load(); t != nil {
+		return t.ctx.Done()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.timer == nil {
-		c.timer, c.cancel = context.WithDeadline(context.Background(), c.at)
+	t := c.timer.Load()
+	if t == nil {
+		ctx, cancel := context.WithDeadline(context.Background(), c.at)
+		t = &timerCtx{ctx, cancel}
+		c.timer.Store(t)
 	}
-	return c.timer.Done()
+	return t.ctx.Done()
 }
 
 // Err is DeadlineExceeded once the time has come. Once Done was asked
 // for, it is the timer's own answer, so that Err is set when Done is
 // closed and not before (the context.Context contract).
 func (c *deadline) Err() error {
-	c.mu.Lock()
-	timer := c.timer
-	c.mu.Unlock()
-	if timer != nil {
-		return timer.Err()
+	if t := c.timer.Load(); t != nil {
+		return t.ctx.Err()
 	}
 	if time.Now().Before(c.at) {
 		return nil
@@ -56,7 +64,7 @@ func (c *deadline) Err() error {
 func (c *deadline) stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cancel != nil {
-		c.cancel()
+	if t := c.timer.Load(); t != nil {
+		t.cancel()
 	}
 }
