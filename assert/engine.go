@@ -255,6 +255,8 @@ func (e *Engine) runCostly(ctx context.Context, in *input, costly []prepared, ha
 		}
 		return nil
 	}
+	// The checks below read the trace's tape from several goroutines.
+	in.root.Share()
 	// A context of its own name: were the parameter reassigned, the
 	// goroutines' capture would move it to the heap on every batch, costly
 	// assertions or not.

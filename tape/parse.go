@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -84,7 +85,8 @@ type Doc struct {
 	dup   *DuplicateKeyError
 	buf   []byte // Any's scratch for strings with escapes
 
-	mu     sync.Mutex // Values may be read concurrently: guards intern and buf
+	shared atomic.Bool // Share was called: mu guards intern and buf
+	mu     sync.Mutex
 	intern interner
 }
 
@@ -134,6 +136,7 @@ func Parse(src []byte) (*Doc, error) {
 // its Values may be used after.
 func (d *Doc) Release() {
 	d.src, d.dup = nil, nil
+	d.shared.Store(false)
 	if cap(d.nodes) > maxKeptNodes {
 		d.nodes = nil
 	}

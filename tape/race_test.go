@@ -30,6 +30,7 @@ func TestConcurrentReads(t *testing.T) {
 	defer d.Release()
 	want := parseStd(t, src)
 	steps := d.Root().Get("steps")
+	d.Root().Share()
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)

@@ -193,9 +193,22 @@ func (v Value) Str() string {
 	if n.n != 0 {
 		return string(unescape(nil, d.src[n.start:n.end]))
 	}
+	if !d.shared.Load() {
+		return d.intern.key(d.src[n.start:n.end])
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.intern.key(d.src[n.start:n.end])
+}
+
+// Share declares that v's document is read by several goroutines from now
+// on: its Values then take a lock for what they keep (Str's interner, Any's
+// scratch). Call it before handing Values to another goroutine that reads
+// alongside; a Doc read by one goroutine at a time takes no lock.
+func (v Value) Share() {
+	if v.d != nil {
+		v.d.shared.Store(true)
+	}
 }
 
 // Any is v in the engine's value model: nil, bool, string, json.Number,
@@ -205,14 +218,16 @@ func (v Value) Any() any {
 	if v.d == nil {
 		return nil
 	}
-	v.d.mu.Lock()
-	defer v.d.mu.Unlock()
+	if v.d.shared.Load() {
+		v.d.mu.Lock()
+		defer v.d.mu.Unlock()
+	}
 	val, _ := v.d.build(v.i)
 	return val
 }
 
-// build makes node i's value (d.mu held: the interner is not safe for
-// concurrent use) and returns it with the index past its subtree.
+// build makes node i's value (d.mu held when the Doc is shared: the
+// interner is not safe for concurrent use) and returns it with the index past its subtree.
 func (d *Doc) build(i uint32) (any, uint32) {
 	n := d.nodes[i]
 	switch n.kind {
