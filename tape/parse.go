@@ -108,10 +108,16 @@ func Parse(src []byte) (*Doc, error) {
 	d := docs.Get().(*Doc)
 	d.src, d.pos, d.depth, d.dup = src, 0, 0, nil
 	d.nodes, d.keys = d.nodes[:0], d.keys[:0]
-	// Grow the tape once for most texts: traces run at about one node per
-	// ten bytes, so an eighth of the length is rarely exceeded, and growing
-	// a tape of a million nodes by append copies it again and again.
-	if want := len(src)/8 + 16; cap(d.nodes) < want {
+	// Room for the tape up front: a request line (traces run at about one
+	// node per ten bytes) gets an eighth of its length, so that it rarely
+	// grows. A large text gets a thirty-second and grows by append when it
+	// needs more: a large trace is mostly long strings (~50 bytes a node),
+	// and an eighth of 10 MB reserved 25 MB for the 4 MB it used.
+	want := len(src)/8 + 16
+	if len(src) > 1<<20 {
+		want = len(src) / 32
+	}
+	if cap(d.nodes) < want {
 		d.nodes = make([]node, 0, want)
 	}
 	d.skipSpace()
