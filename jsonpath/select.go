@@ -47,6 +47,12 @@ func selectIn[N node[N, M], M any](p *Path, root N, locate bool) []M {
 		}
 		return []M{v.match(root, hit{path: p, step: p.step, loc: p.text})}
 	}
+	return walkAll[N, M](p, root, locate)
+}
+
+// walkAll is selectIn for a path with wildcards, filters or lengths. (Apart,
+// so that a path of names does not pay for zeroing the trail.)
+func walkAll[N node[N, M], M any](p *Path, root N, locate bool) []M {
 	// The walk pushes at most one crumb per segment: the trail never
 	// grows. That of a short path is on the stack, as is the walker. (The
 	// trail is passed apart: the walker's fields reach the node methods,
