@@ -39,10 +39,11 @@ type ValueMatch struct {
 
 // SelectValue returns every match of p in root, in document order, read in
 // place: the same matches as p.Select(root.Any()), in the same order, with
-// the same locations (members of an object in sorted order of names). The
-// document must have no member name twice in an object (tape.Parse reports
-// such a document with a *tape.DuplicateKeyError): in one that has, the
-// first member of a name is read, where Any keeps the last.
+// the same locations (members of an object in sorted order of names), for
+// a document that names no member twice in an object. (tape.Parse reports
+// one that does with a *tape.DuplicateKeyError, and the engine refuses it.
+// In such a document a name selects the member Any keeps, the last, but a
+// wildcard or a filter on the object visits every member of the name.)
 //
 // SelectValue never fails: a path that finds nothing returns no matches.
 // It allocates only its result for a path of names and indexes, and for
