@@ -47,6 +47,12 @@ func selectIn[N node[N, M], M any](p *Path, root N, locate bool) []M {
 		}
 		return []M{v.match(root, hit{path: p, step: p.step, loc: p.text})}
 	}
+	return walkAll[N, M](p, root, locate)
+}
+
+// walkAll is selectIn for a path with wildcards, filters or lengths. (Apart,
+// so that a path of names does not pay for zeroing the trail.)
+func walkAll[N node[N, M], M any](p *Path, root N, locate bool) []M {
 	// The walk pushes at most one crumb per segment: the trail never
 	// grows. That of a short path is on the stack, as is the walker. (The
 	// trail is passed apart: the walker's fields reach the node methods,
@@ -229,27 +235,31 @@ func appendCrumb(b []byte, c *crumb, first bool) []byte {
 }
 
 // child applies a name or index segment to v; for an index it also returns
-// the position counted from the start.
+// the position counted from the start. (Small enough to inline: a member
+// is the common case.)
 func child[N node[N, M], M any](seg *segment, v N) (N, int, bool) {
-	var none N
-	switch seg.kind {
-	case segName:
+	if seg.kind == segName {
 		c, ok := v.member(seg.name)
 		return c, 0, ok
-	case segIndex:
-		if v.kind() != tape.Array {
-			return none, 0, false
-		}
-		n, i := v.size(), seg.index
-		if i < 0 {
-			i += n
-		}
-		if i < 0 || i >= n {
-			return none, 0, false
-		}
-		return v.index(i), i, true
 	}
-	return none, 0, false
+	return element[N, M](seg.index, v)
+}
+
+// element is element i of v, counting from the end when i is negative,
+// and its position counted from the start.
+func element[N node[N, M], M any](i int, v N) (N, int, bool) {
+	var none N
+	if v.kind() != tape.Array {
+		return none, 0, false
+	}
+	n := v.size()
+	if i < 0 {
+		i += n
+	}
+	if i < 0 || i >= n {
+		return none, 0, false
+	}
+	return v.index(i), i, true
 }
 
 func lengthNumber(n int) json.Number { return json.Number(strconv.Itoa(n)) }

@@ -147,6 +147,25 @@ func TestSelectValueMissingRoot(t *testing.T) {
 	}
 }
 
+// TestSelectValueDuplicateNames pins what SelectValue's comment says of a
+// document outside its contract.
+func TestSelectValueDuplicateNames(t *testing.T) {
+	d, err := tape.Parse([]byte(`{"a":1,"a":2}`))
+	if d == nil {
+		t.Fatal(err)
+	}
+	defer d.Release()
+	var got []string
+	for _, expr := range []string{"a", "*"} {
+		for _, m := range MustParse(expr).SelectValue(d.Root()) {
+			got = append(got, expr+"="+string(m.Value.Text()))
+		}
+	}
+	if diff := cmp.Diff([]string{"a=2", "*=1", "*=2"}, got); diff != "" {
+		t.Errorf("matches (-want +got):\n%s", diff)
+	}
+}
+
 // TestSelectValueGolden: the golden cases through SelectValue, each
 // location selecting its match again.
 func TestSelectValueGolden(t *testing.T) {
