@@ -79,7 +79,8 @@ func specNumber(s spec, name, detail string) (any, string, error) {
 }
 
 func (c *constraintCheck) eval(_ context.Context, in *input) (outcome, error) {
-	ms := c.field.resolve(in)
+	var room matchRoom
+	ms := c.field.resolve(in, room[:])
 	if len(ms) == 0 && !in.steps.Exists() && c.countsSteps() {
 		// Spec §3.2: steps may be absent; a trace without steps has none.
 		ms = c.field.path.SelectValue(noSteps.Root())

@@ -165,7 +165,8 @@ func compileContent(_ *Engine, s spec) (check, error) {
 func (c *contentCheck) eval(_ context.Context, in *input) (outcome, error) {
 	// Spec: forbidden is "hard fail on any match", whatever soft says.
 	hard := c.check == "forbidden"
-	ms := c.target.resolve(in)
+	var room matchRoom
+	ms := c.target.resolve(in, room[:])
 	if len(ms) == 0 {
 		return outcome{hard: hard, explanation: c.target.notFound()}, nil
 	}

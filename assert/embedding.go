@@ -97,7 +97,7 @@ func readThreshold(s spec, def float64) (float64, error) {
 }
 
 func (c *embeddingCheck) eval(ctx context.Context, in *input) (outcome, error) {
-	ms := c.tgt.resolve(in)
+	ms := c.tgt.resolve(in, nil)
 	if len(ms) == 0 {
 		return outcome{explanation: c.tgt.notFound()}, nil
 	}

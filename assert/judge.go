@@ -109,7 +109,7 @@ type verdict struct {
 }
 
 func (c *judgeCheck) eval(ctx context.Context, in *input) (outcome, error) {
-	ms := c.tgt.resolve(in)
+	ms := c.tgt.resolve(in, nil)
 	if len(ms) == 0 {
 		return outcome{explanation: c.tgt.notFound()}, nil
 	}

@@ -49,7 +49,8 @@ func compileSchema(e *Engine, s spec) (check, error) {
 }
 
 func (c *schemaCheck) eval(_ context.Context, in *input) (outcome, error) {
-	ms := c.target.resolve(in)
+	var room matchRoom
+	ms := c.target.resolve(in, room[:])
 	if len(ms) == 0 {
 		return outcome{explanation: c.target.notFound()}, nil
 	}

@@ -56,8 +56,14 @@ func parseTarget(s spec, name string) (target, error) {
 }
 
 // resolve returns every match of t in the trace, in document order, read
-// in place: a check decodes only what it selects.
-func (t target) resolve(in *input) []jsonpath.ValueMatch { return t.path.SelectValue(in.root) }
+// in place: a check decodes only what it selects. The matches go to buf
+// when it has room (a caller's array, on its stack).
+func (t target) resolve(in *input, buf []jsonpath.ValueMatch) []jsonpath.ValueMatch {
+	return t.path.AppendValue(buf[:0], in.root)
+}
+
+// matchRoom is how many matches a check keeps on its stack.
+type matchRoom [4]jsonpath.ValueMatch
 
 // text is the text of a match as checks and explanations read it
 // (jsonText): a string as is, any other value as JSON. The last string made

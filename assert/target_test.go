@@ -40,7 +40,7 @@ func TestParseTarget(t *testing.T) {
 			continue
 		}
 		var locs []string
-		for _, m := range tg.resolve(in) {
+		for _, m := range tg.resolve(in, nil) {
 			locs = append(locs, m.Location())
 		}
 		if diff := cmp.Diff(tc.wantLocs, locs); diff != "" {
@@ -63,7 +63,7 @@ func benchResolve(b *testing.B, tr map[string]any, expr string) {
 	in := testInput(tr)
 	b.ReportAllocs()
 	for b.Loop() {
-		if len(tg.resolve(in)) == 0 {
+		if len(tg.resolve(in, nil)) == 0 {
 			b.Fatal("no match")
 		}
 	}

@@ -50,8 +50,26 @@ type ValueMatch struct {
 // one of up to 8 segments whose filters on arrays compare with literals,
 // such as steps[?name=='lookup_order'].result; wildcards and filters on
 // objects allocate a list of members.
-func (p *Path) SelectValue(root tape.Value) []ValueMatch {
-	return selectIn[tapeNode, ValueMatch](p, tapeNode{root}, false)
+func (p *Path) SelectValue(root tape.Value) []ValueMatch { return p.AppendValue(nil, root) }
+
+// AppendValue is SelectValue appending the matches to dst: a caller with
+// room on its stack for a few matches allocates nothing for a path of
+// names and indexes.
+func (p *Path) AppendValue(dst []ValueMatch, root tape.Value) []ValueMatch {
+	// dst is only appended to, never handed to the walk (whose state
+	// escapes through the node methods): so it may stay on the caller's
+	// stack.
+	if p.static {
+		if m, ok := static[tapeNode, ValueMatch](p, tapeNode{root}); ok {
+			return append(dst, m)
+		}
+		return dst
+	}
+	ms := walkAll[tapeNode, ValueMatch](nil, p, tapeNode{root}, false)
+	if cap(dst) == 0 {
+		return ms
+	}
+	return append(dst, ms...)
 }
 
 // Location is where the match is, in the short form, exactly as
