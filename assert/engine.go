@@ -209,15 +209,21 @@ func (e *Engine) EvaluateValue(ctx context.Context, tr tape.Value, as []Assertio
 	var costly []prepared
 	hardFailed := ""
 	// One clock reading between two cheap assertions ends the one and
-	// starts the next: they run back to back.
+	// starts the next: they run back to back. The same reading tells
+	// whether the deadline has passed (ctx.Err, which Run asks again at the
+	// end, would read the clock once more per assertion).
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	deadline, hasDeadline := ctx.Deadline()
 	start := time.Now()
 	for _, p := range pending {
 		if p.layer >= costlyLayer {
 			costly = append(costly, p)
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if hasDeadline && !start.Before(deadline) {
+			return nil, context.DeadlineExceeded
 		}
 		r, end, err := e.runFrom(ctx, in, p, start)
 		if err != nil {
