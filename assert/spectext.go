@@ -13,7 +13,7 @@ import (
 // assertion_id (../shared/sdk-compat.md): the ids change, the spec objects
 // do not, byte for byte. The engine keeps the specs of recent requests by
 // their exact text. A spec whose text is known is taken as the very value
-// decoded from it before (the decoder's trace.Watch Lookup, KnownSpec), and
+// decoded from it before (KnownSpec, as rpc reads a request's tape), and
 // that value finds its compiled checks by identity, without walking it
 // (prepare). A spec is found only by its whole exact text: other white space
 // or member order is decoded, hashed and compared as before.
@@ -54,30 +54,27 @@ func (st *specTexts) init() {
 
 func identity(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
 
-// KnownSpec is a trace.Watch Lookup for the "spec" members of a request's
-// assertions (depth 4 of an evaluate_batch line): when rest starts with the
-// exact text of a spec that RememberSpec was given, it returns the length of
-// that text and the value decoded from it. The value is shared: no one may
-// modify it.
-func (e *Engine) KnownSpec(rest []byte) (int, any, bool) {
-	n := objectEnd(rest)
-	if n == 0 {
-		return 0, nil, false
+// KnownSpec returns the value RememberSpec was given with text, the exact
+// text of one whole spec object (a tape value's Text, as rpc reads
+// params.assertions). The value is shared: no one may modify it.
+func (e *Engine) KnownSpec(text []byte) (map[string]any, bool) {
+	if len(text) > specTextMax {
+		return nil, false
 	}
 	st := &e.specs
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	ent, ok := st.byText[string(rest[:n])]
+	ent, ok := st.byText[string(text)]
 	if !ok {
-		return 0, nil, false
+		return nil, false
 	}
 	st.order.MoveToFront(ent.elem)
-	return n, ent.spec, true
+	return ent.spec, true
 }
 
 // RememberSpec keeps a copy of text, the exact text of an assertion spec
 // object in a request, which decoded (at the depth where KnownSpec is
-// consulted, whole and with no duplicate member names) to v.
+// read, whole and with no duplicate member names) to v.
 func (e *Engine) RememberSpec(text []byte, v map[string]any) {
 	if len(text) > specTextMax || v == nil {
 		return
@@ -132,39 +129,6 @@ func (st *specTexts) addCheck(spec map[string]any, typ string, chk check) {
 		}
 	}
 	ent.checks = append(ent.checks, typedCheck{typ, chk})
-}
-
-// objectEnd returns the length of the object text rest starts with, judged
-// by brackets and string quotes only, or 0 when rest does not start with
-// '{' or the object is longer than specTextMax. The text is not validated:
-// KnownSpec only ever accepts a text that decoded whole before.
-func objectEnd(rest []byte) int {
-	if len(rest) == 0 || rest[0] != '{' {
-		return 0
-	}
-	rest = rest[:min(len(rest), specTextMax)] // a longer object is not kept: a long string in it is not scanned whole
-	depth := 0
-	for i := 0; i < len(rest); i++ {
-		switch rest[i] {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		case '"':
-			// Skip the string: up to the next quote not escaped.
-			for i++; i < len(rest); i++ {
-				if rest[i] == '\\' {
-					i++
-				} else if rest[i] == '"' {
-					break
-				}
-			}
-		}
-	}
-	return 0
 }
 
 // KnownSpecs is the number of specs kept by their text (for tests).

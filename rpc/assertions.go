@@ -107,7 +107,7 @@ const maxFreshSpecs = 16
 func (sp *specs) spec(v tape.Value) map[string]any {
 	text := v.Text()
 	if sp.known != nil {
-		if m, ok := sp.known.KnownSpecText(text); ok {
+		if m, ok := sp.known.KnownSpec(text); ok {
 			return m
 		}
 	}

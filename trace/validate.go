@@ -65,8 +65,8 @@ func (e *Error) Error() string { return e.Message }
 // the rules, and a timestamp longer than 32 bytes).
 func ValidateValue(t tape.Value, opts Options) (warnings []string, err *Error) {
 	if t.HasDuplicate() {
-		// Rare, and refused by the engine's readers: the rules read the first
-		// of two members, Any keeps the last, and sizes count it once.
+		// Rare, and refused by the engine's readers: the sizes of the text
+		// would count both members, where Any (and Get) keep the last.
 		// Re-encoding gives the text of the value Any means.
 		return Validate(t.Any(), opts)
 	}
