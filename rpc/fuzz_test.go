@@ -99,7 +99,7 @@ func FuzzRecoverID(f *testing.F) {
 		// The fast path's sniffed method must be the method a full decode
 		// reads, whenever the line is a well-formed request.
 		if m, ok := sniffMethod(b); ok {
-			if req, perr := parse(b); perr == nil && req.method != m {
+			if req, perr := parse(b); perr == nil && req.method != string(m) {
 				t.Fatalf("sniffed method %q, decoded %q", m, req.method)
 			}
 		}

@@ -57,7 +57,7 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 	// worker, so that decoding runs in parallel with reading. The session
 	// gate is still taken here, in arrival order; the worker answers every
 	// problem it finds in the line exactly as the path below would.
-	if method, ok := sniffMethod(line); ok && method == "evaluate_batch" && s.getState() == stateReady {
+	if method, ok := sniffMethod(line); ok && string(method) == "evaluate_batch" && s.getState() == stateReady {
 		c := &call{line: line, fn: (*Server).evaluate}
 		if s.inline(line) {
 			// Decoded here, then evaluated here unless it holds a layer

@@ -54,13 +54,14 @@ func recoverID(b []byte) (id any, method string, found bool) {
 // sniffMethod reads the top-level "method" of a request line without decoding
 // it, stopping there: SDKs write it before params, so this looks at a few
 // dozen bytes. ok is false unless the method is a plain string literal.
-func sniffMethod(b []byte) (method string, ok bool) {
+// The name is a slice of b.
+func sniffMethod(b []byte) (method []byte, ok bool) {
 	topMembers(b, func(key string, raw []byte) bool {
 		if key != "method" {
 			return true
 		}
 		if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
-			method, ok = string(raw[1:len(raw)-1]), true
+			method, ok = raw[1:len(raw)-1], true
 		}
 		return false
 	})
