@@ -34,6 +34,7 @@ func (e *inputError) Error() string {
 // doc is one JSON document of an input file.
 type doc struct {
 	tv      tape.Value // the document, read in place
+	parsed  *tape.Doc  // tv's Doc: released once the document is evaluated
 	line    int        // the line it starts on, 1-based
 	tooLong bool       // larger than the limit: tv is Missing
 	size    int        // the length of its text
@@ -84,10 +85,10 @@ func (d *docReader) next() (doc, error) {
 		}
 		// The line is the reader's buffer, reused by the next call: the
 		// document keeps a copy.
-		tv, derr := parse(bytes.Clone(line))
+		pd, derr := parse(bytes.Clone(line))
 		if derr == nil {
 			d.mode = modeNDJSON
-			return doc{tv: tv, line: d.line, size: len(line)}, nil
+			return doc{tv: pd.Root(), parsed: pd, line: d.line, size: len(line)}, nil
 		}
 		if d.mode == modeNDJSON {
 			d.mode = modeDone
@@ -123,7 +124,7 @@ func (d *docReader) whole(first []byte, firstErr error) (doc, error) {
 	if buf == nil {
 		return doc{line: start, tooLong: true, size: total}, nil
 	}
-	tv, err := parse(buf)
+	pd, err := parse(buf)
 	if err != nil {
 		at := start
 		var se *trace.SyntaxError
@@ -135,17 +136,20 @@ func (d *docReader) whole(first []byte, firstErr error) (doc, error) {
 		}
 		return doc{}, &inputError{file: d.file, msg: fmt.Sprintf("not JSON: neither one JSON document (line %d: %v) nor NDJSON (line %d: %v)", at, err, start, firstErr)}
 	}
-	return doc{tv: tv, line: start, size: len(buf)}, nil
+	return doc{tv: pd.Root(), parsed: pd, line: start, size: len(buf)}, nil
 }
 
 // parse reads a document's text as a tape; a duplicate member name is an
 // error, as every other problem.
-func parse(text []byte) (tape.Value, error) {
+func parse(text []byte) (*tape.Doc, error) {
 	d, err := tape.Parse(text)
 	if err != nil {
-		return tape.Value{}, err
+		if d != nil {
+			d.Release()
+		}
+		return nil, err
 	}
-	return d.Root(), nil
+	return d, nil
 }
 
 // value is the document decoded.

@@ -128,9 +128,13 @@ func (c *evalCmd) evaluate(j job) *report.Trace {
 			Message: fmt.Sprintf("trace line exceeds max size: %d > %d bytes", j.doc.size, MaxLineBytes),
 			Detail:  trace.SizeDetail}}
 	}
-	return c.ev.Trace(j.index, j.doc.tv, j.doc.size, j.as.list, j.as.err, func(name, w string) {
+	tr := c.ev.Trace(j.index, j.doc.tv, j.doc.size, j.as.list, j.as.err, func(name, w string) {
 		c.con.printf("attest-engine eval: trace %s: warning: %s\n", report.Clean(name), report.Clean(w))
 	})
+	if j.doc.parsed != nil {
+		j.doc.parsed.Release() // evaluated: the report holds nothing of the tape
+	}
+	return tr
 }
 
 // Evaluator evaluates one trace at a time into its part of a report, as

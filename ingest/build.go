@@ -17,9 +17,10 @@ import (
 type Trace struct {
 	ID    string         // the trace id ("" when the input had none)
 	Value map[string]any // the Attest trace (spec §3.1); nil when Err is set
-	// Tape is the Attest trace read in place from its line (Attest input);
-	// Missing for a trace assembled from spans.
-	Tape tape.Value
+	// Doc is the Attest trace's line, parsed (Attest input), for evaluation
+	// to read in place; nil for a trace assembled from spans. Whoever is
+	// done with the trace may Release it.
+	Doc *tape.Doc
 	Err  error // the input could not be read as a trace
 	// Incomplete marks a trace that was evaluated without all its spans:
 	// evicted by a bound, spans dropped, or closed before its root ended.

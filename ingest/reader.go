@@ -151,9 +151,10 @@ func ParseAttest(line []byte) Trace {
 	obj, ok := doc.Root().Any().(map[string]any)
 	if !ok {
 		t.Err = fmt.Errorf("a trace must be a JSON object, got %s", trace.Kind(doc.Root().Any()))
+		doc.Release()
 		return t
 	}
-	t.Value, t.Tape = obj, doc.Root()
+	t.Value, t.Doc = obj, doc
 	t.ID, _ = obj["trace_id"].(string)
 	return t
 }

@@ -55,6 +55,9 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 			AgentID: agent, Incomplete: t.Incomplete, Seq: t.Seq}
 	}
 	defer func() {
+		if t.Doc != nil {
+			t.Doc.Release() // evaluated: nothing reads the tape after
+		}
 		if p := recover(); p != nil { // Run recovers its own; this guards the rest
 			fail(out, nil, ResultError{Code: assert.CodeEngineError, Message: fmt.Sprintf("internal engine error: %v", p)})
 		}
@@ -131,8 +134,10 @@ func (e *evaluator) run(t ingest.Trace, as []assert.Assertion, warn bool) ([]ass
 	if warn {
 		onWarn = e.logWarnings
 	}
-	tv := t.Tape
-	if !tv.Exists() { // assembled from spans
+	var tv tape.Value
+	if t.Doc != nil {
+		tv = t.Doc.Root()
+	} else { // assembled from spans
 		var err error
 		if tv, err = assert.ValueOf(t.Value); err != nil {
 			return nil, assert.FailureOf(err, e.timeout)
