@@ -119,7 +119,13 @@ func inputOf(tr map[string]any) (*input, error) {
 
 // encodeTrace encodes a decoded trace and reads the text as a tape (its
 // Doc is not released: it lives as long as its Values are reachable).
-func encodeTrace(tr map[string]any) (tape.Value, error) { return ValueOf(tr) }
+func encodeTrace(tr map[string]any) (tape.Value, error) {
+	doc, err := Encode(tr)
+	if err != nil {
+		return tape.Value{}, err
+	}
+	return doc.Root(), nil
+}
 
 // trace is the trace decoded whole (made on first use; shared, read-only)
 // for the checks that walk all of it: trees, the judge's context, grounding

@@ -146,17 +146,20 @@ func FailureOf(err error, timeout time.Duration) *Failure {
 	}
 }
 
-// ValueOf reads a trace the caller holds decoded (an OTLP trace assembled
-// from spans, a line decoded for its name) as a tape, for Batch: it is
-// encoded, then parsed.
-func ValueOf(tr any) (tape.Value, error) {
+// Encode reads a trace the caller holds decoded (an OTLP trace assembled
+// from spans) as a tape, for Batch: it is encoded, then parsed. The caller
+// may Release the Doc once the batch is evaluated.
+func Encode(tr any) (*tape.Doc, error) {
 	text, err := json.Marshal(tr)
 	if err != nil {
-		return tape.Value{}, err
+		return nil, err
 	}
 	doc, err := tape.Parse(text)
 	if err != nil {
-		return tape.Value{}, err
+		if doc != nil {
+			doc.Release()
+		}
+		return nil, err
 	}
-	return doc.Root(), nil
+	return doc, nil
 }

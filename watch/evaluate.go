@@ -73,6 +73,15 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 		fail(out, nil, ResultError{Code: assert.CodeInvalidTrace, Message: t.Err.Error()})
 		return out
 	}
+	if t.Doc == nil { // assembled from spans: read as a tape once, released above
+		doc, err := assert.Encode(t.Value)
+		if err != nil {
+			f := assert.FailureOf(err, e.timeout)
+			fail(out, nil, wire(f))
+			return out
+		}
+		t.Doc = doc
+	}
 	var run []int
 	for i, a := range as {
 		if !t.ContentCaptured && contentTypes[a.Type] {
@@ -134,16 +143,7 @@ func (e *evaluator) run(t ingest.Trace, as []assert.Assertion, warn bool) ([]ass
 	if warn {
 		onWarn = e.logWarnings
 	}
-	var tv tape.Value
-	if t.Doc != nil {
-		tv = t.Doc.Root()
-	} else { // assembled from spans
-		var err error
-		if tv, err = assert.ValueOf(t.Value); err != nil {
-			return nil, assert.FailureOf(err, e.timeout)
-		}
-	}
-	rs, err := e.engine.Run(ctx, assert.Batch{Trace: tv, SourceBytes: t.Size}, onWarn,
+	rs, err := e.engine.Run(ctx, assert.Batch{Trace: t.Doc.Root(), SourceBytes: t.Size}, onWarn,
 		func(tape.Value) ([]assert.Assertion, error) { return as, nil })
 	if err == nil && len(rs) != len(as) {
 		err = fmt.Errorf("the engine returned %d results for %d assertions", len(rs), len(as))
