@@ -21,7 +21,7 @@ type Trace struct {
 	// to read in place; nil for a trace assembled from spans. Whoever is
 	// done with the trace may Release it.
 	Doc *tape.Doc
-	Err  error // the input could not be read as a trace
+	Err error // the input could not be read as a trace
 	// Incomplete marks a trace that was evaluated without all its spans:
 	// evicted by a bound, spans dropped, or closed before its root ended.
 	Incomplete bool
