@@ -154,7 +154,7 @@ func (n tapeNode) kind() tape.Kind { return n.v.Kind() }
 func (n tapeNode) size() int { return n.v.Len() }
 
 func (n tapeNode) member(name string) (tapeNode, bool) {
-	c := n.v.Member(name)
+	c := n.v.Get(name)
 	return tapeNode{c}, c.Exists()
 }
 
@@ -251,7 +251,7 @@ func equalObject(a, b tape.Value) bool {
 	if a.Len() != b.Len() {
 		return false
 	}
-	get := b.Member
+	get := b.Get
 	if b.Len() > bigObject {
 		m := make(map[string]tape.Value, b.Len())
 		for k, c := range b.Members() {

@@ -141,6 +141,32 @@ func (v Value) Index(i int) Value {
 	return e
 }
 
+// After is the element of array v that follows e: the first element when
+// e is Missing, Missing after the last one or when v is not an array. e must
+// be an element of v (from Index or After); for any other Value of v's
+// subtree the result is some Value of that subtree, for a Value outside it
+// Missing. Unlike Elems, a loop over After needs no closure, and unlike
+// Index(i) each step costs O(1).
+func (v Value) After(e Value) Value {
+	if v.Kind() != Array {
+		return Value{}
+	}
+	n := v.d.nodes[v.i]
+	if e.d == nil {
+		if n.n == 0 {
+			return Value{}
+		}
+		return Value{v.d, v.i + 1}
+	}
+	if e.d != v.d || e.i <= v.i || e.i >= n.next {
+		return Value{}
+	}
+	if next := v.d.nodes[e.i].next; next < n.next {
+		return Value{v.d, next}
+	}
+	return Value{}
+}
+
 // Bool is true for the literal true.
 func (v Value) Bool() bool { return v.Kind() == Bool && v.d.nodes[v.i].n == 1 }
 
@@ -270,44 +296,49 @@ func (d *Doc) build(i uint32) (any, uint32) {
 // U+FFFD, as in encoding/json.
 func unescape(b, s []byte) []byte {
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			b = append(b, c)
+		if s[i] != '\\' {
+			b = append(b, s[i])
 			i++
 			continue
 		}
-		c = s[i+1]
-		i += 2
-		switch c {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, _ := hex4(s[i:])
-			i += 4
-			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if i+5 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
-					r2, _ = hex4(s[i+2:])
-				}
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-					r = dec
-					i += 6
-				} else {
-					r = utf8.RuneError // not a pair: the second escape is read on its own
-				}
-			}
-			b = utf8.AppendRune(b, r)
-		default: // '"', '\\', '/'
-			b = append(b, c)
-		}
+		var r rune
+		r, i = escapeAt(s, i)
+		b = utf8.AppendRune(b, r)
 	}
 	return b
+}
+
+// escapeAt decodes the escape at s[i] (a backslash; the parser checked
+// every escape) and returns its rune and the index past it: a surrogate
+// pair is one rune, a lone surrogate U+FFFD, as in encoding/json.
+func escapeAt(s []byte, i int) (rune, int) {
+	c := s[i+1]
+	i += 2
+	switch c {
+	case 'b':
+		return '\b', i
+	case 'f':
+		return '\f', i
+	case 'n':
+		return '\n', i
+	case 'r':
+		return '\r', i
+	case 't':
+		return '\t', i
+	case 'u':
+		r, _ := hex4(s[i:])
+		i += 4
+		if !utf16.IsSurrogate(r) {
+			return r, i
+		}
+		r2 := rune(-1)
+		if i+5 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+			r2, _ = hex4(s[i+2:])
+		}
+		if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+			return dec, i + 6
+		}
+		return utf8.RuneError, i // not a pair: the second escape is read on its own
+	}
+	return rune(c), i // '"', '\\', '/'
 }

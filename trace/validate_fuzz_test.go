@@ -4,6 +4,8 @@ package trace
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -59,5 +61,20 @@ func TestSourceBytesBound(t *testing.T) {
 		if n := EncodedSize(v, math.MaxInt); n > 2*len(src) {
 			t.Errorf("%q: encoded %d bytes from %d", src, n, len(src))
 		}
+	}
+}
+
+// addGoldenInputs seeds a fuzz target with the validation golden inputs.
+func addGoldenInputs(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join(goldenDir, "*.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
 	}
 }

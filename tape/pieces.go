@@ -1,11 +1,9 @@
-// tv_extra.go: what trace validation reads in place: a document's duplicate names, a string's raw text and decoded pieces, a flat walk.
+// pieces.go: what the trace rules read in place: a document's duplicate names, a string's raw text and decoded pieces, a flat walk.
 
 package tape
 
 import (
 	"iter"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
 // HasDuplicate reports whether v's document names a member of some object
@@ -62,39 +60,8 @@ func (v Value) Chunks() iter.Seq2[[]byte, rune] {
 			if start < i && !yield(s[start:i], -1) {
 				return
 			}
-			c := s[i+1]
-			i += 2
 			var r rune
-			switch c {
-			case 'b':
-				r = '\b'
-			case 'f':
-				r = '\f'
-			case 'n':
-				r = '\n'
-			case 'r':
-				r = '\r'
-			case 't':
-				r = '\t'
-			case 'u':
-				// The same reading as unescape's: the parser checked every escape.
-				r, _ = hex4(s[i:])
-				i += 4
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if i+5 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
-						r2, _ = hex4(s[i+2:])
-					}
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						r = dec
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				}
-			default: // '"', '\\', '/'
-				r = rune(c)
-			}
+			r, i = escapeAt(s, i)
 			if !yield(nil, r) {
 				return
 			}
