@@ -1,13 +1,14 @@
 // doc.go: the package comment: what trace holds, and where it departs from the spec.
 
-// Package trace holds the engine's JSON decoder and the trace validation rules
-// of the Attest protocol, spec §7, checked in the spec's order.
+// Package trace holds the trace validation rules of the Attest protocol,
+// spec §7, checked in the spec's order.
 //
 // # Decoding
 //
 // [Decode] turns one JSON document into nil, bool, string, json.Number,
 // []any and map[string]any, with exact member names, bounded nesting
-// ([MaxDepth]), exact numbers and strict UTF-8.
+// ([MaxDepth]), exact numbers and strict UTF-8: the engine's one parser
+// (package tape), then its value model (tape.Value.Any).
 //
 // # Validation
 //
@@ -77,6 +78,4 @@
 //     2" versions, but the "Schema Version Policy" table accepts only 1 and 0
 //     and rejects anything older. The engine follows the table: 0 and 1 are
 //     accepted (0 with a deprecation warning), everything else is rejected.
-//   - Leap seconds (second 60), which RFC 3339 allows, are rejected: Go's
-//     time package cannot represent them.
 package trace
