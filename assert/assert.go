@@ -86,6 +86,9 @@ type input struct {
 	calls     []toolCall // the named top-level steps, built on first use (tracecheck.go)
 	toolCalls []toolCall // the tool calls among them (calls itself when all are)
 
+	stepIndexOnce sync.Once
+	stepIndex     []tape.Value // the steps, by index, made on first use (step)
+
 	textMu  sync.Mutex // guards the last string made by text (target.go)
 	textOf  tape.Value
 	textStr string
@@ -133,6 +136,25 @@ func encodeTrace(tr map[string]any) (tape.Value, error) {
 func (in *input) trace() map[string]any {
 	in.decodedOnce.Do(func() { in.decoded, _ = in.root.Any().(map[string]any) })
 	return in.decoded
+}
+
+// step is top-level step i, or Missing. The first few are reached by a
+// short walk; past them an index of every step, made once per batch, keeps
+// a check over 10,000 matches from walking the steps for each.
+func (in *input) step(i int) tape.Value {
+	if i < 16 {
+		return in.steps.Index(i)
+	}
+	in.stepIndexOnce.Do(func() {
+		in.stepIndex = make([]tape.Value, 0, in.steps.Len())
+		for st := range in.steps.Elems() {
+			in.stepIndex = append(in.stepIndex, st)
+		}
+	})
+	if i >= len(in.stepIndex) {
+		return tape.Value{}
+	}
+	return in.stepIndex[i]
 }
 
 // stepList is the trace's steps decoded (see trace); nil when it has none.

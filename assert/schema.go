@@ -123,7 +123,7 @@ func stepPart(in *input, m jsonpath.ValueMatch) (kind, part, name string, ok boo
 	if m.Step < 0 || m.Step >= in.steps.Len() || !m.Value.Exists() {
 		return "", "", "", false
 	}
-	st := in.steps.Index(m.Step)
+	st := in.step(m.Step)
 	switch m.Value {
 	case st.Get("args"):
 		part = "args"

@@ -150,3 +150,26 @@ func testInput(tr map[string]any) *input {
 	}
 	return in
 }
+
+// BenchmarkWildcard10kSteps: content and schema checks over 10,000 matches
+// (steps[*]): a match is named only when an explanation names it, and a
+// step is found by index, so the cost stays linear in the matches.
+func BenchmarkWildcard10kSteps(b *testing.B) {
+	eng, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr := bigTrace(b, 10000)
+	as := []Assertion{{ID: "w", Type: "content", Spec: map[string]any{"target": "steps[*].name", "check": "contains", "value": "o"}}, {ID: "s", Type: "schema", Spec: map[string]any{"target": "steps[*].result", "schema": map[string]any{"type": "object"}}}}
+	v, err := encodeTrace(tr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rs, err := eng.EvaluateValue(context.Background(), v, as)
+		if err != nil || rs[0].Status != Pass {
+			b.Fatal(err, rs)
+		}
+	}
+}
