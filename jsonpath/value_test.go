@@ -116,6 +116,7 @@ func TestSelectValueDifferential(t *testing.T) {
 
 func TestConcurrentSelectValue(t *testing.T) {
 	root := specTrace(t)
+	root.Share() // read by several goroutines at once (tape.Value.Share)
 	p := MustParse("steps[?@.type=='tool_call'].args.*")
 	want := p.SelectValue(root)
 	var wg sync.WaitGroup
