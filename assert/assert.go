@@ -3,10 +3,11 @@
 package assert
 
 import (
-	"attest-engine/tape"
 	"context"
 	"fmt"
 	"sync"
+
+	"attest-engine/tape"
 )
 
 // Status is an assertion outcome (spec §2.2, result object).

@@ -3,8 +3,6 @@
 package assert
 
 import (
-	"attest-engine/lru"
-	"attest-engine/tape"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +14,9 @@ import (
 	"time"
 
 	"attest-engine/jsonschema"
+	"attest-engine/lru"
 	"attest-engine/provider"
+	"attest-engine/tape"
 )
 
 // layer of each assertion type: cheap layers are evaluated first (spec §4).

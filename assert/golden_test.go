@@ -3,8 +3,6 @@
 package assert
 
 import (
-	"attest-engine/lru"
-	"attest-engine/tape"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -15,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"attest-engine/lru"
+	"attest-engine/tape"
 	"attest-engine/trace"
 
 	"github.com/google/go-cmp/cmp"

@@ -3,8 +3,6 @@
 package assert
 
 import (
-	"attest-engine/lru"
-	"attest-engine/tape"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +10,8 @@ import (
 	"strings"
 
 	"attest-engine/jsonpath"
+	"attest-engine/lru"
+	"attest-engine/tape"
 )
 
 // pathCacheSize bounds the cache of parsed paths. The compile cache already

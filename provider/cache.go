@@ -3,7 +3,6 @@
 package provider
 
 import (
-	"attest-engine/lru"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"attest-engine/lru"
 )
 
 // maxCacheValue bounds one cached value read back from the directory.
