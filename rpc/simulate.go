@@ -5,7 +5,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -146,16 +145,10 @@ func resultLine(req *request, v any) ([]byte, error) {
 	return append(b, "}\n"...), nil
 }
 
-// cachedTurn is a simulated user's reply as cache_dir keeps it.
-type cachedTurn struct {
-	Text string `json:"text"`
-	In   int64  `json:"in"`
-	Out  int64  `json:"out"`
-}
-
 // generateUserMessage answers {message, stop, stop_reason, cost, tokens}: a scripted turn, or the reply
 // of the simulated-user model (the judge's endpoint; simulation.model overrides its model) to the
-// persona's system prompt and the role-flipped history, from cache_dir when recorded there.
+// persona's system prompt and the role-flipped history, from cache_dir when recorded there
+// (provider.Client.UserTurn).
 func (s *Server) generateUserMessage(ctx context.Context, req *request) ([]byte, error) {
 	r, err := simulate.ParseUserRequest(req.params)
 	if err != nil {
@@ -186,29 +179,18 @@ func (s *Server) generateUserMessage(ctx context.Context, req *request) ([]byte,
 		if model == "" {
 			model = ep.Model()
 		}
-		key := provider.CacheKey("simulated_user", r.CacheKey(ep.Kind(), model))
-		var turn cachedTurn
-		if raw, ok := prov.Cached(key); ok && json.Unmarshal(raw, &turn) == nil {
-			// Recorded earlier: the same message, no network call, and, as for every cached judge verdict
-			// and embedding, cost and tokens 0: nothing was spent now.
-			turn.In, turn.Out = 0, 0
-		} else {
-			msgs := r.Messages()
-			pm := make([]provider.Message, len(msgs))
-			for i, m := range msgs {
-				pm[i] = provider.Message{Role: m.Role, Content: m.Content}
-			}
-			text, u, err := ep.Chat(ctx, "simulated user", model, r.System(), pm, r.Temperature, r.MaxTokens)
-			if err != nil {
-				return nil, err
-			}
-			turn = cachedTurn{Text: text, In: u.In, Out: u.Out}
-			raw, _ := json.Marshal(turn)
-			prov.Store(key, raw)
+		msgs := r.Messages()
+		pm := make([]provider.Message, len(msgs))
+		for i, m := range msgs {
+			pm[i] = provider.Message{Role: m.Role, Content: m.Content}
 		}
-		rep = r.Finish(turn.Text)
-		cost = prov.Cost(model, provider.Usage{In: turn.In, Out: turn.Out})
-		tokens = turn.In + turn.Out
+		text, u, err := prov.UserTurn(ctx, r.CacheKey(ep.Kind(), model), model, r.System(), pm, r.Temperature, r.MaxTokens)
+		if err != nil {
+			return nil, err
+		}
+		rep = r.Finish(text)
+		cost = prov.Cost(model, u)
+		tokens = u.In + u.Out
 	}
 	var reason any
 	if rep.Stop {
