@@ -9,6 +9,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -137,5 +139,33 @@ func benchBatchLine(b *testing.B, known, newTraces bool) {
 func reportCPU(b *testing.B, start int64) {
 	if end := cpuTime(); start > 0 && b.N > 0 {
 		b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkTraceTree: validate_trace_tree on the multi-agent transcript's
+// tree, decoded and answered as a worker does (parseBatch, then the method).
+func BenchmarkTraceTree(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(transcriptDir, "multi_agent.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	if !bytes.Contains(line, []byte(`"method":"validate_trace_tree"`)) {
+		b.Fatal("multi_agent.jsonl: the first line is no longer a validate_trace_tree request")
+	}
+	s := newReadyServer(b)
+	ctx := context.Background()
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
+	for b.Loop() {
+		req, perr := s.parseBatch(line)
+		if perr != nil {
+			b.Fatal(perr)
+		}
+		if _, err := s.validateTraceTree(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		req.release()
 	}
 }

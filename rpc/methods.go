@@ -22,12 +22,13 @@ type request struct {
 	id           any // string, json.Number or nil, echoed exactly
 	notification bool
 	method       string
-	// params of every method but evaluate_batch, materialised: their
-	// handlers read maps.
+	// params of every method but evaluate_batch and validate_trace_tree,
+	// materialised: their handlers read maps.
 	params map[string]any
 	size   int // bytes of the request line
-	// batchParams holds evaluate_batch's params, read from the line's tape
-	// (batchline.go); doc is that tape, which reads the line in place. Both
+	// batchParams holds evaluate_batch's params, and validate_trace_tree's
+	// trace, read from the line's tape (batchline.go); doc is that tape,
+	// which reads the line in place. Both
 	// stay until the answer is built (release, in run): the line must not
 	// change meanwhile, so a request whose line is the read loop's buffer
 	// is answered before the next line is read, and any other owns its
@@ -53,12 +54,13 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 	if isBlank(line) {
 		return // NDJSON readers skip blank lines; answering would be an unasked-for line
 	}
-	// Fast path: an evaluate_batch on a ready session is decoded on its own
-	// worker, so that decoding runs in parallel with reading. The session
-	// gate is still taken here, in arrival order; the worker answers every
-	// problem it finds in the line exactly as the path below would.
-	if method, ok := sniffMethod(line); ok && string(method) == "evaluate_batch" && s.getState() == stateReady {
-		c := &call{line: line, fn: (*Server).evaluate}
+	// Fast path: an evaluate_batch or validate_trace_tree on a ready
+	// session is decoded on its own worker, so that decoding runs in
+	// parallel with reading. The session gate is still taken here, in
+	// arrival order; the worker answers every problem it finds in the line
+	// exactly as the path below would.
+	if fn := tapeMethod(line); fn != nil && s.getState() == stateReady {
+		c := &call{line: line, fn: fn}
 		if s.inline(line) {
 			// Decoded here, then evaluated here unless it holds a layer
 			// 5–6 assertion: those wait on providers, and a request sent
@@ -88,6 +90,22 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 		return
 	}
 	s.dispatch(req)
+}
+
+// tapeMethod is the work of a request line whose method, sniffed, reads
+// its params from the line's tape on a worker (evaluate_batch,
+// validate_trace_tree); nil for any other line.
+func tapeMethod(line []byte) func(*Server, context.Context, *request) ([]byte, error) {
+	method, ok := sniffMethod(line)
+	switch {
+	case !ok:
+		return nil
+	case string(method) == "evaluate_batch":
+		return (*Server).evaluate
+	case string(method) == "validate_trace_tree":
+		return (*Server).validateTraceTree
+	}
+	return nil
 }
 
 // own returns line, the read loop's, as the caller's to keep: the reader
@@ -126,9 +144,9 @@ func (s *Server) inline(line []byte) bool {
 
 // parse reads a request line and checks its envelope. On error the request
 // (when one could be read) tells where the answer goes. evaluate_batch's
-// params are read from the line's tape, every part afresh (parseBatch
-// takes specs the engine knows instead); every other method's params are
-// materialised and the tape released at once.
+// and validate_trace_tree's params are read from the line's tape, every
+// part afresh (parseBatch takes specs the engine knows instead); every
+// other method's params are materialised and the tape released at once.
 func parse(line []byte) (*request, *Error) { return parseWith(line, nil) }
 
 // parseWith is parse, with known (when not nil) supplying and remembering
@@ -157,9 +175,14 @@ func parseWith(line []byte, known *assert.Engine) (*request, *Error) {
 		return req, rerr
 	}
 	req.size = len(line)
-	if req.method == "evaluate_batch" {
+	switch req.method {
+	case "evaluate_batch":
 		req.hold(doc)
 		req.readBatch(params, known)
+		return req, nil
+	case "validate_trace_tree":
+		req.hold(doc)
+		req.paramsTape, req.trace = params, params.Get("trace")
 		return req, nil
 	}
 	if params.Exists() {
@@ -276,7 +299,8 @@ func (s *Server) dispatch(req *request) {
 		}
 	case "validate_trace_tree":
 		if s.gate(req) {
-			s.spawn(&call{req: req, fn: (*Server).validateTraceTree}, false)
+			// As evaluate_batch above.
+			s.spawn(&call{line: s.own(req.doc.Source()), fn: (*Server).validateTraceTree}, false)
 		}
 	case "mock_tool_call", "simulation_ledger", "generate_user_message": // capability simulation (simulate.go)
 		if s.gate(req) {

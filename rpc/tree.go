@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"attest-engine/assert"
+	"attest-engine/tape"
 	"attest-engine/trace"
 )
 
@@ -29,18 +30,18 @@ import (
 // depth first; the aggregates sum metadata.total_tokens, metadata.cost_usd
 // and metadata.latency_ms over every trace of the tree, exactly in decimal.
 func (s *Server) validateTraceTree(_ context.Context, req *request) ([]byte, error) {
-	tv, ok := req.params["trace"]
-	if !ok {
+	tv := req.trace // read from the line's tape, as evaluate_batch reads it
+	if !tv.Exists() {
 		return nil, newError(codeInvalidParams, "validate_trace_tree takes {trace}.", "invalid params: missing required field 'trace'")
 	}
 	errs := []string{}
-	_, terr := trace.Validate(tv, trace.Options{Strict: s.cfg.StrictStepTypes, SourceBytes: req.size})
+	_, terr := trace.ValidateValue(tv, trace.Options{Strict: s.cfg.StrictStepTypes, SourceBytes: req.size})
 	if terr != nil {
 		errs = append(errs, terr.Message)
 	}
 	var sum assert.TreeSummary
-	if root, ok := tv.(map[string]any); ok {
-		sum = assert.SummarizeTree(root)
+	if tv.Kind() == tape.Object {
+		sum = assert.SummarizeTree(tv.Any().(map[string]any))
 		errs = append(errs, sum.LinkErrors...)
 	}
 	if sum.AgentIDs == nil {
