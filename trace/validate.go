@@ -96,16 +96,15 @@ func ValidateValue(t tape.Value, opts Options) (warnings []string, err *Error) {
 }
 
 // Validate is ValidateValue for a decoded trace (nil, bool, string,
-// json.Number, []any, map[string]any): it writes the value's compact text,
-// reads it onto a tape and validates that, so the rules exist once. A value
-// outside that model is validated as encoding/json encodes it; one that it
-// cannot encode (a NaN, a channel) fails.
+// json.Number, []any, map[string]any, or anything else encoding/json
+// encodes): it writes the value's compact text, reads it onto a tape and
+// validates that, so the rules exist once. A value encoding/json cannot
+// encode (a NaN, a channel) fails.
 func Validate(t any, opts Options) (warnings []string, err *Error) {
 	if _, ok := t.(map[string]any); !ok {
 		return nil, notObject(Kind(t))
 	}
-	text, buf, eerr := encode(t)
-	defer putBuf(buf)
+	text, eerr := encode(t)
 	if eerr != nil {
 		return nil, notJSON(eerr)
 	}
