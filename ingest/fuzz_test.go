@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -39,11 +40,23 @@ func FuzzOTLP(f *testing.F) {
 		traces := feed.Item(Item{Spans: spans})
 		traces = append(traces, feed.Flush()...)
 		for _, tr := range traces {
-			if _, verr := trace.Validate(tr.Value, trace.Options{Strict: true}); verr != nil && trace.EncodedSize(tr.Value, trace.MaxTraceBytes) <= trace.MaxTraceBytes {
+			if _, verr := trace.Validate(tr.Value, trace.Options{Strict: true}); verr != nil && encodedSize(t, tr.Value) <= trace.MaxTraceBytes {
 				t.Fatalf("trace %s fails validation: %v", tr.ID, verr)
 			}
 		}
 	})
+}
+
+// encodedSize is the length of v's compact encoding, HTML escaping off: the
+// size spec §7 limits.
+func encodedSize(t *testing.T, v any) int {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Len() - 1 // Encode ends with a newline
 }
 
 // FuzzReader: any input reads to EOF without a panic, each line an item.

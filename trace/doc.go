@@ -48,7 +48,7 @@
 //     name, need only be non-empty (§7 asks no more). In lax mode the first
 //     unknown step type of each trace is reported as a warning, for the log.
 //   - Sizes are measured on the compact encoding of the decoded value
-//     ([EncodedSize]), so the limits do not depend on the SDK's white space.
+//     ([encodedSize]), so the limits do not depend on the SDK's white space.
 //     When a limit is exceeded, the message reports the exact size. On a
 //     tape the same figure comes from each string's decoded content and
 //     each number's text as written, without decoding.

@@ -1,4 +1,4 @@
-// size_test.go: EncodedSize against encoding/json, exact schema_version integers, RFC 3339 timestamps.
+// size_test.go: encodedSize against encoding/json, exact schema_version integers, RFC 3339 timestamps.
 
 package trace
 
@@ -11,7 +11,7 @@ import (
 )
 
 // jsonSize is the length of encoding/json's compact encoding of v, HTML
-// escaping off: what EncodedSize must compute without encoding.
+// escaping off: what encodedSize must compute without encoding.
 func jsonSize(t testing.TB, v any) int {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -50,11 +50,11 @@ func TestEncodedSize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			want := jsonSize(t, tt.v)
-			if got := EncodedSize(tt.v, math.MaxInt); got != want {
-				t.Errorf("EncodedSize = %d, want %d (%s)", got, want, tt.reason)
+			if got := encodedSize(tt.v, math.MaxInt); got != want {
+				t.Errorf("encodedSize = %d, want %d (%s)", got, want, tt.reason)
 			}
-			if got := EncodedSize(tt.v, want); got != want {
-				t.Errorf("EncodedSize at limit = %d, want %d: a size equal to the limit is not over it", got, want)
+			if got := encodedSize(tt.v, want); got != want {
+				t.Errorf("encodedSize at limit = %d, want %d: a size equal to the limit is not over it", got, want)
 			}
 		})
 	}
@@ -66,9 +66,9 @@ func TestEncodedSizeStopsEarly(t *testing.T) {
 		big[i] = strings.Repeat("x", 1000)
 	}
 	v := map[string]any{"a": big}
-	full := EncodedSize(v, math.MaxInt)
+	full := encodedSize(v, math.MaxInt)
 	for _, limit := range []int{0, 1, 1000, 500000, full - 1} {
-		got := EncodedSize(v, limit)
+		got := encodedSize(v, limit)
 		if got <= limit {
 			t.Errorf("limit %d: got %d, want > limit", limit, got)
 		}
@@ -76,14 +76,14 @@ func TestEncodedSizeStopsEarly(t *testing.T) {
 			t.Errorf("limit %d: got %d, want the walk to stop within one element of the limit", limit, got)
 		}
 	}
-	if got := EncodedSize(v, full); got != full {
+	if got := encodedSize(v, full); got != full {
 		t.Errorf("limit = size: got %d, want %d", got, full)
 	}
 	if raceDetector {
 		return // allocation counts vary under the race detector
 	}
-	if allocs := testing.AllocsPerRun(10, func() { EncodedSize(v, math.MaxInt) }); allocs != 0 {
-		t.Errorf("EncodedSize allocates %v times, want 0", allocs)
+	if allocs := testing.AllocsPerRun(10, func() { encodedSize(v, math.MaxInt) }); allocs != 0 {
+		t.Errorf("encodedSize allocates %v times, want 0", allocs)
 	}
 }
 

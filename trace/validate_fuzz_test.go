@@ -12,7 +12,7 @@ import (
 
 // FuzzValidate decodes any input and validates it in both modes: Validate
 // never panics, every error carries a message and a detail, the outcome does
-// not depend on map order nor on Options.SourceBytes, and EncodedSize agrees
+// not depend on map order nor on Options.SourceBytes, and encodedSize agrees
 // with encoding/json.
 func FuzzValidate(f *testing.F) {
 	addGoldenInputs(f)
@@ -36,12 +36,12 @@ func FuzzValidate(f *testing.F) {
 				t.Fatalf("Validate with SourceBytes %d: %v %v; without: %v %v", len(data), w3, e3, w1, e1)
 			}
 		}
-		if got, want := EncodedSize(v, math.MaxInt), jsonSize(t, v); got != want {
-			t.Fatalf("EncodedSize = %d, encoding/json writes %d bytes", got, want)
+		if got, want := encodedSize(v, math.MaxInt), jsonSize(t, v); got != want {
+			t.Fatalf("encodedSize = %d, encoding/json writes %d bytes", got, want)
 		}
 		// Options.SourceBytes rests on this: re-encoding at most doubles a text.
-		if n := EncodedSize(v, math.MaxInt); n > 2*len(data) {
-			t.Fatalf("EncodedSize %d is more than twice the %d-byte source", n, len(data))
+		if n := encodedSize(v, math.MaxInt); n > 2*len(data) {
+			t.Fatalf("encodedSize %d is more than twice the %d-byte source", n, len(data))
 		}
 	})
 }
@@ -58,7 +58,7 @@ func TestSourceBytesBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := EncodedSize(v, math.MaxInt); n > 2*len(src) {
+		if n := encodedSize(v, math.MaxInt); n > 2*len(src) {
 			t.Errorf("%q: encoded %d bytes from %d", src, n, len(src))
 		}
 	}

@@ -36,7 +36,7 @@ func genSize(size int) func() any {
 	return func() any {
 		t := genBase()
 		t["padding"] = ""
-		t["padding"] = strings.Repeat("x", size-EncodedSize(t, size))
+		t["padding"] = strings.Repeat("x", size-encodedSize(t, size))
 		return t
 	}
 }

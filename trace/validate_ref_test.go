@@ -117,9 +117,9 @@ func refSubTraceDepth(t map[string]any) int {
 	return deepest
 }
 
-// refExactSize is EncodedSize without a limit, for messages that report the
+// refExactSize is encodedSize without a limit, for messages that report the
 // actual size once a limit is known to be exceeded.
-func refExactSize(v any) int { return EncodedSize(v, math.MaxInt) }
+func refExactSize(v any) int { return encodedSize(v, math.MaxInt) }
 
 // schemaVersion is rule 2, spec §7 "Schema Version Policy": "Current (1) |
 // Fully supported", "Previous (0) | Supported with deprecation warning in
@@ -217,7 +217,7 @@ func refRequiredFields(t map[string]any) *Error {
 // sub-trace, part of its root, is never larger.
 func (v *refValidator) limits(t map[string]any) *Error {
 	if v.bound > MaxTraceBytes {
-		n := EncodedSize(t, MaxTraceBytes)
+		n := encodedSize(t, MaxTraceBytes)
 		if n > MaxTraceBytes {
 			return &Error{
 				Message: "trace exceeds max size: " + strconv.Itoa(refExactSize(t)) + " > 10485760 bytes",
@@ -352,7 +352,7 @@ func (v *refValidator) steps(t map[string]any) *Error {
 			return err
 		}
 		if r, ok := step["result"]; ok && v.bound > MaxStepResultBytes {
-			if n := EncodedSize(r, MaxStepResultBytes); n > MaxStepResultBytes {
+			if n := encodedSize(r, MaxStepResultBytes); n > MaxStepResultBytes {
 				return &Error{ // to the letter of spec §7 "Actionable Error Messages"
 					Message: "trace step '" + name + "' result exceeds 1048576 bytes (actual: " + strconv.Itoa(refExactSize(r)) + " bytes)",
 					Detail:  "Truncate the 'result' field for step '" + name + "' before submitting. Consider filtering large arrays or binary data from tool results.",

@@ -212,7 +212,7 @@ func TestValidateGolden(t *testing.T) {
 func (c validateCase) input(t testing.TB) (any, int) {
 	if c.gen != nil {
 		v := c.gen()
-		return v, EncodedSize(v, math.MaxInt)
+		return v, encodedSize(v, math.MaxInt)
 	}
 	data, err := os.ReadFile(filepath.Join(goldenDir, c.name+".json"))
 	if err != nil {

@@ -82,14 +82,14 @@ func sameOutcome(t *testing.T, data []byte) {
 			}
 		}
 		x := tok.Any()
-		if got, want := valueSize(tok, math.MaxInt), EncodedSize(x, math.MaxInt); got != want {
-			t.Fatalf("valueSize(%.200s) = %d, EncodedSize = %d", tok.Text(), got, want)
+		if got, want := valueSize(tok, math.MaxInt), encodedSize(x, math.MaxInt); got != want {
+			t.Fatalf("valueSize(%.200s) = %d, encodedSize = %d", tok.Text(), got, want)
 		}
-		// With a limit: exact within it, and past it whenever EncodedSize is.
+		// With a limit: exact within it, and past it whenever encodedSize is.
 		for _, limit := range []int{0, 1, 7, 100} {
-			got, want := valueSize(tok, limit), EncodedSize(x, limit)
+			got, want := valueSize(tok, limit), encodedSize(x, limit)
 			if (got > limit) != (want > limit) || want <= limit && got != want {
-				t.Fatalf("valueSize(%.200s, %d) = %d, EncodedSize = %d", tok.Text(), limit, got, want)
+				t.Fatalf("valueSize(%.200s, %d) = %d, encodedSize = %d", tok.Text(), limit, got, want)
 			}
 		}
 	}
@@ -341,7 +341,7 @@ func padded(size int, unit string, unitSize int, where func(pad string) string) 
 	if err != nil {
 		panic(err)
 	}
-	n := EncodedSize(d.Root().Any(), math.MaxInt)
+	n := encodedSize(d.Root().Any(), math.MaxInt)
 	d.Release()
 	room := size - n
 	pad := strings.Repeat(unit, room/unitSize) + strings.Repeat("x", room%unitSize)
