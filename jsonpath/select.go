@@ -28,24 +28,18 @@ type Match struct {
 // sorted order of their names. Select never fails: a path that finds
 // nothing returns no matches.
 func (p *Path) Select(doc any) []Match {
-	return selectIn[anyNode, Match](nil, p, anyNode{doc}, true)
-}
-
-// selectIn returns the matches of p in root, with their locations printed
-// when locate is set. It is Select and SelectValue: one walk for both kinds
-// of document.
-func selectIn[N node[N, M], M any](dst []M, p *Path, root N, locate bool) []M {
 	if p.static {
-		if m, ok := static[N, M](p, root); ok {
-			return append(dst, m)
+		if m, ok := static[anyNode, Match](p, anyNode{doc}); ok {
+			return []Match{m}
 		}
-		return dst
+		return nil
 	}
-	return walkAll[N, M](dst, p, root, locate)
+	return walkAll[anyNode, Match](p, anyNode{doc}, true)
 }
 
-// static is selectIn for a path of names and indexes only: at most one
-// match, at a location known when the path was parsed.
+// static is the selection of a path of names and indexes only (Select's
+// and AppendValue's): at most one match, at a location known when the path
+// was parsed.
 func static[N node[N, M], M any](p *Path, root N) (m M, ok bool) {
 	v := root
 	for i := range p.segs {
@@ -56,9 +50,11 @@ func static[N node[N, M], M any](p *Path, root N) (m M, ok bool) {
 	return v.match(root, hit{path: p, step: p.step, loc: p.text}), true
 }
 
-// walkAll is selectIn for a path with wildcards, filters or lengths. (Apart,
-// so that a path of names does not pay for zeroing the trail.)
-func walkAll[N node[N, M], M any](dst []M, p *Path, root N, locate bool) []M {
+// walkAll is the selection of a path with wildcards, filters or lengths,
+// with locations printed when locate is set: one walk for both kinds of
+// document. (Apart, so that a path of names does not pay for zeroing the
+// trail.)
+func walkAll[N node[N, M], M any](p *Path, root N, locate bool) []M {
 	// The walk pushes at most one crumb per segment: the trail never
 	// grows. That of a short path is on the stack, as is the walker. (The
 	// trail is passed apart: the walker's fields reach the node methods,
@@ -68,7 +64,7 @@ func walkAll[N node[N, M], M any](dst []M, p *Path, root N, locate bool) []M {
 	if len(p.segs) > len(short) {
 		trail = make([]crumb, 0, len(p.segs))
 	}
-	w := walker[N, M]{root: root, path: p, segs: p.segs, locate: locate, out: dst}
+	w := walker[N, M]{root: root, path: p, segs: p.segs, locate: locate}
 	w.walk(root, 0, trail)
 	return w.out
 }

@@ -65,7 +65,7 @@ func (p *Path) AppendValue(dst []ValueMatch, root tape.Value) []ValueMatch {
 		}
 		return dst
 	}
-	ms := walkAll[tapeNode, ValueMatch](nil, p, tapeNode{root}, false)
+	ms := walkAll[tapeNode, ValueMatch](p, tapeNode{root}, false)
 	if cap(dst) == 0 {
 		return ms
 	}
