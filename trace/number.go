@@ -28,7 +28,7 @@ func describe(v tape.Value) string {
 	case tape.Number:
 		return clip(string(v.Text()))
 	case tape.String:
-		return "string " + quote(string(decoded(v)))
+		return "string " + quote(string(v.Bytes()))
 	}
 	return kindName(v.Kind())
 }

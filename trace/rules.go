@@ -19,7 +19,7 @@ type fields struct {
 // traceFields reads t's members in one pass.
 func traceFields(t tape.Value) (f fields) {
 	for k, v := range t.Members() {
-		switch string(decoded(k)) {
+		switch string(k.Bytes()) {
 		case "schema_version":
 			f.schemaVersion = v
 		case "trace_id":
@@ -39,15 +39,6 @@ func traceFields(t tape.Value) (f fields) {
 		}
 	}
 	return f
-}
-
-// decoded is the content of string v: a slice of the document, or new when
-// it has escapes.
-func decoded(v tape.Value) []byte {
-	if v.Escaped() {
-		return v.Bytes()
-	}
-	return v.Raw()
 }
 
 // schemaVersion is rule 2, spec §7 "Schema Version Policy": "Current (1) |
@@ -135,7 +126,7 @@ func requiredFields(f fields) *Error {
 			Message: "trace trace_id is empty",
 			Detail:  `Every trace must include a non-empty trace_id string, e.g. "trc_abc123".`,
 		}
-	case len(bytes.TrimSpace(decoded(id))) == 0:
+	case len(bytes.TrimSpace(id.Bytes())) == 0:
 		return &Error{
 			Message: "trace trace_id is whitespace-only",
 			Detail:  `Every trace must include a trace_id with at least one non-white-space character, e.g. "trc_abc123".`,
@@ -229,7 +220,7 @@ func fieldFormats(f fields) *Error {
 		if ts.Kind() != tape.String {
 			return &Error{Message: "trace metadata.timestamp must be an RFC 3339 string, got " + kindName(ts.Kind()), Detail: detail}
 		}
-		if s := decoded(ts); !isRFC3339(string(s)) {
+		if s := ts.Bytes(); !isRFC3339(string(s)) {
 			return &Error{Message: "trace metadata.timestamp " + quote(string(s)) + " is not RFC 3339", Detail: detail}
 		}
 	}
@@ -262,7 +253,7 @@ type step struct {
 // stepFields reads step s's members in one pass.
 func stepFields(s tape.Value) (f step) {
 	for k, v := range s.Members() {
-		switch string(decoded(k)) {
+		switch string(k.Bytes()) {
 		case "type":
 			f.typ = v
 		case "name":
@@ -306,7 +297,7 @@ func (v *validator) steps(steps tape.Value) *Error {
 			"Give every step a type: llm_call, tool_call, retrieval or agent_call."); err != nil {
 			return err
 		}
-		typ := decoded(f.typ)
+		typ := f.typ.Bytes()
 		if !knownStepType(typ) {
 			if v.opts.Strict {
 				return &Error{
@@ -328,7 +319,7 @@ func (v *validator) steps(steps tape.Value) *Error {
 		}
 		if f.result.Exists() && v.bound > MaxStepResultBytes {
 			if n := valueSize(f.result, MaxStepResultBytes); n > MaxStepResultBytes {
-				name := string(decoded(f.name))
+				name := string(f.name.Bytes())
 				return &Error{ // to the letter of spec §7 "Actionable Error Messages"
 					Message: "trace step '" + name + "' result exceeds 1048576 bytes (actual: " + strconv.Itoa(exactValueSize(f.result)) + " bytes)",
 					Detail:  "Truncate the 'result' field for step '" + name + "' before submitting. Consider filtering large arrays or binary data from tool results.",
@@ -337,7 +328,7 @@ func (v *validator) steps(steps tape.Value) *Error {
 		}
 		if sub := f.subTrace; sub.Exists() && sub.Kind() != tape.Null {
 			if string(typ) != "agent_call" {
-				name := string(decoded(f.name))
+				name := string(f.name.Bytes())
 				return &Error{
 					Message: stepAt(i) + " ('" + name + "') has a sub_trace but type " + quote(string(typ)) + "; only agent_call steps may carry one",
 					Detail:  "Remove sub_trace from step '" + name + "', or set its type to agent_call if it delegates to a sub-agent.",
@@ -345,7 +336,7 @@ func (v *validator) steps(steps tape.Value) *Error {
 			}
 			if sub.Kind() != tape.Object {
 				return &Error{
-					Message: stepAt(i) + " ('" + string(decoded(f.name)) + "') sub_trace must be an object, got " + kindName(sub.Kind()),
+					Message: stepAt(i) + " ('" + string(f.name.Bytes()) + "') sub_trace must be an object, got " + kindName(sub.Kind()),
 					Detail:  "The sub_trace of an agent_call step must be a trace object (spec §3.3), or be left out.",
 				}
 			}

@@ -158,7 +158,7 @@ type at struct {
 
 // where says where the sub-trace of step a is, in messages.
 func (a at) where() string {
-	return "sub_trace of step '" + string(decoded(a.name)) + "' (steps[" + strconv.Itoa(a.i) + "]): "
+	return "sub_trace of step '" + string(a.name.Bytes()) + "' (steps[" + strconv.Itoa(a.i) + "]): "
 }
 
 // prefix says where the trace being checked is, for its warnings: "" for
