@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"attest-engine/jsonschema"
 	"attest-engine/tape"
@@ -179,7 +178,7 @@ func (n tapeNode) members(sorted bool) []member[tapeNode] {
 	return ms
 }
 
-func (n tapeNode) runes() int { return utf8.RuneCount(n.v.Bytes()) }
+func (n tapeNode) runes() int { return n.v.RuneCount() }
 
 func (n tapeNode) match(root tapeNode, h hit) ValueMatch {
 	m := ValueMatch{Value: n.v, Step: h.step, root: root.v, path: h.path}

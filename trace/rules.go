@@ -184,7 +184,7 @@ func (v *validator) limits(t tape.Value, f fields) *Error {
 	// points. A string's text has at least as many bytes as its content has
 	// code points, so short ones need no count.
 	if msg := f.output.Get("message"); len(msg.Raw()) > MaxOutputChars {
-		if n := runeCount(msg); n > MaxOutputChars {
+		if n := msg.RuneCount(); n > MaxOutputChars {
 			return &Error{
 				Message: "output.message length " + strconv.Itoa(n) + " exceeds 500000 characters",
 				Detail:  "Truncate output.message to at most 500000 characters (Unicode code points) before submitting.",

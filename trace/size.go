@@ -105,19 +105,3 @@ func runeSize(r rune) int {
 	}
 	return utf8.RuneLen(r)
 }
-
-// runeCount is the number of code points of string v's decoded content.
-func runeCount(v tape.Value) int {
-	if !v.Escaped() {
-		return utf8.RuneCount(v.Raw())
-	}
-	n := 0
-	for run, _ := range v.Chunks() {
-		if run != nil {
-			n += utf8.RuneCount(run)
-		} else {
-			n++
-		}
-	}
-	return n
-}

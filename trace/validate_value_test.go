@@ -77,8 +77,8 @@ func sameOutcome(t *testing.T, data []byte) {
 			if want := tok.Bytes(); !bytes.Equal(b, want) {
 				t.Fatalf("Chunks of %s decode to %q, Bytes is %q", tok.Text(), b, want)
 			}
-			if got, want := runeCount(tok), utf8.RuneCount(tok.Bytes()); got != want {
-				t.Fatalf("runeCount(%s) = %d, want %d", tok.Text(), got, want)
+			if got, want := tok.RuneCount(), utf8.RuneCount(tok.Bytes()); got != want {
+				t.Fatalf("RuneCount of %s = %d, want %d", tok.Text(), got, want)
 			}
 		}
 		x := tok.Any()
