@@ -1,9 +1,10 @@
-// pieces.go: what the trace rules read in place: a document's duplicate names, a string's raw text and decoded pieces, a flat walk.
+// pieces.go: what the trace rules read in place: a document's duplicate names, a string's raw text, decoded pieces and length in code points, a flat walk.
 
 package tape
 
 import (
 	"iter"
+	"unicode/utf8"
 )
 
 // HasDuplicate reports whether v's document names a member of some object
@@ -71,4 +72,22 @@ func (v Value) Chunks() iter.Seq2[[]byte, rune] {
 			yield(s[start:], -1)
 		}
 	}
+}
+
+// RuneCount is the number of code points of string v's decoded content,
+// counted in place (a surrogate pair is one, as Bytes decodes it); 0 for
+// any other kind.
+func (v Value) RuneCount() int {
+	if !v.Escaped() {
+		return utf8.RuneCount(v.Raw())
+	}
+	n := 0
+	for run := range v.Chunks() {
+		if run != nil {
+			n += utf8.RuneCount(run)
+		} else {
+			n++
+		}
+	}
+	return n
 }

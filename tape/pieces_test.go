@@ -1,4 +1,4 @@
-// r3_extra_test.go: RuneCount against utf8.RuneCount of Bytes.
+// pieces_test.go: RuneCount against the decoded string.
 
 package tape
 
