@@ -15,8 +15,11 @@ import (
 
 // Trace is one trace ready for evaluation, from either input format.
 type Trace struct {
-	ID    string         // the trace id ("" when the input had none)
-	Value map[string]any // the Attest trace (spec §3.1); nil when Err is set
+	ID      string // the trace id ("" when the input had none)
+	AgentID string // the trace's agent_id when it is a string, else ""
+	// Value is the Attest trace (spec §3.1) assembled from spans (OTLP
+	// input); nil for Attest input, which Doc holds, and when Err is set.
+	Value map[string]any
 	// Doc is the Attest trace's line, parsed (Attest input), for evaluation
 	// to read in place; nil for a trace assembled from spans. Whoever is
 	// done with the trace may Release it.
@@ -116,7 +119,8 @@ func (mp *Mapper) Trace(g Group) Trace {
 		otel["service_name"] = g.Spans[tops[0]].Service
 	}
 	meta["otel"] = otel
-	return Trace{ID: g.TraceID, Value: root, Incomplete: incomplete, ContentCaptured: m.captured, Format: "otlp", Size: size, Seq: g.Seq}
+	agent, _ := root["agent_id"].(string)
+	return Trace{ID: g.TraceID, AgentID: agent, Value: root, Incomplete: incomplete, ContentCaptured: m.captured, Format: "otlp", Size: size, Seq: g.Seq}
 }
 
 func (m *mapper) sortByStart(idx []int) {

@@ -11,7 +11,7 @@
 // read to its end without being held and becomes an error item. With
 // [FormatAuto] a line whose first member is "resourceSpans" is OTLP/JSON,
 // anything else an Attest trace, parsed by the engine's one parser (package
-// tape), kept for evaluation to read in place (Trace.Doc) and decoded. Validation (spec §7) is the evaluator's, as for any trace.
+// tape), kept for evaluation to read in place (Trace.Doc), never decoded. Validation (spec §7) is the evaluator's, as for any trace.
 //
 // OTLP/JSON follows opentelemetry-proto's JSON encoding: lowerCamelCase
 // member names, traceId and spanId as hex (base64, the generic protobuf

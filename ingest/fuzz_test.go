@@ -72,8 +72,17 @@ func FuzzReader(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if it.Trace != nil && it.Trace.Err == nil && it.Trace.Value == nil {
-				t.Fatal("a trace item with neither value nor error")
+			if tr := it.Trace; tr != nil && tr.Err == nil {
+				if tr.Doc == nil {
+					t.Fatal("a trace item with neither document nor error")
+				}
+				v, _ := tr.Doc.Root().Any().(map[string]any)
+				if id, _ := v["trace_id"].(string); id != tr.ID {
+					t.Fatalf("ID %q, trace_id %q", tr.ID, id)
+				}
+				if agent, _ := v["agent_id"].(string); agent != tr.AgentID {
+					t.Fatalf("AgentID %q, agent_id %q", tr.AgentID, agent)
+				}
 			}
 		}
 		t.Fatal("more items than lines")

@@ -60,10 +60,19 @@ func run(t testing.TB, input []byte, lim Limits) golden {
 	traces = append(traces, feed.Flush()...)
 	g.Late = feed.Late()
 	for _, tr := range traces {
-		gt := goldenTrace{ID: tr.ID, Format: tr.Format, Incomplete: tr.Incomplete, ContentCaptured: tr.ContentCaptured, Value: tr.Value}
+		value := tr.Value
+		if tr.Doc != nil { // Attest input: the line, read in place
+			value, _ = tr.Doc.Root().Any().(map[string]any)
+		}
+		if tr.Err == nil {
+			if agent, _ := value["agent_id"].(string); agent != tr.AgentID {
+				t.Errorf("trace %s: AgentID %q, agent_id %q", tr.ID, tr.AgentID, agent)
+			}
+		}
+		gt := goldenTrace{ID: tr.ID, Format: tr.Format, Incomplete: tr.Incomplete, ContentCaptured: tr.ContentCaptured, Value: value}
 		if tr.Err != nil {
 			gt.Error = tr.Err.Error()
-		} else if _, verr := trace.Validate(tr.Value, trace.Options{Strict: true}); verr != nil {
+		} else if _, verr := trace.Validate(value, trace.Options{Strict: true}); verr != nil {
 			t.Errorf("trace %s fails spec §7 validation: %v", tr.ID, verr)
 		}
 		g.Traces = append(g.Traces, gt)

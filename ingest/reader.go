@@ -145,17 +145,27 @@ func ParseAttest(line []byte) Trace {
 	// trace keeps a copy.
 	doc, err := tape.Parse(bytes.Clone(line))
 	if err != nil {
+		if doc != nil { // a duplicate member name: refused, as everywhere
+			doc.Release()
+		}
 		t.Err = err
 		return t
 	}
-	obj, ok := doc.Root().Any().(map[string]any)
-	if !ok {
-		t.Err = fmt.Errorf("a trace must be a JSON object, got %s", trace.Kind(doc.Root().Any()))
+	// Evaluation reads the tape in place: only what routing needs (the
+	// shard and sample key, the agent filter) is read out here.
+	root := doc.Root()
+	if root.Kind() != tape.Object {
+		t.Err = fmt.Errorf("a trace must be a JSON object, got %s", trace.Kind(root.Any()))
 		doc.Release()
 		return t
 	}
-	t.Value, t.Doc = obj, doc
-	t.ID, _ = obj["trace_id"].(string)
+	t.Doc = doc
+	if id := root.Get("trace_id"); id.Kind() == tape.String {
+		t.ID = id.Str()
+	}
+	if agent := root.Get("agent_id"); agent.Kind() == tape.String {
+		t.AgentID = agent.Str()
+	}
 	return t
 }
 

@@ -49,10 +49,9 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 	if t.Err != nil {
 		id, key = "", "line-sha256:"+t.Digest
 	}
-	agent, _ := t.Value["agent_id"].(string)
 	for i, a := range as {
 		out[i] = Result{TraceID: id, Assertion: a.ID, Type: a.Type, ResultID: resultID(key, a.ID, e.suite.Hash, e.version),
-			AgentID: agent, Incomplete: t.Incomplete, Seq: t.Seq}
+			AgentID: t.AgentID, Incomplete: t.Incomplete, Seq: t.Seq}
 	}
 	defer func() {
 		if t.Doc != nil {

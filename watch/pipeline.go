@@ -306,14 +306,13 @@ func (c *command) keepTrace(t ingest.Trace) bool {
 	if t.Err != nil {
 		key = "line-sha256:" + t.Digest
 	}
-	agent, _ := t.Value["agent_id"].(string)
 	switch {
 	case !c.o.shard.Keep(key):
 		return false
-	case !c.suite.rate(agent, c.o.rate).Keep(key):
+	case !c.suite.rate(t.AgentID, c.o.rate).Keep(key):
 		c.stats.sampledOut++
 		return false
-	case c.suite.Agents != nil && t.Err == nil && !c.suite.Agents[agent]:
+	case c.suite.Agents != nil && t.Err == nil && !c.suite.Agents[t.AgentID]:
 		c.stats.filteredOut++
 		return false
 	}
