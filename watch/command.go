@@ -186,11 +186,11 @@ func checkHistory(h HistoryConfig) string {
 
 // openOut opens the result file: appended, so that a restarted consumer
 // adds to what it wrote (de-duplicated by result_id).
-func openOut(path string, stdout io.Writer) (io.Writer, func() error, error) {
+func openOut(ctx context.Context, path string, stdout io.Writer) (io.Writer, func() error, error) {
 	if path == "-" || path == "" {
 		return stdout, func() error { return nil }, nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := openFile(ctx, path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -83,7 +83,7 @@ func (c *command) live() bool { return !c.o.deterministic && (c.o.follow || c.o.
 // (--max-line), the assembler's bounds (--max-open-traces, --max-spans,
 // --max-open-bytes) and at most 2×jobs traces between reading and writing.
 func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (err error) {
-	out, closeOut, err := openOut(c.o.out, stdout)
+	out, closeOut, err := openOut(ctx, c.o.out, stdout)
 	if err != nil {
 		return fmt.Errorf("--out: %v", err)
 	}
