@@ -8,7 +8,8 @@
 // # Input
 //
 // [Reader] reads NDJSON lines of at most [MaxLineBytes]; a longer line is
-// read to its end without being held and becomes an error item. With
+// read to its end without being held whole and becomes an error item,
+// named (Trace.Digest) by its length and its first bytes, up to the bound. With
 // [FormatAuto] a line whose first member is "resourceSpans" is OTLP/JSON,
 // anything else an Attest trace, parsed by the engine's one parser (package
 // tape), kept for evaluation to read in place (Trace.Doc), never decoded. Validation (spec §7) is the evaluator's, as for any trace.

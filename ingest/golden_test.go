@@ -3,9 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,16 +43,8 @@ func run(t testing.TB, input []byte, lim Limits) golden {
 	var g golden
 	warn := &Warnings{Func: func(msg string) { g.Warnings = append(g.Warnings, msg) }}
 	feed := NewFeed(lim, warn, nil)
-	r := NewReader(bytes.NewReader(input), FormatAuto, 0)
 	var traces []Trace
-	for {
-		it, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, it := range readAll(t, bytes.NewReader(input), 0) {
 		traces = append(traces, feed.Item(it)...)
 	}
 	traces = append(traces, feed.Flush()...)

@@ -69,7 +69,8 @@ func (r *Reader) Next() (Item, error) {
 		}
 		r.line++
 		if size > r.max {
-			return Item{Line: r.line, Trace: &Trace{Size: size, Digest: digest(line, size),
+			held := line[:min(len(line), r.max)]
+			return Item{Line: r.line, Trace: &Trace{Size: size, Digest: digest(held, size),
 				Err: fmt.Errorf("%w: %d bytes, more than %d", ErrLineTooLong, size, r.max)}}, nil
 		}
 		line = bytes.TrimSpace(line)
@@ -83,15 +84,16 @@ func (r *Reader) Next() (Item, error) {
 	}
 }
 
-// readLine reads to the next LF, keeping at most max+1 bytes.
+// readLine reads to the next LF, keeping the line's first max+1 bytes at
+// most (a line within the bound and its LF).
 func (r *Reader) readLine() ([]byte, int, error) {
 	r.buf = r.buf[:0]
 	size := 0
 	for {
 		chunk, err := r.r.ReadSlice('\n')
 		size += len(chunk)
-		if len(r.buf)+len(chunk) <= r.max+1 {
-			r.buf = append(r.buf, chunk...)
+		if keep := min(len(chunk), r.max+1-len(r.buf)); keep > 0 {
+			r.buf = append(r.buf, chunk[:keep]...)
 		}
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
@@ -170,7 +172,7 @@ func ParseAttest(line []byte) Trace {
 }
 
 // digest names an unreadable line by its text (for a line too long to
-// hold, by the part held and the full size).
+// hold, by its first max bytes and its full size).
 func digest(line []byte, size int) string {
 	h := sha256.New()
 	h.Write(line)
