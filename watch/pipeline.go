@@ -277,9 +277,12 @@ func (s *source) item(it ingest.Item) {
 
 func (s *source) add(ts []ingest.Trace) {
 	for _, t := range ts {
-		if s.c.keepTrace(t) {
+		switch {
+		case s.c.keepTrace(t):
 			s.c.stats.traces++
 			s.queue = append(s.queue, t)
+		case t.Doc != nil:
+			t.Doc.Release() // another shard's, or sampled out: its tape is reused
 		}
 	}
 }
