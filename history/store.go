@@ -304,13 +304,15 @@ func (s *Store) writeSnapshotLocked() error {
 	return writeSnapshot(s.dir, &snapshot{Version: snapshotVersion, meta: s.meta, Keys: s.keys}, s.opts.Sync != SyncNever)
 }
 
-// Close writes the snapshot, flushes the log, waits (bounded) for the
-// webhook's queue, and releases the state dir.
+// Close writes the snapshot, flushes the log, releases the state dir, and
+// waits (bounded) for the webhook's queue. The wait is outside the store's
+// lock: a caller of Add, Keys or Drift meanwhile is answered at once (Add
+// with ErrClosed), not after up to CloseWait.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed || s.readOnly {
 		s.closed = true
+		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
@@ -324,10 +326,12 @@ func (s *Store) Close() error {
 			err = cerr
 		}
 	}
-	if s.hook != nil {
-		s.hook.close()
-	}
 	s.unlock()
+	hook := s.hook // no alert is enqueued once closed is set
+	s.mu.Unlock()
+	if hook != nil {
+		hook.close()
+	}
 	return err
 }
 
