@@ -255,6 +255,13 @@ func (s *Store) Add(r Result) ([]Alert, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
+	one := [1]*Result{&r}
+	return s.add(one[:])
+}
+
+// add records valid results: one write call to the log (appendAll), then
+// the summaries, the detectors and the sinks, all under the store's lock.
+func (s *Store) add(rs []*Result) ([]Alert, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.readOnly {
@@ -263,14 +270,15 @@ func (s *Store) Add(r Result) ([]Alert, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
-	p, full, err := s.log.append(&r)
+	p, full, err := s.log.appendAll(rs)
 	if err != nil {
 		return nil, err
 	}
-	sr, w := s.apply(&r)
 	var alerts []Alert
-	if sr != nil {
-		alerts = s.catchUp(r.Assertion, sr, w, false)
+	for _, r := range rs {
+		if sr, w := s.apply(r); sr != nil {
+			alerts = append(alerts, s.catchUp(r.Assertion, sr, w, false)...)
+		}
 	}
 	s.emit(alerts)
 	if full {
