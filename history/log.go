@@ -277,8 +277,11 @@ func (w *wal) retain(keepFrom uint64) error {
 		total += fi.Size()
 	}
 	now := w.opts.now()
+	w.mu.Lock()
+	active := w.seg
+	w.mu.Unlock()
 	for _, s := range all {
-		if s.n >= keepFrom || s.n == w.seg {
+		if s.n >= keepFrom || s.n == active {
 			break
 		}
 		old := w.opts.maxAge > 0 && now.Sub(s.mod) > w.opts.maxAge

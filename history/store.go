@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -42,7 +43,15 @@ type Store struct {
 	alertSize int64 // the alert file's length after its last whole line
 	hook      *webhook
 	closed    bool
-	readOnly  bool // OpenReadOnly: no log, no lock, no sinks
+	readOnly  bool   // OpenReadOnly: no log, no lock, no sinks
+	snapGen   uint64 // summaries captured for writing so far
+
+	// snapMu orders the summaries writes (and the retention after them),
+	// made outside mu: written is the generation on disk, and an older
+	// capture is never written over a newer one. Lock order: mu, snapMu.
+	snapMu    sync.Mutex
+	written   uint64
+	snapPause func() // test hook: runs before a roll's summaries are written
 }
 
 // Open opens or creates the state dir dir and recovers it: the summary
@@ -260,19 +269,30 @@ func (s *Store) Add(r Result) ([]Alert, error) {
 }
 
 // add records valid results: one write call to the log (appendAll), then
-// the summaries, the detectors and the sinks, all under the store's lock.
+// the summaries, the detectors and the sinks, under the store's lock. When
+// the segment filled, the summaries covering it are written after the lock
+// is released: that can take a while on a large store, and meanwhile other
+// callers record and query.
 func (s *Store) add(rs []*Result) ([]Alert, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	alerts, snap, err := s.addLocked(rs)
+	s.mu.Unlock()
+	if err == nil && snap != nil {
+		err = s.persist(snap)
+	}
+	return alerts, err
+}
+
+func (s *Store) addLocked(rs []*Result) ([]Alert, *capture, error) {
 	if s.readOnly {
-		return nil, ErrReadOnly
+		return nil, nil, ErrReadOnly
 	}
 	if s.closed {
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
 	p, full, err := s.log.appendAll(rs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var alerts []Alert
 	for _, r := range rs {
@@ -281,12 +301,11 @@ func (s *Store) add(rs []*Result) ([]Alert, error) {
 		}
 	}
 	s.emit(alerts)
-	if full {
-		if err := s.rollLocked(p); err != nil {
-			return alerts, err
-		}
+	if !full {
+		return alerts, nil, nil
 	}
-	return alerts, nil
+	snap, err := s.rollLocked(p)
+	return alerts, snap, err
 }
 
 // Record is Add for callers that take alerts from the sinks only.
@@ -295,20 +314,60 @@ func (s *Store) Record(r Result) error {
 	return err
 }
 
-// rollLocked seals the full segment: the snapshot is written to cover it,
-// then a new segment starts and retention runs.
-func (s *Store) rollLocked(p pos) error {
+// rollLocked seals the full segment and starts a new one. It returns the
+// summaries covering the sealed segment, for persist to write.
+func (s *Store) rollLocked(p pos) (*capture, error) {
 	s.meta.Checkpoint = pos{p.Seg + 1, 0}
 	if err := s.log.roll(); err != nil {
-		return err
+		return nil, err
 	}
-	if err := s.writeSnapshotLocked(); err != nil {
-		return err
-	}
-	return s.log.retain(s.meta.Checkpoint.Seg)
+	return s.captureLocked(), nil
 }
 
+// capture is a copy of the summaries taken under mu, to be written without it.
+type capture struct {
+	gen  uint64
+	snap snapshot
+}
+
+func (s *Store) captureLocked() *capture {
+	s.snapGen++
+	keys := make(map[string]*series, len(s.keys))
+	for k, sr := range s.keys {
+		c := *sr
+		c.Windows, c.det = slices.Clone(sr.Windows), nil
+		keys[k] = &c
+	}
+	m := s.meta
+	m.Merged = slices.Clone(m.Merged)
+	return &capture{gen: s.snapGen, snap: snapshot{Version: snapshotVersion, meta: m, Keys: keys}}
+}
+
+// persist writes c's summaries, unless newer ones were written meanwhile,
+// then removes the log segments they cover beyond the retention bounds: a
+// segment goes only once summaries covering it are on disk.
+func (s *Store) persist(c *capture) error {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	if c.gen <= s.written {
+		return nil
+	}
+	if s.snapPause != nil {
+		s.snapPause()
+	}
+	if err := writeSnapshot(s.dir, &c.snap, s.opts.Sync != SyncNever); err != nil {
+		return err
+	}
+	s.written = c.gen
+	return s.log.retain(c.snap.Checkpoint.Seg)
+}
+
+// writeSnapshotLocked writes the summaries as they are, holding mu.
 func (s *Store) writeSnapshotLocked() error {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	s.snapGen++
+	s.written = s.snapGen
 	return writeSnapshot(s.dir, &snapshot{Version: snapshotVersion, meta: s.meta, Keys: s.keys}, s.opts.Sync != SyncNever)
 }
 
