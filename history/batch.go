@@ -29,29 +29,9 @@ func (s *Store) AddAll(rs []Result) ([]Alert, error) {
 	if len(valid) == 0 {
 		return nil, bad
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.readOnly {
-		return nil, ErrReadOnly
-	}
-	if s.closed {
-		return nil, ErrClosed
-	}
-	p, full, err := s.log.appendAll(valid)
+	alerts, err := s.add(valid)
 	if err != nil {
-		return nil, err
-	}
-	var alerts []Alert
-	for _, r := range valid {
-		if sr, w := s.apply(r); sr != nil {
-			alerts = append(alerts, s.catchUp(r.Assertion, sr, w, false)...)
-		}
-	}
-	s.emit(alerts)
-	if full {
-		if err := s.rollLocked(p); err != nil {
-			return alerts, err
-		}
+		return alerts, err
 	}
 	return alerts, bad
 }

@@ -62,3 +62,42 @@ func openBench(p SyncPolicy) func(b *testing.B) recorder {
 		return s
 	}
 }
+
+// BenchmarkRollSummaries measures, at a roll of a store of 256 assertions
+// × 1024 windows, the part still under the store's lock (capture: a copy of
+// the summaries) against the part now outside it (persist: the JSON and the
+// write), per roll.
+func BenchmarkRollSummaries(b *testing.B) {
+	s, err := Open(b.TempDir(), Options{NoAlertFile: true, MaxBytes: -1, MaxAge: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for k := range 256 {
+		sr := &series{Type: "constraint"}
+		for w := range 1024 {
+			sm := sr.at(int64(w))
+			for i := range 20 {
+				sm.add(Status(1+i%4), float64(i%5)/4)
+			}
+		}
+		s.keys[fmt.Sprintf("assertion-%d", k)] = sr
+	}
+	b.Run("capture", func(b *testing.B) {
+		for b.Loop() {
+			s.mu.Lock()
+			s.captureLocked()
+			s.mu.Unlock()
+		}
+	})
+	b.Run("persist", func(b *testing.B) {
+		for b.Loop() {
+			s.mu.Lock()
+			c := s.captureLocked()
+			s.mu.Unlock()
+			if err := s.persist(c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

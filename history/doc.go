@@ -64,7 +64,10 @@
 // loss can take. The active segment rolls at SegmentBytes; at each roll the
 // summaries are written (to a temporary file, synced, renamed) with a
 // checkpoint, then sealed segments beyond MaxBytes or older than MaxAge are
-// removed, oldest first and never beyond the checkpoint.
+// removed, oldest first and never beyond the checkpoint. The write works
+// from a copy of the summaries taken under the store's lock and runs
+// without it, so other callers record and query meanwhile; an older copy is
+// never written over a newer one.
 //
 // # Recovery
 //

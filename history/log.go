@@ -223,12 +223,6 @@ func (w *wal) openActive(seg uint64, size int64) error {
 	return nil
 }
 
-// append writes one record and applies the fsync policy: appendAll of one.
-func (w *wal) append(r *Result) (pos, bool, error) {
-	one := [1]*Result{r}
-	return w.appendAll(one[:])
-}
-
 // flushTick is the interval policy's timer.
 // The fsync runs outside the lock, so a Record never waits for it (an
 // *os.File may be synced while written; one closed meanwhile by a roll was
@@ -283,8 +277,11 @@ func (w *wal) retain(keepFrom uint64) error {
 		total += fi.Size()
 	}
 	now := w.opts.now()
+	w.mu.Lock()
+	active := w.seg
+	w.mu.Unlock()
 	for _, s := range all {
-		if s.n >= keepFrom || s.n == w.seg {
+		if s.n >= keepFrom || s.n == active {
 			break
 		}
 		old := w.opts.maxAge > 0 && now.Sub(s.mod) > w.opts.maxAge

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -136,4 +137,51 @@ func writeSnapshot(dir string, snap *snapshot, durable bool) error {
 		return fmt.Errorf("history: write summaries: %w", err)
 	}
 	return nil
+}
+
+// capture is a copy of the summaries taken under mu, to be written without it.
+type capture struct {
+	gen  uint64
+	snap snapshot
+}
+
+func (s *Store) captureLocked() *capture {
+	s.snapGen++
+	keys := make(map[string]*series, len(s.keys))
+	for k, sr := range s.keys {
+		c := *sr
+		c.Windows, c.det = slices.Clone(sr.Windows), nil
+		keys[k] = &c
+	}
+	m := s.meta
+	m.Merged = slices.Clone(m.Merged)
+	return &capture{gen: s.snapGen, snap: snapshot{Version: snapshotVersion, meta: m, Keys: keys}}
+}
+
+// persist writes c's summaries, unless newer ones were written meanwhile,
+// then removes the log segments they cover beyond the retention bounds: a
+// segment goes only once summaries covering it are on disk.
+func (s *Store) persist(c *capture) error {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	if c.gen <= s.written {
+		return nil
+	}
+	if s.snapPause != nil {
+		s.snapPause()
+	}
+	if err := writeSnapshot(s.dir, &c.snap, s.opts.Sync != SyncNever); err != nil {
+		return err
+	}
+	s.written = c.gen
+	return s.log.retain(c.snap.Checkpoint.Seg)
+}
+
+// writeSnapshotLocked writes the summaries as they are, holding mu.
+func (s *Store) writeSnapshotLocked() error {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	s.snapGen++
+	s.written = s.snapGen
+	return writeSnapshot(s.dir, &snapshot{Version: snapshotVersion, meta: s.meta, Keys: s.keys}, s.opts.Sync != SyncNever)
 }

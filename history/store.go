@@ -42,7 +42,15 @@ type Store struct {
 	alertSize int64 // the alert file's length after its last whole line
 	hook      *webhook
 	closed    bool
-	readOnly  bool // OpenReadOnly: no log, no lock, no sinks
+	readOnly  bool   // OpenReadOnly: no log, no lock, no sinks
+	snapGen   uint64 // summaries captured for writing so far
+
+	// snapMu orders the summaries writes (and the retention after them),
+	// made outside mu: written is the generation on disk, and an older
+	// capture is never written over a newer one. Lock order: mu, snapMu.
+	snapMu    sync.Mutex
+	written   uint64
+	snapPause func() // test hook: runs before a roll's summaries are written
 }
 
 // Open opens or creates the state dir dir and recovers it: the summary
@@ -255,30 +263,48 @@ func (s *Store) Add(r Result) ([]Alert, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
+	one := [1]*Result{&r}
+	return s.add(one[:])
+}
+
+// add records valid results: one write call to the log (appendAll), then
+// the summaries, the detectors and the sinks, under the store's lock. When
+// the segment filled, the summaries covering it are written after the lock
+// is released: that can take a while on a large store, and meanwhile other
+// callers record and query.
+func (s *Store) add(rs []*Result) ([]Alert, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	alerts, snap, err := s.addLocked(rs)
+	s.mu.Unlock()
+	if err == nil && snap != nil {
+		err = s.persist(snap)
+	}
+	return alerts, err
+}
+
+func (s *Store) addLocked(rs []*Result) ([]Alert, *capture, error) {
 	if s.readOnly {
-		return nil, ErrReadOnly
+		return nil, nil, ErrReadOnly
 	}
 	if s.closed {
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
-	p, full, err := s.log.append(&r)
+	p, full, err := s.log.appendAll(rs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sr, w := s.apply(&r)
 	var alerts []Alert
-	if sr != nil {
-		alerts = s.catchUp(r.Assertion, sr, w, false)
-	}
-	s.emit(alerts)
-	if full {
-		if err := s.rollLocked(p); err != nil {
-			return alerts, err
+	for _, r := range rs {
+		if sr, w := s.apply(r); sr != nil {
+			alerts = append(alerts, s.catchUp(r.Assertion, sr, w, false)...)
 		}
 	}
-	return alerts, nil
+	s.emit(alerts)
+	if !full {
+		return alerts, nil, nil
+	}
+	snap, err := s.rollLocked(p)
+	return alerts, snap, err
 }
 
 // Record is Add for callers that take alerts from the sinks only.
@@ -287,30 +313,25 @@ func (s *Store) Record(r Result) error {
 	return err
 }
 
-// rollLocked seals the full segment: the snapshot is written to cover it,
-// then a new segment starts and retention runs.
-func (s *Store) rollLocked(p pos) error {
+// rollLocked seals the full segment and starts a new one. It returns the
+// summaries covering the sealed segment, for persist to write.
+func (s *Store) rollLocked(p pos) (*capture, error) {
 	s.meta.Checkpoint = pos{p.Seg + 1, 0}
 	if err := s.log.roll(); err != nil {
-		return err
+		return nil, err
 	}
-	if err := s.writeSnapshotLocked(); err != nil {
-		return err
-	}
-	return s.log.retain(s.meta.Checkpoint.Seg)
+	return s.captureLocked(), nil
 }
 
-func (s *Store) writeSnapshotLocked() error {
-	return writeSnapshot(s.dir, &snapshot{Version: snapshotVersion, meta: s.meta, Keys: s.keys}, s.opts.Sync != SyncNever)
-}
-
-// Close writes the snapshot, flushes the log, waits (bounded) for the
-// webhook's queue, and releases the state dir.
+// Close writes the snapshot, flushes the log, releases the state dir, and
+// waits (bounded) for the webhook's queue. The wait is outside the store's
+// lock: a caller of Add, Keys or Drift meanwhile is answered at once (Add
+// with ErrClosed), not after up to CloseWait.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed || s.readOnly {
 		s.closed = true
+		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
@@ -324,10 +345,12 @@ func (s *Store) Close() error {
 			err = cerr
 		}
 	}
-	if s.hook != nil {
-		s.hook.close()
-	}
 	s.unlock()
+	hook := s.hook // no alert is enqueued once closed is set
+	s.mu.Unlock()
+	if hook != nil {
+		hook.close()
+	}
 	return err
 }
 

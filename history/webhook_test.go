@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -231,4 +232,53 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestCloseWaitsOutsideLock: while Close waits for a hanging webhook, the
+// store answers at once: Add with ErrClosed, Keys with its keys. (Close
+// used to wait up to CloseWait holding the store's lock.)
+func TestCloseWaitsOutsideLock(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	s, err := Open(t.TempDir(), Options{Webhook: &WebhookConfig{URL: srv.URL, CloseWait: time.Hour, Timeout: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.hook.enqueue(Alert{ID: "in-flight"})
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	answered := make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			if _, err := s.Add(crashResult(i)); err != nil {
+				s.Keys()
+				answered <- err
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-answered:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("Add during Close: %v, want ErrClosed", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Add and Keys blocked while Close waited for the webhook")
+	}
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while the webhook still hung", err)
+	default:
+	}
+	release <- struct{}{}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
 }
