@@ -133,12 +133,11 @@ func (e *Engine) Warnings() []string { return e.prov.Warnings() }
 
 // prepared is one assertion of a batch, ready to run.
 type prepared struct {
-	idx     int // its place in the request, and in the results
-	a       Assertion
-	layer   int
-	soft    bool
-	dynamic bool // its threshold is learned per assertion id (dynamic.go)
-	chk     check
+	idx   int // its place in the request, and in the results
+	a     Assertion
+	layer int
+	soft  bool
+	chk   check
 }
 
 // EvaluateValue runs assertions against a validated trace, read in place
@@ -386,9 +385,6 @@ func (e *Engine) prepare(pending []prepared) error {
 			}
 		}
 		pending[i].layer, pending[i].soft, pending[i].chk = c.layer, soft, chk
-		if d, ok := chk.(interface{ isDynamic() bool }); ok {
-			pending[i].dynamic = d.isDynamic()
-		}
 	}
 	return nil
 }
