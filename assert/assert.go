@@ -109,28 +109,6 @@ func newInput(tr tape.Value) *input {
 	return in
 }
 
-// inputOf is the input for a trace the engine holds decoded (a sub-trace
-// of the tree, a caller's map): it is encoded and read as a tape.
-func inputOf(tr map[string]any) (*input, error) {
-	v, err := encodeTrace(tr)
-	if err != nil {
-		return nil, err
-	}
-	in := newInput(v)
-	in.decodedOnce.Do(func() { in.decoded = tr })
-	return in, nil
-}
-
-// encodeTrace encodes a decoded trace and reads the text as a tape (its
-// Doc is not released: it lives as long as its Values are reachable).
-func encodeTrace(tr map[string]any) (tape.Value, error) {
-	doc, err := Encode(tr)
-	if err != nil {
-		return tape.Value{}, err
-	}
-	return doc.Root(), nil
-}
-
 // trace is the trace decoded whole (made on first use; shared, read-only)
 // for the checks that walk all of it: trees, the judge's context, grounding
 // sources. The hot checks read the tape.

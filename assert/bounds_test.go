@@ -98,7 +98,7 @@ func TestBatchRefusedBeforeEvaluation(t *testing.T) {
 		if !errors.As(err, &ae) || ae.AssertionID != bad.ID {
 			t.Errorf("%s: got %v, want the ASSERTION_ERROR of %s", bad.ID, err, bad.ID)
 		}
-		if n := len(f.requests()); n != 0 {
+		if n := len(f.Requests()); n != 0 {
 			t.Fatalf("%s: %d provider calls before the batch was refused, want none", bad.ID, n)
 		}
 	}

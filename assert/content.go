@@ -105,6 +105,8 @@ type contentCheck struct {
 	// pass is passText of the path as written, made once: the
 	// explanation of every pass of a target that selects one value.
 	pass string
+	// lowers: a needle searches the text in ASCII lower case (lowerASCII).
+	lowers bool
 }
 
 // compileContent reads spec §4 Layer 4: target, check, value or values,
@@ -158,6 +160,9 @@ func compileContent(_ *Engine, s spec) (check, error) {
 	default:
 		return nil, specErrorf("Use one of contains, not_contains, regex_match, keyword_all, keyword_any, forbidden (spec §4 Layer 4), or grounded_values.", "unknown content check '%s'", name)
 	}
+	for _, n := range c.needles {
+		c.lowers = c.lowers || n.lower != ""
+	}
 	c.pass = c.passText(t.expr)
 	return c, nil
 }
@@ -177,16 +182,15 @@ func (c *contentCheck) eval(_ context.Context, in *input) (outcome, error) {
 	var failed []jsonpath.ValueMatch
 	why, firstPass := "", ""
 	for i, m := range ms {
-		// Only the first match and the first failure are named, checked
-		// again with their name: a match's location is printed by a walk
-		// from the root, and a wildcard over 10,000 steps must not print
-		// 10,000 of them.
-		name := ""
+		// Only the first match and the first failure are named and
+		// explained, the others only judged: a match's location is printed
+		// by a walk from the root, and a wildcard over 10,000 steps must
+		// print, or explain, no 10,000 of them.
+		var ok bool
+		var exp string
 		if i == 0 {
-			name = c.target.name(m)
-		}
-		ok, exp := c.match(in, m, name)
-		if !ok && failed == nil && i > 0 {
+			ok, exp = c.match(in, m, c.target.name(m))
+		} else if ok = c.verdict(in, m); !ok && failed == nil {
 			_, exp = c.match(in, m, c.target.name(m))
 		}
 		if !ok {
@@ -220,11 +224,31 @@ func (c *contentCheck) match(in *input, m jsonpath.ValueMatch, name string) (boo
 	return c.one(name, in.text(m))
 }
 
+// verdict is match without the explanation, for the matches eval does not
+// name (over a wildcard of 10,000 matches, their explanations were most of
+// what a batch allocated).
+func (c *contentCheck) verdict(in *input, m jsonpath.ValueMatch) bool {
+	if isNull(m) {
+		return false
+	}
+	text := in.text(m)
+	var room [512]byte
+	return c.holds(text, c.lower(text, room[:0]))
+}
+
+// lower is lowerASCII(text) when a needle searches in lower case, else nil.
+func (c *contentCheck) lower(text string, room []byte) []byte {
+	if !c.lowers {
+		return nil
+	}
+	return lowerASCII(text, room)
+}
+
 // one applies the check to the text of one match named name.
 func (c *contentCheck) one(name, text string) (bool, string) {
-	v := excerpt(c.value, 200)
 	var room [512]byte
-	lower := lowerASCII(text, room[:0])
+	lower := c.lower(text, room[:0])
+	v := excerpt(c.value, 200)
 	switch c.check {
 	case "contains":
 		if _, _, ok := c.needles[0].find(text, lower); ok {
@@ -272,6 +296,32 @@ func (c *contentCheck) one(name, text string) (bool, string) {
 		}
 		return false, fmt.Sprintf("%s contains forbidden terms %s.", name, bracketNames(found))
 	}
+}
+
+// holds is the verdict of the check on text (lower is as find takes it).
+func (c *contentCheck) holds(text string, lower []byte) bool {
+	switch c.check {
+	case "contains", "not_contains":
+		_, _, ok := c.needles[0].find(text, lower)
+		return ok == (c.check == "contains")
+	case "regex_match":
+		return c.re.MatchString(text)
+	case "keyword_any":
+		for _, n := range c.needles {
+			if _, _, ok := n.find(text, lower); ok {
+				return true
+			}
+		}
+		return false
+	}
+	// keyword_all finds every value, forbidden none.
+	want := c.check == "keyword_all"
+	for _, n := range c.needles {
+		if _, _, ok := n.find(text, lower); ok != want {
+			return false
+		}
+	}
+	return true
 }
 
 // passText is the explanation of a pass that needs no found text.

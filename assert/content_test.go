@@ -6,6 +6,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestContentGolden runs testdata/content/cases.json; see runGolden.
@@ -39,4 +40,49 @@ func TestKeywordsLowerTextOnce(t *testing.T) {
 	if upper > lower+1 {
 		t.Errorf("keyword_all with 6 values: %v allocations on a text with capitals, %v in lower case; want at most one more (the text lowered once)", upper, lower)
 	}
+}
+
+// FuzzContentVerdict: the verdict eval gives the matches it does not name
+// (holds) is the one it gives the matches it explains (one), for every
+// check, text and value.
+func FuzzContentVerdict(f *testing.F) {
+	for _, s := range []struct {
+		check, text, value string
+		cs                 bool
+	}{
+		{"contains", "Your refund is processed.", "REFUND", false},
+		{"contains", "Your refund is processed.", "REFUND", true},
+		{"not_contains", "temperature in \u212a", "k", false},
+		{"regex_match", "order ORD-123", `ORD-\d+`, true},
+		{"keyword_all", "Thank you, RFD-001", "thank|rfd-|order", false},
+		{"keyword_any", "nothing here", "refund|order", false},
+		{"forbidden", "my SSN is 123", "ssn|password", false},
+		{"forbidden", "ÉTÉ", "été", false},
+	} {
+		f.Add(s.check, s.text, s.value, s.cs)
+	}
+	f.Fuzz(func(t *testing.T, check, text, value string, cs bool) {
+		if !utf8.ValidString(value) {
+			return // a spec is JSON: its strings are UTF-8 (the text need not be)
+		}
+		sp := spec{"target": "output.message", "check": check, "case_sensitive": cs, "value": value}
+		var values []any
+		for _, v := range strings.Split(value, "|") {
+			values = append(values, v)
+		}
+		sp["values"] = values
+		chk, err := compileContent(nil, sp)
+		if err != nil {
+			return // not a check this test is about
+		}
+		c := chk.(*contentCheck)
+		if c.check == "grounded_values" {
+			return
+		}
+		room := make([]byte, 0, 16)
+		want, why := c.one("output.message", text)
+		if got := c.holds(text, c.lower(text, room)); got != want {
+			t.Errorf("%s %q in %q (case_sensitive %v): holds %v, one %v (%s)", check, value, text, cs, got, want, why)
+		}
+	})
 }

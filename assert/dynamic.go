@@ -18,6 +18,8 @@ func (e *Engine) SetThresholds(t Thresholds) { e.thresholds = t }
 // dynamicCheck is a compiled check whose threshold is learned per assertion.
 type dynamicCheck interface {
 	check
+	// isDynamic reports whether its spec asked for "threshold": "dynamic".
+	isDynamic() bool
 	// withThreshold returns a copy of the check using thr.
 	withThreshold(thr float64) check
 }
@@ -39,7 +41,7 @@ func (e *Engine) readThreshold(s spec, def float64) (thr float64, dynamic bool, 
 // learn resolves a dynamic check's threshold for assertion id.
 func (e *Engine) learn(p prepared) (check, string, error) {
 	d, ok := p.chk.(dynamicCheck)
-	if !ok || !p.dynamic {
+	if !ok || !d.isDynamic() {
 		return p.chk, "", nil
 	}
 	thr, why, err := e.thresholds(p.a.ID)

@@ -30,8 +30,8 @@ func TestDynamicThreshold(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
-			f.vectors[refundMessage] = []float64{1, 0}
-			f.vectors[ref] = unit2(0.91)
+			f.Vectors[refundMessage] = []float64{1, 0}
+			f.Vectors[ref] = unit2(0.91)
 			e := fakeEngine(t, f, func(*provider.Settings) {})
 			var asked []string
 			e.SetThresholds(func(id string) (float64, string, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"attest-engine/provider"
+	"attest-engine/provider/providertest"
 )
 
 // The spec §2.2 refund trace's output.message.
@@ -93,7 +94,7 @@ func TestEmbeddingGolden(t *testing.T) {
 	for i, tc := range tests {
 		f := newFake(t)
 		for k, v := range tc.vectors {
-			f.vectors[k] = v
+			f.Vectors[k] = v
 		}
 		e := fakeEngine(t, f, func(ps *provider.Settings) {
 			if tc.noEnv {
@@ -115,11 +116,11 @@ func TestEmbeddingGolden(t *testing.T) {
 }
 
 // evalCostly evaluates one assertion and records the answer and the requests.
-func evalCostly(t *testing.T, e *Engine, f *fakeProvider, name, typ string, sp map[string]any, tr map[string]any) costlyAnswer {
+func evalCostly(t *testing.T, e *Engine, f *providertest.Server, name, typ string, sp map[string]any, tr map[string]any) costlyAnswer {
 	t.Helper()
 	rs, err := e.Evaluate(context.Background(), tr, []Assertion{{ID: name, Type: typ, Spec: sp}})
 	a := costlyAnswer{Name: name}
-	for _, c := range f.requests() {
+	for _, c := range f.Requests() {
 		a.Requests = append(a.Requests, map[string]any{"path": c.Path, "body": c.Body})
 	}
 	if err != nil {
@@ -163,7 +164,7 @@ func TestEmbeddingRequestHeaders(t *testing.T) {
 		if _, err := e.Evaluate(context.Background(), refund56(t), []Assertion{{ID: "a", Type: "embedding", Spec: sp}}); err != nil {
 			t.Fatal(err)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 || reqs[0].Path != "/v1/embeddings" {
 			t.Fatalf("%s: requests %+v", tc.name, reqs)
 		}
@@ -198,9 +199,9 @@ func TestEmbeddingCacheAndDedupe(t *testing.T) {
 	// request), or each one text while waiting for the other's (two). Either
 	// way no text is embedded twice, and each request is paid once, by the
 	// assertion that made it.
-	n1 := len(f.requests())
+	n1 := len(f.Requests())
 	embedded := map[string]int{}
-	for _, c := range f.requests() {
+	for _, c := range f.Requests() {
 		in, _ := c.Body["input"].([]any)
 		for _, x := range in {
 			embedded[fmt.Sprint(x)]++
@@ -213,12 +214,12 @@ func TestEmbeddingCacheAndDedupe(t *testing.T) {
 		t.Errorf("first run: costs %v and %v over %d requests: each request's usage × price is counted once", first[0].Cost, first[1].Cost, n1)
 	}
 	second := run(e1)
-	if n := len(f.requests()); n != n1 {
+	if n := len(f.Requests()); n != n1 {
 		t.Errorf("second run in the same engine made %d more requests: want 0 (memory cache)", n-n1)
 	}
 	e2 := fakeEngine(t, f, func(ps *provider.Settings) { ps.CacheDir = dir })
 	third := run(e2)
-	if n := len(f.requests()); n != n1 {
+	if n := len(f.Requests()); n != n1 {
 		t.Errorf("a new engine on the same cache_dir made %d requests: want 0", n-n1)
 	}
 	for i := range first {
@@ -286,7 +287,7 @@ func BenchmarkEmbeddingCached(b *testing.B) {
 
 func TestEmbeddingSharedTextInFlight(t *testing.T) {
 	f := newFake(t)
-	f.delay = 50 * time.Millisecond // the calls overlap
+	f.Delay = 50 * time.Millisecond // the calls overlap
 	e := fakeEngine(t, f, nil)
 	var as []Assertion
 	for i := range 6 {
@@ -298,7 +299,7 @@ func TestEmbeddingSharedTextInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	targets := 0
-	for _, c := range f.requests() {
+	for _, c := range f.Requests() {
 		for _, in := range c.Body["input"].([]any) {
 			if in == refundMessage {
 				targets++

@@ -133,27 +133,17 @@ func (e *Engine) Warnings() []string { return e.prov.Warnings() }
 
 // prepared is one assertion of a batch, ready to run.
 type prepared struct {
-	idx     int // its place in the request, and in the results
-	a       Assertion
-	layer   int
-	soft    bool
-	dynamic bool // its threshold is learned per assertion id (dynamic.go)
-	chk     check
+	idx   int // its place in the request, and in the results
+	a     Assertion
+	layer int
+	soft  bool
+	chk   check
 }
 
-// Evaluate runs assertions against a validated trace, decoded, and returns
-// one result per assertion, in request order. It fails the whole batch with
-// *Error when an assertion cannot be evaluated, before any assertion is
-// evaluated. The trace is encoded and read as a tape (EvaluateValue).
-func (e *Engine) Evaluate(ctx context.Context, tr map[string]any, as []Assertion) ([]Result, error) {
-	v, err := encodeTrace(tr)
-	if err != nil {
-		return nil, err
-	}
-	return e.EvaluateValue(ctx, v, as)
-}
-
-// EvaluateValue is Evaluate for a trace read in place from its JSON text.
+// EvaluateValue runs assertions against a validated trace, read in place
+// from its JSON text, and returns one result per assertion, in request
+// order. It fails the whole batch with *Error when an assertion cannot be
+// evaluated, before any assertion is evaluated.
 // The idempotency record keys on that exact text, hashed at memory speed: a
 // request re-sent as it was is answered from the record, and one re-sent
 // with other white space or member order is evaluated afresh, to the same
@@ -395,9 +385,6 @@ func (e *Engine) prepare(pending []prepared) error {
 			}
 		}
 		pending[i].layer, pending[i].soft, pending[i].chk = c.layer, soft, chk
-		if d, ok := chk.(interface{ isDynamic() bool }); ok {
-			pending[i].dynamic = d.isDynamic()
-		}
 	}
 	return nil
 }

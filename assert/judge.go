@@ -289,7 +289,7 @@ func retrievedContext(in *input) string {
 	for _, s := range in.stepList() {
 		st, _ := s.(map[string]any)
 		typ, _ := st["type"].(string)
-		if (typ != "retrieval" && typ != "tool_call") || st["result"] == nil {
+		if !isToolStep(typ) || st["result"] == nil {
 			continue
 		}
 		name, _ := st["name"].(string)

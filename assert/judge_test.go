@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"attest-engine/provider"
+	"attest-engine/provider/providertest"
 )
 
 // replies answers the judge's calls in turn, repeating the last one.
@@ -95,7 +96,7 @@ func TestJudgeGolden(t *testing.T) {
 	for i, tc := range tests {
 		f := newFake(t)
 		if tc.replies != nil {
-			f.reply = replies(tc.replies...)
+			f.Reply = replies(tc.replies...)
 		}
 		e := fakeEngine(t, f, func(ps *provider.Settings) {
 			if tc.env != nil {
@@ -152,7 +153,7 @@ func TestJudgeRequestHeaders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("%s: %d requests", tc.name, len(reqs))
 		}
@@ -169,18 +170,18 @@ func TestJudgeRequestHeaders(t *testing.T) {
 func TestJudgeReplyKeyScrubbed(t *testing.T) {
 	tests := []struct {
 		name, reason string
-		reply        string    // the judge's reply text, every call
-		script       *scripted // or one raw response
+		reply        string               // the judge's reply text, every call
+		script       *providertest.Canned // or one raw response
 	}{
 		{"unusable", "a reply that is not a verdict is quoted in the error", "Your key is " + testKey + ", and it looks fine.", nil},
-		{"refusal", "a refusal is quoted in the error", "", &scripted{status: 200,
-			body: `{"choices":[{"message":{"content":null,"refusal":"I will not repeat ` + testKey + `."}}]}`}},
+		{"refusal", "a refusal is quoted in the error", "", &providertest.Canned{Status: 200,
+			Body: `{"choices":[{"message":{"content":null,"refusal":"I will not repeat ` + testKey + `."}}]}`}},
 	}
 	for _, tc := range tests {
 		f := newFake(t)
-		f.reply = func(string) string { return tc.reply }
+		f.Reply = func(string) string { return tc.reply }
 		if tc.script != nil {
-			f.push(*tc.script)
+			f.Push(*tc.script)
 		}
 		e := fakeEngine(t, f, nil)
 		_, err := e.Evaluate(context.Background(), refund56(t), []Assertion{{ID: "j", Type: "llm_judge", Spec: map[string]any{"rubric": "tone"}}})
@@ -207,7 +208,7 @@ func TestJudgeCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(f.requests()); n != 1 {
+	if n := len(f.Requests()); n != 1 {
 		t.Errorf("unchanged assertion and trace: %d calls, want 1 (cached)", n)
 	}
 	if first[0].Cost == 0 || second[0].Cost != 0 || first[0].Score != second[0].Score {
@@ -218,7 +219,7 @@ func TestJudgeCache(t *testing.T) {
 	if _, err := e.Evaluate(context.Background(), tr, as); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(f.requests()); n != 2 {
+	if n := len(f.Requests()); n != 2 {
 		t.Errorf("new criteria: %d calls, want 2", n)
 	}
 }

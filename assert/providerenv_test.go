@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"attest-engine/provider"
+	"attest-engine/provider/providertest"
 )
 
 // An unusable variable is also the answer's detail: SDKs never read stderr.
@@ -35,7 +36,7 @@ func TestProviderEnvironmentOffSaysWhy(t *testing.T) {
 			if !errors.As(err, &ae) || !strings.Contains(ae.Detail, tc.envVar+` "`+tc.value+`"`) {
 				t.Errorf("error %v (detail %q): want a 1002 whose detail names %s", err, detailOf(ae), tc.envVar)
 			}
-			if n := len(f.requests()); n != 0 {
+			if n := len(f.Requests()); n != 0 {
 				t.Errorf("%d provider calls with the feature off", n)
 			}
 		})
@@ -65,7 +66,7 @@ func TestJudgeTimeoutFromEnvironment(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
 			for range tc.stalls {
-				f.push(scripted{status: 200, body: `{}`, delay: 5 * time.Second})
+				f.Push(providertest.Canned{Status: 200, Body: `{}`, Delay: 5 * time.Second})
 			}
 			e := fakeEngine(t, f, func(ps *provider.Settings) {
 				ps.Getenv = envOf("OPENAI_API_KEY", testKey, "OPENAI_BASE_URL", f.URL+"/v1", "ATTEST_JUDGE_TIMEOUT_S", "0.05")
@@ -82,7 +83,7 @@ func TestJudgeTimeoutFromEnvironment(t *testing.T) {
 			case tc.wantErr != "" && (!errors.As(err, &pe) || pe.Message != tc.wantErr):
 				t.Errorf("%s: error %v, want %q", tc.reason, err, tc.wantErr)
 			}
-			if n := len(f.requests()); n != tc.wantCalls {
+			if n := len(f.Requests()); n != tc.wantCalls {
 				t.Errorf("%s: %d calls, want %d", tc.reason, n, tc.wantCalls)
 			}
 		})

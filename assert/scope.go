@@ -24,10 +24,17 @@ func scope(root *input, agentID string) (in *input, failed string) {
 	found := byAgent(nodes, agentID)
 	switch len(found) {
 	case 1:
-		scoped, err := inputOf(found[0].trace)
-		if err != nil {
-			return nil, fmt.Sprintf("Agent '%s': its trace could not be read: %v.", agentID, err)
+		// The agent's trace is read in place in the batch's tape, not
+		// encoded and parsed again for every assertion scoped to it.
+		n := found[0]
+		if n.parent == nil {
+			return root, ""
 		}
+		scoped := newInput(n.value(root.root))
+		if !scoped.root.Exists() { // not reached: the tape and the tree are one document
+			return nil, fmt.Sprintf("Agent '%s': its trace could not be read.", agentID)
+		}
+		scoped.decodedOnce.Do(func() { scoped.decoded = n.trace })
 		return scoped, ""
 	case 0:
 		return nil, unknownAgent(nodes, agentID).explanation

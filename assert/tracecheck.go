@@ -39,6 +39,7 @@ func (in *input) namedSteps() (all, tools []toolCall) {
 		for st := range in.steps.Elems() {
 			typ := st.Get("type")
 			if name := st.Get("name"); name.Kind() == tape.String {
+				// isToolStep, read in place.
 				in.calls = append(in.calls, toolCall{name.Str(), i, typ.Is("tool_call") || typ.Is("retrieval")})
 			}
 			i++

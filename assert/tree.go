@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"attest-engine/jsonschema"
+	"attest-engine/tape"
 )
 
 // maxTreeLevels bounds the walk. Validated traces nest at most 5 levels
@@ -26,6 +27,7 @@ type treeNode struct {
 	depth   int // 0 for the root, 1 for a sub_trace of a root step, …
 	parent  *treeNode
 	step    map[string]any // the parent's agent_call step carrying it; nil for the root
+	at      int            // that step's index in the parent's steps
 	where   string         // "sub_trace of step 'x' (steps[1]): …", "" for the root
 }
 
@@ -41,9 +43,9 @@ func (n *treeNode) label() string {
 // children, children in step order: the root is nodes[0].
 func buildTree(root map[string]any) []*treeNode {
 	var nodes []*treeNode
-	var walk func(t map[string]any, parent *treeNode, step map[string]any, where string)
-	walk = func(t map[string]any, parent *treeNode, step map[string]any, where string) {
-		n := &treeNode{trace: t, parent: parent, step: step, where: where}
+	var walk func(t map[string]any, parent *treeNode, step map[string]any, at int, where string)
+	walk = func(t map[string]any, parent *treeNode, step map[string]any, at int, where string) {
+		n := &treeNode{trace: t, parent: parent, step: step, at: at, where: where}
 		n.agentID, _ = t["agent_id"].(string)
 		n.traceID, _ = t["trace_id"].(string)
 		if parent != nil {
@@ -64,11 +66,21 @@ func buildTree(root map[string]any) []*treeNode {
 				continue
 			}
 			name, _ := st["name"].(string)
-			walk(sub, n, st, where+"sub_trace of step '"+name+"' (steps["+strconv.Itoa(i)+"]): ")
+			walk(sub, n, st, i, where+"sub_trace of step '"+name+"' (steps["+strconv.Itoa(i)+"]): ")
 		}
 	}
-	walk(root, nil, nil, "")
+	walk(root, nil, nil, 0, "")
 	return nodes
+}
+
+// value is n's trace read in place in root, the tape of the tree's root
+// trace: reached step by step, as buildTree reached it in the decoded trace
+// (the tape refuses duplicate member names, so both name the same value).
+func (n *treeNode) value(root tape.Value) tape.Value {
+	if n.parent == nil {
+		return root
+	}
+	return n.parent.value(root).Get("steps").Index(n.at).Get("sub_trace")
 }
 
 // tree returns the trace tree of the input, built once per batch and

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"attest-engine/provider/providertest"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -21,52 +23,52 @@ func TestProviderCallErrors(t *testing.T) {
 		name     string
 		reason   string
 		judge    bool // a judge call, else an embedding call
-		script   []scripted
+		script   []providertest.Canned
 		want     *Error // nil: success
 		attempts int
 	}{
 		{"429 then ok", "a rate limit is retried, honouring Retry-After", false,
-			[]scripted{{status: 429, header: map[string]string{"Retry-After": "0"}, body: openAIErr("Rate limit reached", "rate_limit_exceeded")}}, nil, 2},
+			[]providertest.Canned{{Status: 429, Header: map[string]string{"Retry-After": "0"}, Body: openAIErr("Rate limit reached", "rate_limit_exceeded")}}, nil, 2},
 		{"500 twice then ok", "server errors are retried up to 3 attempts", true,
-			[]scripted{{status: 500, body: openAIErr("boom", "")}, {status: 502, body: "bad gateway"}}, nil, 3},
+			[]providertest.Canned{{Status: 500, Body: openAIErr("boom", "")}, {Status: 502, Body: "bad gateway"}}, nil, 3},
 		{"429 three times", "spec §5's message and detail, to the letter", false,
-			[]scripted{{status: 429}, {status: 429}, {status: 429, body: openAIErr("rate limit exceeded", "rate_limit_exceeded")}},
+			[]providertest.Canned{{Status: 429}, {Status: 429}, {Status: 429, Body: openAIErr("rate limit exceeded", "rate_limit_exceeded")}},
 			&Error{Message: "embedding provider returned HTTP 429: rate limit exceeded", Detail: retryDetail, Transient: true}, 3},
 		{"500 three times", "the judge's message quotes the provider's error message", true,
-			[]scripted{{status: 500}, {status: 500}, {status: 500, body: openAIErr("The server had an error while processing your request.", "")}},
+			[]providertest.Canned{{Status: 500}, {Status: 500}, {Status: 500, Body: openAIErr("The server had an error while processing your request.", "")}},
 			&Error{Message: "judge provider returned HTTP 500: The server had an error while processing your request.", Detail: retryDetail, Transient: true}, 3},
 		{"429 without body", "no message from the provider: spec §5's wording", false,
-			[]scripted{{status: 429}, {status: 429}, {status: 429, body: "<html>busy</html>"}},
+			[]providertest.Canned{{Status: 429}, {Status: 429}, {Status: 429, Body: "<html>busy</html>"}},
 			&Error{Message: "embedding provider returned HTTP 429: rate limit exceeded", Detail: retryDetail, Transient: true}, 3},
 		{"401 bad key", "a rejected key fails at once, names the env var, never shows the key", true,
-			[]scripted{{status: 401, body: openAIErr("Incorrect API key provided: "+testKey+". You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_api_key")}},
+			[]providertest.Canned{{Status: 401, Body: openAIErr("Incorrect API key provided: "+testKey+". You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_api_key")}},
 			&Error{Message: "judge provider returned HTTP 401: Incorrect API key provided: [redacted]. You can find your API key at https://platform.openai.com/account/api-keys.",
 				Detail: "The judge provider rejected the API key from OPENAI_API_KEY: set it to a valid key with access to model 'gpt-4.1-mini'."}, 1},
 		{"401 partial key echo", "a provider's masked echo of the key is scrubbed too", false,
-			[]scripted{{status: 401, body: openAIErr("Incorrect API key provided: sk-test-S***cdef.", "invalid_api_key")}},
+			[]providertest.Canned{{Status: 401, Body: openAIErr("Incorrect API key provided: sk-test-S***cdef.", "invalid_api_key")}},
 			&Error{Message: "embedding provider returned HTTP 401: Incorrect API key provided: sk-[redacted].",
 				Detail: "The embedding provider rejected the API key from OPENAI_API_KEY: set it to a valid key with access to model 'text-embedding-3-small'."}, 1},
 		{"404 model", "an unknown model fails at once and says what to fix", false,
-			[]scripted{{status: 404, body: openAIErr("The model `nope` does not exist or you do not have access to it.", "model_not_found")}},
+			[]providertest.Canned{{Status: 404, Body: openAIErr("The model `nope` does not exist or you do not have access to it.", "model_not_found")}},
 			&Error{Message: "embedding provider returned HTTP 404: The model `nope` does not exist or you do not have access to it.",
 				Detail: "The embedding provider at BASE does not know model 'text-embedding-3-small' (or the endpoint): fix the assertion's model or embedding.model, and the base URL."}, 1},
 		{"400", "a rejected request is not retried", true,
-			[]scripted{{status: 400, body: `{"error":"json: cannot unmarshal"}`}},
+			[]providertest.Canned{{Status: 400, Body: `{"error":"json: cannot unmarshal"}`}},
 			&Error{Message: "judge provider returned HTTP 400: json: cannot unmarshal",
 				Detail: "The judge provider rejected the request for model 'gpt-4.1-mini': check that it is a chat model that accepts temperature 0 and JSON mode, and the assertion spec."}, 1},
 		{"huge body", "bodies are read through a size limit", false,
-			[]scripted{{status: 200, body: strings.Repeat(" ", maxResponseBytes+10)}},
+			[]providertest.Canned{{Status: 200, Body: strings.Repeat(" ", maxResponseBytes+10)}},
 			&Error{Message: "embedding provider response exceeds 4194304 bytes",
 				Detail: "The provider sent an unexpectedly large response; check that base_url points at an OpenAI- or Anthropic-compatible API."}, 1},
 		{"malformed json", "an unreadable 200 is an error, not a pass", false,
-			[]scripted{{status: 200, body: `{"data": [`}},
+			[]providertest.Canned{{Status: 200, Body: `{"data": [`}},
 			&Error{Message: "embedding provider returned an invalid response: not an embeddings response: unexpected end of JSON input",
 				Detail: "Check that the base URL points at an OpenAI-compatible /v1/embeddings endpoint and that 'text-embedding-3-small' is an embedding model."}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
-			f.push(tc.script...)
+			f.Push(tc.script...)
 			p := fakeClient(t, f)
 			ep := p.embedder
 			var err error
@@ -75,7 +77,7 @@ func TestProviderCallErrors(t *testing.T) {
 			} else {
 				_, _, err = (&openAIClient{ep: ep, what: "embedding"}).embed(context.Background(), "text-embedding-3-small", []string{"a"})
 			}
-			if n := len(f.requests()); n != tc.attempts {
+			if n := len(f.Requests()); n != tc.attempts {
 				t.Errorf("%s: %d attempts, want %d", tc.reason, n, tc.attempts)
 			}
 			if tc.want == nil {
@@ -104,14 +106,14 @@ func TestProviderCallErrors(t *testing.T) {
 func TestProviderNoRedirect(t *testing.T) {
 	elsewhere := newFake(t)
 	f := newFake(t)
-	f.push(scripted{status: 307, header: map[string]string{"Location": elsewhere.URL + "/v1/embeddings"}})
+	f.Push(providertest.Canned{Status: 307, Header: map[string]string{"Location": elsewhere.URL + "/v1/embeddings"}})
 	p := fakeClient(t, f)
 	_, _, err := (&openAIClient{ep: p.embedder, what: "embedding"}).embed(context.Background(), "text-embedding-3-small", []string{"a"})
 	var pe *Error
 	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "HTTP 307") {
 		t.Errorf("error %v, want the 307 answered as a failure", err)
 	}
-	if n := len(elsewhere.requests()); n != 0 {
+	if n := len(elsewhere.Requests()); n != 0 {
 		t.Errorf("the redirect was followed: %d requests elsewhere", n)
 	}
 }
@@ -134,17 +136,17 @@ func TestProviderDeadline(t *testing.T) {
 	tests := []struct {
 		name   string
 		reason string
-		script []scripted
+		script []providertest.Canned
 	}{
 		{"slow response", "a provider slower than the batch deadline: 3002 TIMEOUT, not a provider error",
-			[]scripted{{status: 200, delay: 10 * time.Second}}},
+			[]providertest.Canned{{Status: 200, Delay: 10 * time.Second}}},
 		{"long Retry-After", "backoff sleeps end when the deadline does",
-			[]scripted{{status: 429, header: map[string]string{"Retry-After": "15"}}}},
+			[]providertest.Canned{{Status: 429, Header: map[string]string{"Retry-After": "15"}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
-			f.push(tc.script...)
+			f.Push(tc.script...)
 			p := fakeClient(t, f)
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 			defer cancel()

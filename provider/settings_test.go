@@ -1,164 +1,29 @@
-// settings_test.go: a fake OpenAI and Anthropic server for the client tests, and provider resolution from config and env.
+// settings_test.go: the fake model APIs (providertest) for the client tests, and provider resolution from config and env.
 
 package provider
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"attest-engine/provider/providertest"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// testKey is the dummy API key of the fakes; no error or explanation may
-// ever contain it.
-const testKey = "sk-test-SECRET-0123456789abcdef"
-
-// fakeCall is one request a fake server received.
-type fakeCall struct {
-	Path   string
-	Header http.Header
-	Body   map[string]any
-}
-
-// scripted is a canned response, served before the default behaviour.
-type scripted struct {
-	status int
-	header map[string]string
-	body   string
-	delay  time.Duration
-}
-
-// fakeProvider reproduces the request and response shapes of the OpenAI
-// (/v1/embeddings, /v1/chat/completions) and Anthropic (/v1/messages) APIs.
-type fakeProvider struct {
-	*httptest.Server
-	mu      sync.Mutex
-	calls   []fakeCall
-	script  []scripted
-	vectors map[string][]float64 // embedding of a text; default: [1, its length]
-	reply   func(user string) string
-	delay   time.Duration // of every default response
-}
-
-func newFake(t testing.TB) *fakeProvider {
-	f := &fakeProvider{vectors: map[string][]float64{},
-		reply: func(string) string { return `{"score": 0.9, "reason": "Clear and complete."}` }}
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
-	return f
-}
-
-func (f *fakeProvider) push(s ...scripted) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.script = append(f.script, s...)
-}
-
-func (f *fakeProvider) requests() []fakeCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]fakeCall(nil), f.calls...)
-}
-
-func wait(r *http.Request, d time.Duration) bool {
-	select {
-	case <-time.After(d):
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
-
-func (f *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	_ = json.Unmarshal(raw, &body)
-	f.mu.Lock()
-	f.calls = append(f.calls, fakeCall{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-	var s *scripted
-	if len(f.script) > 0 {
-		s = &f.script[0]
-		f.script = f.script[1:]
-	}
-	reply, delay := f.reply, f.delay
-	f.mu.Unlock()
-	if s != nil {
-		if s.delay > 0 && !wait(r, s.delay) {
-			return
-		}
-		for k, v := range s.header {
-			w.Header().Set(k, v)
-		}
-		w.WriteHeader(s.status)
-		io.WriteString(w, s.body)
-		return
-	}
-	if delay > 0 && !wait(r, delay) {
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	switch r.URL.Path {
-	case "/v1/embeddings":
-		var data []map[string]any
-		tokens := 0
-		inputs, _ := body["input"].([]any)
-		for i, in := range inputs {
-			text, _ := in.(string)
-			tokens += len(strings.Fields(text))
-			vec, ok := f.vector(text)
-			if !ok {
-				vec = []float64{1, float64(len(text))}
-			}
-			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": vec})
-		}
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": body["model"],
-			"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens}})
-	case "/v1/chat/completions":
-		msgs, _ := body["messages"].([]any)
-		last, _ := msgs[len(msgs)-1].(map[string]any)
-		user, _ := last["content"].(string)
-		json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "model": body["model"],
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-				"message": map[string]any{"role": "assistant", "content": reply(user)}}},
-			"usage": map[string]any{"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050}})
-	case "/v1/messages":
-		msgs, _ := body["messages"].([]any)
-		last, _ := msgs[len(msgs)-1].(map[string]any)
-		user, _ := last["content"].(string)
-		json.NewEncoder(w).Encode(map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": body["model"],
-			"content":     []any{map[string]any{"type": "text", "text": reply(user)}},
-			"stop_reason": "end_turn", "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": 1000, "output_tokens": 50}})
-	default:
-		w.WriteHeader(http.StatusNotFound)
-		io.WriteString(w, `{"error":{"message":"Unknown path","type":"invalid_request_error","param":null,"code":null}}`)
-	}
-}
-
-func (f *fakeProvider) vector(text string) ([]float64, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	v, ok := f.vectors[text]
-	return v, ok
-}
+// testKey is the fake's dummy API key: no error may ever contain it.
+const testKey = providertest.Key
 
 // envOf is an injectable environment.
-func envOf(kv ...string) func(string) string {
-	m := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return func(k string) string { return m[k] }
-}
+var envOf = providertest.Env
+
+// newFake is a fake OpenAI and Anthropic server; an embedding it has not
+// been given is [1, the text's length].
+func newFake(t testing.TB) *providertest.Server { return providertest.New(t, nil) }
 
 // fakeClient is a Client whose endpoints are the fake, through OPENAI_BASE_URL.
-func fakeClient(t *testing.T, f *fakeProvider) *Client {
+func fakeClient(t *testing.T, f *providertest.Server) *Client {
 	t.Helper()
 	c, err := New(Settings{Getenv: envOf("OPENAI_API_KEY", testKey, "OPENAI_BASE_URL", f.URL+"/v1"), RetryBase: time.Millisecond})
 	if err != nil {
