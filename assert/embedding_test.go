@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"attest-engine/provider"
-	"attest-engine/provider/providertest"
+	"attest-engine/providertest"
 )
 
 // The spec §2.2 refund trace's output.message.

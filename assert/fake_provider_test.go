@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"attest-engine/provider"
-	"attest-engine/provider/providertest"
+	"attest-engine/providertest"
 	"attest-engine/trace"
 )
 

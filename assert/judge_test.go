@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"attest-engine/provider"
-	"attest-engine/provider/providertest"
+	"attest-engine/providertest"
 )
 
 // replies answers the judge's calls in turn, repeating the last one.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"attest-engine/provider"
-	"attest-engine/provider/providertest"
+	"attest-engine/providertest"
 )
 
 // An unusable variable is also the answer's detail: SDKs never read stderr.

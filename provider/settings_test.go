@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"attest-engine/provider/providertest"
+	"attest-engine/providertest"
 
 	"github.com/google/go-cmp/cmp"
 )
