@@ -8,7 +8,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -157,33 +156,7 @@ func BenchmarkSDKWorkloadPipelined(b *testing.B) {
 	for _, name := range []string{"engine", "nothing"} {
 		b.Run(name, func(b *testing.B) {
 			stdin, r, cmd := startArgv(b, engines[name])
-			const inFlight = 64
-			b.ResetTimer()
-			start := time.Now()
-			slots := make(chan struct{}, inFlight)
-			go func() {
-				w := bufio.NewWriterSize(stdin, 1<<16)
-				for i := 0; i < b.N; i++ {
-					slots <- struct{}{}
-					w.WriteString(lines[i%len(lines)])
-					if len(slots) == cap(slots) || i == b.N-1 {
-						w.Flush()
-					}
-				}
-				w.Flush()
-			}()
-			for i := 0; i < b.N; i++ {
-				line, err := r.ReadSlice('\n')
-				if err != nil {
-					b.Fatal(err)
-				}
-				if !okAnswer(line) {
-					b.Fatalf("answer %d: %.300s", i, line)
-				}
-				<-slots
-			}
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "batches/s")
-			reportEngineCPU(b, stdin, cmd)
+			pipelined(b, stdin, r, cmd, lines, 64, okAnswer)
 		})
 	}
 }
