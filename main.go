@@ -192,9 +192,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // logged; it never changes the protocol's answers or the exit status.
 func reportTo(path string, logger *slog.Logger, scenarios func() []simulate.ScenarioSummary) func([]rpc.Record) {
 	return func(records []rpc.Record) {
+		// rpc.Record and report.Recorded have the same fields (rpc, the
+		// protocol only, does not import report): a conversion, which stops
+		// compiling if they part, rather than a copy that could drop a field.
 		list := make([]report.Recorded, len(records))
 		for i, r := range records {
-			list[i] = report.Recorded{TraceID: r.TraceID, Suite: r.Suite, Plugin: r.Plugin, Type: r.Type, Spec: r.Spec, Result: r.Result}
+			list[i] = report.Recorded(r)
 		}
 		traces := report.ByTrace(list)
 		if err := report.WriteFile(path, traces, scenarios()...); err != nil {
