@@ -138,7 +138,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *configPath != "" {
 		if cfg, err = assert.LoadConfig(*configPath); err != nil {
 			logger.Error(err.Error())
-			fmt.Fprintf(stderr, "attest-engine: %v\n", err)
+			fmt.Fprintf(sink, "attest-engine: %v\n", err)
 			return 2
 		}
 	}
@@ -148,7 +148,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	engine, err := assert.New(cfg)
 	if err != nil {
 		logger.Error(err.Error())
-		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
+		fmt.Fprintf(sink, "attest-engine: %v\n", err)
 		return 2
 	}
 	for _, w := range engine.Warnings() {
@@ -163,7 +163,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		store, err := history.Open(*stateDir, history.Options{Logger: logger})
 		if err != nil {
 			logger.Error(err.Error())
-			fmt.Fprintf(stderr, "attest-engine: --state-dir: %v\n", err)
+			fmt.Fprintf(sink, "attest-engine: --state-dir: %v\n", err)
 			return 2
 		}
 		defer func() {

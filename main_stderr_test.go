@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -293,5 +295,46 @@ func TestBinaryStderrClosed(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatalf("no exit after %d answers with stderr closed", answered.Load())
+	}
+}
+
+// TestBinaryStartFailure: a start that fails after logging has begun logs
+// the error as a JSON line, then says it plainly, in that order, through
+// the same bounded queue (a direct write could block on a full pipe and
+// keep the engine from exiting), and exits 2.
+func TestBinaryStartFailure(t *testing.T) {
+	bin := buildEngine(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	bad := filepath.Join(dir, "bad.json")
+	for _, p := range []string{file, bad} {
+		if err := os.WriteFile(p, []byte(`{"judge":`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name  string
+		args  []string
+		plain string // the start of the plain line
+	}{
+		{"config missing", []string{"--config", filepath.Join(dir, "none.json")}, "attest-engine: config: "},
+		{"config not JSON", []string{"--config", bad}, "attest-engine: config: "},
+		{"state dir a file", []string{"--state-dir", file}, "attest-engine: --state-dir: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"--log-level=warn"}, tc.args...)...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if code := exitCode(cmd.Run()); code != 2 {
+				t.Fatalf("exit %d, want 2: %s", code, stderr.String())
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+			var first struct{ Level, Msg string }
+			if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &first) != nil || first.Level != "error" ||
+				!strings.HasPrefix(lines[1], tc.plain) || !strings.HasSuffix(lines[1], first.Msg) {
+				t.Errorf("stderr %q: want the error's JSON log line, then %q and its message", stderr.String(), tc.plain)
+			}
+		})
 	}
 }
