@@ -138,7 +138,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *configPath != "" {
 		if cfg, err = assert.LoadConfig(*configPath); err != nil {
 			logger.Error(err.Error())
-			fmt.Fprintf(stderr, "attest-engine: %v\n", err)
+			fmt.Fprintf(sink, "attest-engine: %v\n", err)
 			return 2
 		}
 	}
@@ -148,7 +148,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	engine, err := assert.New(cfg)
 	if err != nil {
 		logger.Error(err.Error())
-		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
+		fmt.Fprintf(sink, "attest-engine: %v\n", err)
 		return 2
 	}
 	for _, w := range engine.Warnings() {
@@ -163,7 +163,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		store, err := history.Open(*stateDir, history.Options{Logger: logger})
 		if err != nil {
 			logger.Error(err.Error())
-			fmt.Fprintf(stderr, "attest-engine: --state-dir: %v\n", err)
+			fmt.Fprintf(sink, "attest-engine: --state-dir: %v\n", err)
 			return 2
 		}
 		defer func() {
@@ -192,9 +192,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // logged; it never changes the protocol's answers or the exit status.
 func reportTo(path string, logger *slog.Logger, scenarios func() []simulate.ScenarioSummary) func([]rpc.Record) {
 	return func(records []rpc.Record) {
+		// rpc.Record and report.Recorded have the same fields (rpc, the
+		// protocol only, does not import report): a conversion, which stops
+		// compiling if they part, rather than a copy that could drop a field.
 		list := make([]report.Recorded, len(records))
 		for i, r := range records {
-			list[i] = report.Recorded{TraceID: r.TraceID, Suite: r.Suite, Plugin: r.Plugin, Type: r.Type, Spec: r.Spec, Result: r.Result}
+			list[i] = report.Recorded(r)
 		}
 		traces := report.ByTrace(list)
 		if err := report.WriteFile(path, traces, scenarios()...); err != nil {

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,13 +26,33 @@ const (
 	unreadBatches = 20_000
 )
 
+// sessionBatch makes the evaluate_batch of JSON-RPC id i (from 1) and
+// returns it with its assertion ids in request order.
+type sessionBatch func(i int) (line string, ids []string)
+
+// cheapBatches is sdkBatchLine at one schema_version.
+func cheapBatches(schemaVersion int) sessionBatch {
+	return func(i int) (string, []string) { return sdkBatchLine(i, schemaVersion) }
+}
+
+// workloadBatches is the SDK workload of sdk_bench_test.go (five assertions:
+// schema, constraint, trace, content, soft content), request i-1 with a
+// new random id per assertion, as the SDKs make them.
+func workloadBatches(i int) (string, []string) {
+	var ids [5]string
+	for k := range ids {
+		ids[k] = sdkAssertionID()
+	}
+	return workloadBatchIDs(i-1, ids), ids[:]
+}
+
 // sdkBatchLine is one evaluate_batch as an SDK sends it: a new trace each
 // time, random assertion ids, three cheap assertions that all pass; it
 // returns the line and the assertion ids in request order.
-func sdkBatchLine(id, schemaVersion int) (string, [3]string) {
-	var ids [3]string
+func sdkBatchLine(id, schemaVersion int) (string, []string) {
+	ids := make([]string, 3)
 	for i := range ids {
-		ids[i] = fmt.Sprintf("assert_%08x", rand.Uint32())
+		ids[i] = sdkAssertionID()
 	}
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"evaluate_batch","params":{"trace":{"schema_version":%d,"trace_id":"trc_%d_%08x",`+
 		`"input":{"user_message":"I want a refund for order ORD-%d"},`+
@@ -45,7 +67,7 @@ func sdkBatchLine(id, schemaVersion int) (string, [3]string) {
 
 // checkBatchAnswer checks an evaluate_batch answer: one result per
 // assertion, in request order, each a pass.
-func checkBatchAnswer(ans string, ids [3]string) error {
+func checkBatchAnswer(ans string, ids []string) error {
 	var a struct {
 		Result struct {
 			Results []struct {
@@ -72,15 +94,16 @@ func checkBatchAnswer(ans string, ids [3]string) error {
 func TestBinaryStderrNeverRead(t *testing.T) {
 	bin := buildEngine(t)
 	tests := []struct {
-		name, reason  string
-		level         string
-		schemaVersion int
+		name, reason string
+		level        string
+		batch        sessionBatch
 		// wantWarnings: at warn, stderr holds only the deprecation warning,
 		// once, and its count at the end; nothing is dropped.
 		wantWarnings bool
 	}{
-		{"debug", "a log line per batch (Python's --attest-log-level=debug): ~3 MB of log against a 64 KiB pipe", "debug", 1, false},
-		{"warn, schema_version 0", "the deprecation warning of every batch is logged once per session, then counted", "warn", 0, true},
+		{"debug", "a log line per batch (Python's --attest-log-level=debug): ~3 MB of log against a 64 KiB pipe", "debug", cheapBatches(1), false},
+		{"warn, schema_version 0", "the deprecation warning of every batch is logged once per session, then counted", "warn", cheapBatches(0), true},
+		{"SDK workload", "the five assertions SDKs send, schema and soft included, each batch new, as `attest-engine --log-level=warn`", "warn", workloadBatches, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,7 +122,7 @@ func TestBinaryStderrNeverRead(t *testing.T) {
 
 			var answered atomic.Int64
 			done := make(chan error, 1)
-			go func() { done <- unreadSession(stdin, stdout, tc.schemaVersion, &answered) }()
+			go func() { done <- unreadSession(stdin, stdout, tc.batch, &answered) }()
 			start, last, lastN := time.Now(), time.Now(), int64(-1)
 			tick := time.NewTicker(100 * time.Millisecond)
 			defer tick.Stop()
@@ -148,11 +171,11 @@ func TestBinaryStderrNeverRead(t *testing.T) {
 
 // unreadSession is the SDK's side: initialize, the batches one at a time
 // (one stdout line read per request), shutdown.
-func unreadSession(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion int, answered *atomic.Int64) error {
-	return unreadSessionOf(stdin, stdout, schemaVersion, unreadBatches, answered)
+func unreadSession(stdin io.WriteCloser, stdout *bufio.Reader, batch sessionBatch, answered *atomic.Int64) error {
+	return unreadSessionOf(stdin, stdout, batch, unreadBatches, answered)
 }
 
-func unreadSessionOf(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion, batches int, answered *atomic.Int64) error {
+func unreadSessionOf(stdin io.WriteCloser, stdout *bufio.Reader, batch sessionBatch, batches int, answered *atomic.Int64) error {
 	// call sends line and reads its answer, checked by check when not nil.
 	call := func(line string, id int, check func(string) error) error {
 		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
@@ -176,8 +199,10 @@ func unreadSessionOf(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion, 
 	if err := call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"attest-python","sdk_version":"0.1.0","protocol_version":1,"required_capabilities":["layers_1_4"],"preferred_encoding":"json"}}`, 0, nil); err != nil {
 		return err
 	}
+	assertions := 0
 	for i := 1; i <= batches; i++ {
-		line, ids := sdkBatchLine(i, schemaVersion)
+		line, ids := batch(i)
+		assertions += len(ids)
 		if err := call(line, i, func(ans string) error { return checkBatchAnswer(ans, ids) }); err != nil {
 			return err
 		}
@@ -192,7 +217,7 @@ func unreadSessionOf(stdin io.WriteCloser, stdout *bufio.Reader, schemaVersion, 
 		if err := json.Unmarshal([]byte(ans), &a); err != nil {
 			return fmt.Errorf("answer is not JSON: %v: %s", err, ans)
 		}
-		if want := 3 * batches; a.Result.Evaluated != want {
+		if want := assertions; a.Result.Evaluated != want {
 			return fmt.Errorf("assertions_evaluated %d, want %d: %s", a.Result.Evaluated, want, ans)
 		}
 		return nil
@@ -256,7 +281,7 @@ func TestBinaryStderrClosed(t *testing.T) {
 	var answered atomic.Int64
 	done := make(chan error, 1)
 	go func() {
-		err := unreadSessionOf(stdin, bufio.NewReader(stdoutPipe), 1, 200, &answered)
+		err := unreadSessionOf(stdin, bufio.NewReader(stdoutPipe), cheapBatches(1), 200, &answered)
 		if err == nil {
 			err = cmd.Wait()
 		}
@@ -270,5 +295,46 @@ func TestBinaryStderrClosed(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatalf("no exit after %d answers with stderr closed", answered.Load())
+	}
+}
+
+// TestBinaryStartFailure: a start that fails after logging has begun logs
+// the error as a JSON line, then says it plainly, in that order, through
+// the same bounded queue (a direct write could block on a full pipe and
+// keep the engine from exiting), and exits 2.
+func TestBinaryStartFailure(t *testing.T) {
+	bin := buildEngine(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	bad := filepath.Join(dir, "bad.json")
+	for _, p := range []string{file, bad} {
+		if err := os.WriteFile(p, []byte(`{"judge":`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name  string
+		args  []string
+		plain string // the start of the plain line
+	}{
+		{"config missing", []string{"--config", filepath.Join(dir, "none.json")}, "attest-engine: config: "},
+		{"config not JSON", []string{"--config", bad}, "attest-engine: config: "},
+		{"state dir a file", []string{"--state-dir", file}, "attest-engine: --state-dir: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"--log-level=warn"}, tc.args...)...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if code := exitCode(cmd.Run()); code != 2 {
+				t.Fatalf("exit %d, want 2: %s", code, stderr.String())
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+			var first struct{ Level, Msg string }
+			if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &first) != nil || first.Level != "error" ||
+				!strings.HasPrefix(lines[1], tc.plain) || !strings.HasSuffix(lines[1], first.Msg) {
+				t.Errorf("stderr %q: want the error's JSON log line, then %q and its message", stderr.String(), tc.plain)
+			}
+		})
 	}
 }

@@ -8,7 +8,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -31,7 +30,23 @@ const sdkLines = 4096
 // with every value an SDK would vary changed, and its five assertions with
 // fresh random-looking ids and no request_id. Deterministic in i.
 func workloadBatch(i int) string {
-	h := sha256.Sum256(fmt.Appendf(nil, "sdk-workload %d", i))
+	h := workloadHash(i)
+	x := hex.EncodeToString(h[:])
+	var ids [5]string
+	for k := range ids {
+		ids[k] = "assert_" + x[12+8*k:20+8*k]
+	}
+	return workloadBatchIDs(i, ids)
+}
+
+// workloadHash is the SHA-256 every value of workload request i derives from.
+func workloadHash(i int) [32]byte {
+	return sha256.Sum256(fmt.Appendf(nil, "sdk-workload %d", i))
+}
+
+// workloadBatchIDs is workloadBatch(i) with the assertion ids given, in order.
+func workloadBatchIDs(i int, ids [5]string) string {
+	h := workloadHash(i)
 	x := hex.EncodeToString(h[:])
 	order := fmt.Sprintf("ORD-%d", 100+i)
 	amount := fmt.Sprintf("%d.%02d", 10+int(h[0]), int(h[1])%100)
@@ -43,7 +58,7 @@ func workloadBatch(i int) string {
 		`{"type":"tool_call","name":"process_refund","args":{"order_id":"` + order + `","amount":` + amount + `},"result":{"refund_id":"` + refund + `","estimated_days":3},"metadata":{"duration_ms":` + fmt.Sprint(80+int(h[4])%100) + `}}],` +
 		`"output":{"message":"Your refund of $` + amount + ` has been processed. You'll see it in 3 business days. Refund ID: ` + refund + `.","structured":{"refund_id":"` + refund + `","confidence":0.95}},` +
 		`"metadata":{"total_tokens":` + fmt.Sprint(1000+int(h[5])*4) + `,"cost_usd":0.0067,"latency_ms":` + fmt.Sprint(3000+int(h[6])*10) + `,"model":"gpt-4.1","timestamp":"2026-02-18T10:30:00Z"},"parent_trace_id":null}`
-	id := func(k int) string { return `"assert_` + x[12+8*k:20+8*k] + `"` }
+	id := func(k int) string { return `"` + ids[k] + `"` }
 	assertions := `[{"assertion_id":` + id(0) + `,"type":"schema","spec":{"target":"steps[?name=='lookup_order'].result","schema":{"$schema":"https://json-schema.org/draft/2020-12","type":"object","required":["status","amount"],"properties":{"status":{"type":"string"},"amount":{"type":"number","minimum":0}}}}},` +
 		`{"assertion_id":` + id(1) + `,"type":"constraint","spec":{"field":"metadata.cost_usd","operator":"lte","value":0.01}},` +
 		`{"assertion_id":` + id(2) + `,"type":"trace","spec":{"check":"contains_in_order","tools":["lookup_order","process_refund"]}},` +
@@ -71,7 +86,7 @@ func TestSDKWorkload(t *testing.T) {
 	e.send(t, initLine)
 	e.answer(t)
 	for i := range 50 {
-		e.send(t, strings.TrimSuffix(workloadBatch(i), "\n"))
+		e.send(t, workloadBatch(i))
 		got := e.answer(t)
 		results, _ := got["result"].(map[string]any)["results"].([]any)
 		if len(results) != 5 {
@@ -141,33 +156,7 @@ func BenchmarkSDKWorkloadPipelined(b *testing.B) {
 	for _, name := range []string{"engine", "nothing"} {
 		b.Run(name, func(b *testing.B) {
 			stdin, r, cmd := startArgv(b, engines[name])
-			const inFlight = 64
-			b.ResetTimer()
-			start := time.Now()
-			slots := make(chan struct{}, inFlight)
-			go func() {
-				w := bufio.NewWriterSize(stdin, 1<<16)
-				for i := 0; i < b.N; i++ {
-					slots <- struct{}{}
-					w.WriteString(lines[i%len(lines)])
-					if len(slots) == cap(slots) || i == b.N-1 {
-						w.Flush()
-					}
-				}
-				w.Flush()
-			}()
-			for i := 0; i < b.N; i++ {
-				line, err := r.ReadSlice('\n')
-				if err != nil {
-					b.Fatal(err)
-				}
-				if !okAnswer(line) {
-					b.Fatalf("answer %d: %.300s", i, line)
-				}
-				<-slots
-			}
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "batches/s")
-			reportEngineCPU(b, stdin, cmd)
+			pipelined(b, stdin, r, cmd, lines, 64, okAnswer)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -22,6 +23,14 @@ func TestWriteFileAtomic(t *testing.T) {
 			_, err := io.WriteString(w, "new report\n")
 			return err
 		}, "new report\n", false},
+		{"larger than the buffer", "every piece of a long report reaches the file", func(w io.Writer) error {
+			for range 10_000 {
+				if _, err := io.WriteString(w, "a trace of the report\n"); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, strings.Repeat("a trace of the report\n", 10_000), false},
 		{"failed midway", "a write that fails leaves the old file as it was", func(w io.Writer) error {
 			io.WriteString(w, "half a rep")
 			return errors.New("disk full")
@@ -74,5 +83,21 @@ func TestWriteFileMissingDir(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the parent directory holds %d entries, want none", len(entries))
+	}
+}
+
+// BenchmarkWriteFile: a session's report of 20,000 traces written to a file
+// in each streaming format.
+func BenchmarkWriteFile(b *testing.B) {
+	traces := passingTraces(20_000)
+	dir := b.TempDir()
+	for _, ext := range []string{"txt", "xml", "json", "html"} {
+		b.Run(ext, func(b *testing.B) {
+			for b.Loop() {
+				if err := WriteFile(filepath.Join(dir, "report."+ext), traces); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

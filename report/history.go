@@ -109,14 +109,12 @@ func sum(xs []int) int {
 	return n
 }
 
-var historyTemplate = template.Must(template.New("history").Parse(`<!DOCTYPE html>
+// historyTemplate is a page of the report's family: the same "meta" (the
+// content security policy) and "foot" (the script) as the report's page.
+var historyTemplate = template.Must(template.Must(htmlTemplates.Clone()).New("history").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>attest-engine history</title>
+{{template "meta" .}}<title>attest-engine history</title>
 <style>{{.CSS}}</style>
 </head>
 <body>
@@ -139,8 +137,4 @@ var historyTemplate = template.Must(template.New("history").Parse(`<!DOCTYPE htm
 {{end}}{{if .Unshown}}<details><summary>{{len .Unshown}} more keys, not drawn</summary><pre>{{range .Unshown}}{{.}}
 {{end}}</pre></details>
 {{end}}</main>
-<footer>attest-engine HTML report: self-contained, no external resources.</footer>
-<script>{{.Script}}</script>
-</body>
-</html>
-`))
+{{template "foot" .}}`))

@@ -67,11 +67,7 @@ var htmlTemplates = template.Must(template.New("page").Parse(htmlPageTemplate))
 const htmlPageTemplate = `<!DOCTYPE html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>attest-engine report: {{.Verdict}}</title>
+{{template "meta" .}}<title>attest-engine report: {{.Verdict}}</title>
 <style>{{.CSS}}</style>
 </head>
 <body>
@@ -138,11 +134,7 @@ const htmlPageTemplate = `<!DOCTYPE html>
 {{end}}{{if .Omitted}}<p class="warn">{{.Omitted}} more traces are counted above but not listed: the report lists at most 10,000. The JSON report has them all.</p>
 {{end}}{{if not .Tot.Traces}}<p>No trace was evaluated.</p>
 {{end}}</main>
-<footer>attest-engine HTML report: self-contained, no external resources.</footer>
-<script>{{.Script}}</script>
-</body>
-</html>
-{{define "trace"}}<details class="trace" open id="{{.ID}}" data-status="{{.Status}}" data-name="{{.Name}}">
+{{template "foot" .}}{{define "trace"}}<details class="trace" open id="{{.ID}}" data-status="{{.Status}}" data-name="{{.Name}}">
 <summary><span class="badge s-{{.Status}}">{{.Status}}</span> <b class="name">{{.Name}}</b> <span class="sub">{{.Summary}} · {{.Duration}}</span></summary>
 {{with .Err}}<div class="r entry" data-status="error" data-types="{{.Filter}}">
 <p><span class="badge s-error">{{.ErrorType}}</span> <code>{{.Code}}</code>{{if .AssertionID}} assertion <b>{{.AssertionID}}</b>{{if .Type}} <i>{{.Type}}</i>{{end}}{{end}}</p>
@@ -156,6 +148,14 @@ const htmlPageTemplate = `<!DOCTYPE html>
 {{if .Explanation}}<pre>{{.Explanation}}</pre>
 {{end}}{{if .Spec}}<details class="spec"><summary>spec</summary><pre>{{.Spec}}</pre></details>
 {{end}}</details>
+{{end}}{{define "meta"}}<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+{{end}}{{define "foot"}}<footer>attest-engine HTML report: self-contained, no external resources.</footer>
+<script>{{.Script}}</script>
+</body>
+</html>
 {{end}}{{define "row"}}<tr class="row" data-status="{{.Status}}" data-types="{{.Types}}"><td><span class="badge s-{{.Status}}">{{.Status}}</span></td><td>{{.Name}}</td><td>{{.Results}}</td><td>{{.Mean}}</td><td>{{.Duration}}</td></tr>
 {{end}}`
 

@@ -3,6 +3,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -207,7 +208,14 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if err := write(tmp); err != nil {
+	// Buffered: the writers write a trace or less at a time, a system call
+	// each on the bare file.
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		tmp.Close()
 		return err
 	}
