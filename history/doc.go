@@ -31,7 +31,9 @@
 // bounds, ~1.6 MiB per assertion at the default 20-trace windows once 160,000
 // traces have passed. The log is bounded by MaxBytes (1 GiB) and MaxAge (30
 // days); summaries.json is rewritten at each 64 MiB segment roll and at
-// Close, and read back through a 1 GiB limit.
+// Close, and read back through a limit derived from the bounds: the largest
+// file a store with them can write (~3.9 GiB at the defaults, every count at
+// its widest), so that a store always reads what it wrote.
 //
 // The watch command hands its Recorder seam one trace's result lines at a
 // time; main's adapter converts each with ParseLine and records them with

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,10 +17,30 @@ import (
 const (
 	snapshotFile    = "summaries.json"
 	snapshotVersion = 1
-	// maxSnapshot bounds the summaries file read back (it is written by the
-	// engine, but a state dir may come from anywhere through Merge).
-	maxSnapshot = 1 << 30
 )
+
+// maxSnapshot bounds the summaries file read back (it is written by the
+// engine, but a state dir may come from anywhere through Merge): the
+// largest a store with the default bounds can write, so that a store can
+// always read what it wrote. A fixed 1 GiB was less than a full default
+// store (1,024 keys × 8,192 windows at ~157 bytes a window).
+var maxSnapshot = snapshotBound(DefaultMaxKeys, DefaultMaxWindows)
+
+// snapshotBound is the largest summaries file of keys series of windows
+// windows each: every window at its widest (every count at its largest),
+// every name at MaxField bytes, each escaped to six bytes a byte (\u00XX),
+// and 16 MiB for the list of merged dirs and the rest.
+func snapshotBound(keys, windows int) int64 {
+	widest := Summary{Window: math.MinInt64, Passes: math.MaxUint64, Fails: math.MaxUint64, Errors: math.MaxUint64,
+		Skipped: math.MaxUint64, Fractional: math.MaxUint64, ScoreSum: math.MaxUint64, ScoreSq: [2]uint64{math.MaxUint64, math.MaxUint64}}
+	for i := range widest.Hist {
+		widest.Hist[i] = math.MaxUint64
+	}
+	w, _ := json.Marshal(widest)
+	perWindow := int64(len(w)) + 1      // and its comma
+	perKey := 3*6*int64(MaxField) + 512 // the key, its type and latest result_id; the series' other members
+	return int64(keys)*(int64(windows)*perWindow+perKey) + 16<<20
+}
 
 // windowing is a state dir's window kind: count windows of Traces traces, or
 // time windows of DurationNS nanoseconds.
@@ -53,7 +74,7 @@ type snapshot struct {
 }
 
 // readSnapshot returns nil, nil when dir has none yet.
-func readSnapshot(dir string) (*snapshot, error) {
+func readSnapshot(dir string, limit int64) (*snapshot, error) {
 	f, err := os.Open(filepath.Join(dir, snapshotFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -63,7 +84,7 @@ func readSnapshot(dir string) (*snapshot, error) {
 	}
 	defer f.Close()
 	var snap snapshot
-	dec := json.NewDecoder(io.LimitReader(f, maxSnapshot))
+	dec := json.NewDecoder(io.LimitReader(f, limit))
 	if err := dec.Decode(&snap); err != nil {
 		return nil, fmt.Errorf("history: %s: %w", filepath.Join(dir, snapshotFile), err)
 	}

@@ -100,7 +100,9 @@ func (s *Store) recover() error {
 	if err := removeTempSnapshots(s.dir); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	snap, err := readSnapshot(s.dir)
+	// A store reads what its own bounds let it write, and never less than
+	// the defaults allow.
+	snap, err := readSnapshot(s.dir, max(maxSnapshot, snapshotBound(s.opts.MaxKeys, s.opts.MaxWindows)))
 	if err != nil {
 		return err
 	}
