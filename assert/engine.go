@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -201,25 +202,32 @@ func (e *Engine) EvaluateValue(ctx context.Context, tr tape.Value, as []Assertio
 	// One clock reading between two cheap assertions ends the one and
 	// starts the next: they run back to back. The same reading tells
 	// whether the deadline has passed (ctx.Err, which Run asks again at the
-	// end, would read the clock once more per assertion).
+	// end, would read the clock once more per assertion). The readings
+	// after the first are offsets from it (time.Since of a time that has a
+	// monotonic reading reads only that clock: ~20 ns here, against ~40 ns
+	// for time.Now, which reads the wall clock too).
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	deadline, hasDeadline := ctx.Deadline()
-	start := time.Now()
+	base := time.Now()
+	limit := time.Duration(math.MaxInt64)
+	if deadline, ok := ctx.Deadline(); ok {
+		limit = deadline.Sub(base)
+	}
+	var at time.Duration // since base
 	for _, p := range pending {
 		if p.layer >= costlyLayer {
 			costly = append(costly, p)
 			continue
 		}
-		if hasDeadline && !start.Before(deadline) {
+		if at >= limit {
 			return nil, context.DeadlineExceeded
 		}
-		r, end, err := e.runFrom(ctx, in, p, start)
+		r, end, err := e.runFrom(ctx, in, p, base, at)
 		if err != nil {
 			return nil, err
 		}
-		start = end
+		at = end
 		if r.Status == HardFail && hardFailed == "" {
 			hardFailed = p.a.ID
 		}
@@ -273,7 +281,7 @@ func (e *Engine) runCostly(ctx context.Context, in *input, costly []prepared, ha
 		wg.Add(1)
 		go func(p prepared) {
 			defer func() { <-sem; wg.Done() }()
-			r, _, err := e.runFrom(cctx, in, p, time.Now())
+			r, _, err := e.runFrom(cctx, in, p, time.Now(), 0)
 			if err != nil {
 				once.Do(func() { firstErr = err; cancel() })
 				return
@@ -288,36 +296,36 @@ func (e *Engine) runCostly(ctx context.Context, in *input, costly []prepared, ha
 	return cctx.Err()
 }
 
-// runFrom evaluates one assertion, started at start, and returns its
-// result and when it ended.
-func (e *Engine) runFrom(ctx context.Context, in *input, p prepared, start time.Time) (Result, time.Time, error) {
+// runFrom evaluates one assertion, started at from after base, and returns
+// its result and when it ended, after base.
+func (e *Engine) runFrom(ctx context.Context, in *input, p prepared, base time.Time, from time.Duration) (Result, time.Duration, error) {
 	if p.a.AgentID != "" { // agent scoping (scope.go)
 		scoped, failed := scope(in, p.a.AgentID)
 		if scoped == nil {
-			return scopedFailure(p, failed), time.Now(), nil
+			return scopedFailure(p, failed), time.Since(base), nil
 		}
 		in = scoped
 	}
 	chk, learned, err := e.learn(p)
 	if err != nil {
-		return Result{}, start, err
+		return Result{}, from, err
 	}
 	o, err := chk.eval(ctx, in)
 	if err != nil {
 		var se *specError
 		if errors.As(err, &se) {
-			return Result{}, start, &Error{AssertionID: p.a.ID, Message: se.msg, Detail: se.detail}
+			return Result{}, from, &Error{AssertionID: p.a.ID, Message: se.msg, Detail: se.detail}
 		}
-		return Result{}, start, err
+		return Result{}, from, err
 	}
-	end := time.Now()
+	end := time.Since(base)
 	r := Result{
 		AssertionID: p.a.ID,
 		Status:      Pass,
 		Score:       o.score,
 		Explanation: o.explanation,
 		Cost:        o.cost,
-		DurationMS:  end.Sub(start).Milliseconds(),
+		DurationMS:  (end - from).Milliseconds(),
 		RequestID:   p.a.RequestID,
 	}
 	if learned != "" { // "… is below threshold 0.66 (dynamic threshold 0.66 = …)."

@@ -16,7 +16,11 @@ import (
 // make. A context.WithTimeout per request cost ~0.7 µs and 4 allocations
 // on every batch, a tenth of a fresh SDK batch's whole cost.
 type deadline struct {
-	at    time.Time
+	// The limit ends after past from (the request's start), by the
+	// monotonic clock: Err reads only that clock (time.Since of a time
+	// with a monotonic reading, ~20 ns here, where time.Now is ~40 ns).
+	from  time.Time
+	after time.Duration
 	mu    sync.Mutex               // serializes making the timer
 	timer atomic.Pointer[timerCtx] // made by the first Done; nil before
 }
@@ -26,9 +30,9 @@ type timerCtx struct {
 	cancel context.CancelFunc
 }
 
-func newDeadline(d time.Duration) *deadline { return &deadline{at: time.Now().Add(d)} }
+func newDeadline(d time.Duration) *deadline { return &deadline{from: time.Now(), after: d} }
 
-func (c *deadline) Deadline() (time.Time, bool) { return c.at, true }
+func (c *deadline) Deadline() (time.Time, bool) { return c.from.Add(c.after), true }
 
 func (c *deadline) Value(any) any { return nil }
 
@@ -40,7 +44,7 @@ func (c *deadline) Done() <-chan struct{} {
 	defer c.mu.Unlock()
 	t := c.timer.Load()
 	if t == nil {
-		ctx, cancel := context.WithDeadline(context.Background(), c.at)
+		ctx, cancel := context.WithDeadline(context.Background(), c.from.Add(c.after))
 		t = &timerCtx{ctx, cancel}
 		c.timer.Store(t)
 	}
@@ -54,7 +58,7 @@ func (c *deadline) Err() error {
 	if t := c.timer.Load(); t != nil {
 		return t.ctx.Err()
 	}
-	if time.Now().Before(c.at) {
+	if time.Since(c.from) < c.after {
 		return nil
 	}
 	return context.DeadlineExceeded
