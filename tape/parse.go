@@ -262,6 +262,12 @@ func (d *Doc) enter() error {
 	return nil
 }
 
+// object parses an object at d.pos (which holds '{'). Its loop keeps the
+// position in a local and takes compact JSON's common case inline: a
+// member name without escapes, then ':' and a string value with none, or
+// a ',' or '}' right after a value. Anything else (white space, escapes,
+// other values, errors) goes through the general path, which gives the
+// same tokens and the same errors at the same offsets.
 func (d *Doc) object() error {
 	if err := d.enter(); err != nil {
 		return err
@@ -269,61 +275,111 @@ func (d *Doc) object() error {
 	obj := d.push(Object, d.pos)
 	d.pos++ // '{'
 	d.skipSpace()
-	if d.pos < len(d.src) && d.src[d.pos] == '}' {
-		d.pos++
+	src, p := d.src, d.pos
+	if p < len(src) && src[p] == '}' {
+		d.pos = p + 1
 		d.depth--
 		d.done(obj)
 		return nil
 	}
-	base := len(d.keys)
+	var (
+		members uint32
+		// seen has the nameBit of every name so far; again is set when a
+		// name's bit was seen before or a name has escapes, and only then
+		// are the names compared (noteDuplicate).
+		seen  uint64
+		again bool
+	)
 	for {
-		if d.pos >= len(d.src) || d.src[d.pos] != '"' {
-			return d.errorf("expected string for object key")
+		if p >= len(src) || src[p] != '"' {
+			d.pos = p
+			d.skipSpace()
+			if p = d.pos; p >= len(src) || src[p] != '"' {
+				return d.errorf("expected string for object key")
+			}
 		}
-		d.keys = append(d.keys, uint32(len(d.nodes)))
-		if err := d.str(); err != nil {
-			return err
+		if e := plainEnd(src, p+1); e < len(src) && src[e] == '"' {
+			d.nodes = append(d.nodes, node{start: uint32(p + 1), end: uint32(e), next: uint32(len(d.nodes)) + 1, kind: String})
+			bit := nameBit(src[p+1 : e])
+			again = again || seen&bit != 0
+			seen |= bit
+			p = e + 1
+		} else {
+			d.pos = p
+			if err := d.str(); err != nil {
+				return err
+			}
+			again, p = true, d.pos
 		}
-		d.skipSpace()
-		if d.pos >= len(d.src) || d.src[d.pos] != ':' {
-			return d.errorf("expected ':' after object key")
+		if p < len(src) && src[p] == ':' {
+			p++
+		} else {
+			d.pos = p
+			d.skipSpace()
+			if p = d.pos; p >= len(src) || src[p] != ':' {
+				return d.errorf("expected ':' after object key")
+			}
+			p++
 		}
-		d.pos++
+		if p < len(src) && src[p] == '"' {
+			if e := plainEnd(src, p+1); e < len(src) && src[e] == '"' {
+				d.nodes = append(d.nodes, node{start: uint32(p + 1), end: uint32(e), next: uint32(len(d.nodes)) + 1, kind: String})
+				p = e + 1
+				goto next
+			}
+		}
+		d.pos = p
 		d.skipSpace()
 		if err := d.value(); err != nil {
 			return err
 		}
-		d.nodes[obj].n++
+		p = d.pos
+	next:
+		members++
+		if p < len(src) && src[p] == ',' {
+			p++
+			continue
+		}
+		if p < len(src) && src[p] == '}' {
+			p++
+			break
+		}
+		d.pos = p
 		d.skipSpace()
-		if d.pos >= len(d.src) {
+		if p = d.pos; p >= len(src) {
 			return d.errorf("unexpected end of input in object")
 		}
-		switch d.src[d.pos] {
+		switch src[p] {
 		case ',':
-			d.pos++
-			d.skipSpace()
+			p++
 			continue
 		case '}':
-			d.pos++
-			d.depth--
+			p++
 		default:
 			return d.errorf("expected ',' or '}' in object")
 		}
 		break
 	}
+	d.pos = p
+	d.depth--
+	d.nodes[obj].n = members
 	d.done(obj)
-	d.noteDuplicate(d.keys[base:])
-	d.keys = d.keys[:base]
+	if again {
+		d.noteDuplicate(obj)
+	}
 	return nil
 }
 
-// noteDuplicate records the object's first member whose name an earlier
-// member of the same object has, when it comes before every duplicate
-// recorded so far: the document's earliest repeat.
-func (d *Doc) noteDuplicate(keys []uint32) {
-	if len(keys) < 2 {
-		return
+// noteDuplicate records the first member of object obj whose name an
+// earlier member of the same object has, when it comes before every
+// duplicate recorded so far: the document's earliest repeat.
+func (d *Doc) noteDuplicate(obj uint32) {
+	keys := d.keys[:0]
+	for k, i := obj+1, uint32(0); i < d.nodes[obj].n; i++ {
+		keys = append(keys, k)
+		k = d.nodes[k+1].next // past the member's value
 	}
+	d.keys = keys
 	at := func(j int) {
 		k := d.nodes[keys[j]]
 		if off := int(k.start) - 1; d.dup == nil || off < d.dup.Offset {
@@ -376,6 +432,8 @@ func nameBit(name []byte) uint64 {
 	return 1 << (h & 63)
 }
 
+// array parses an array at d.pos (which holds '['), with the position in
+// a local and compact JSON's ',' and ']' taken inline, as object does.
 func (d *Doc) array() error {
 	if err := d.enter(); err != nil {
 		return err
@@ -383,34 +441,48 @@ func (d *Doc) array() error {
 	arr := d.push(Array, d.pos)
 	d.pos++ // '['
 	d.skipSpace()
-	if d.pos < len(d.src) && d.src[d.pos] == ']' {
-		d.pos++
+	src, p := d.src, d.pos
+	if p < len(src) && src[p] == ']' {
+		d.pos = p + 1
 		d.depth--
 		d.done(arr)
 		return nil
 	}
+	var elems uint32
 	for {
+		d.pos = p
+		d.skipSpace()
 		if err := d.value(); err != nil {
 			return err
 		}
-		d.nodes[arr].n++
+		p = d.pos
+		elems++
+		if p < len(src) && src[p] == ',' {
+			p++
+			continue
+		}
+		if p < len(src) && src[p] == ']' {
+			p++
+			break
+		}
 		d.skipSpace()
-		if d.pos >= len(d.src) {
+		if p = d.pos; p >= len(src) {
 			return d.errorf("unexpected end of input in array")
 		}
-		switch d.src[d.pos] {
+		switch src[p] {
 		case ',':
-			d.pos++
-			d.skipSpace()
+			p++
 			continue
 		case ']':
-			d.pos++
-			d.depth--
+			p++
 		default:
 			return d.errorf("expected ',' or ']' in array")
 		}
 		break
 	}
+	d.pos = p
+	d.depth--
+	d.nodes[arr].n = elems
 	d.done(arr)
 	return nil
 }
@@ -421,33 +493,8 @@ func (d *Doc) str() error {
 	d.pos++ // opening quote
 	start, escaped := uint32(d.pos), uint32(0)
 	for d.pos < len(d.src) {
-		// The hot loop: the bytes taken as they are, on locals (see
-		// skipSpace), four at a time while four remain, on a slice whose
-		// length the compiler knows, so no byte is bounds-checked.
 		src := d.src
-		rest := src[d.pos:]
-		for len(rest) >= 4 {
-			if strSpecial[rest[0]] {
-				break
-			}
-			if strSpecial[rest[1]] {
-				rest = rest[1:]
-				break
-			}
-			if strSpecial[rest[2]] {
-				rest = rest[2:]
-				break
-			}
-			if strSpecial[rest[3]] {
-				rest = rest[3:]
-				break
-			}
-			rest = rest[4:]
-		}
-		for len(rest) > 0 && !strSpecial[rest[0]] {
-			rest = rest[1:]
-		}
-		p := len(src) - len(rest)
+		p := plainEnd(src, d.pos)
 		if d.pos = p; p == len(src) {
 			break
 		}
@@ -488,6 +535,36 @@ var strSpecial = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// plainEnd is the index of the first byte at or after p that ends a
+// string's fast path (strSpecial), or len(src). The bytes are taken four at
+// a time while four remain, on a slice whose length the compiler knows, so
+// that no byte is bounds-checked.
+func plainEnd(src []byte, p int) int {
+	rest := src[p:]
+	for len(rest) >= 4 {
+		if strSpecial[rest[0]] {
+			break
+		}
+		if strSpecial[rest[1]] {
+			rest = rest[1:]
+			break
+		}
+		if strSpecial[rest[2]] {
+			rest = rest[2:]
+			break
+		}
+		if strSpecial[rest[3]] {
+			rest = rest[3:]
+			break
+		}
+		rest = rest[4:]
+	}
+	for len(rest) > 0 && !strSpecial[rest[0]] {
+		rest = rest[1:]
+	}
+	return len(src) - len(rest)
+}
 
 // escape checks the escape at d.pos (which holds '\\').
 func (d *Doc) escape() error {
@@ -532,49 +609,55 @@ func hex4(b []byte) (rune, bool) {
 }
 
 // number checks the RFC 8259 number grammar; the text is kept as written,
-// so later comparisons can be exact.
+// so later comparisons can be exact. The position is kept in a local, and
+// set in d.pos before any error.
 func (d *Doc) number() error {
-	start := d.pos
-	if d.src[d.pos] == '-' {
-		d.pos++
+	src, start := d.src, d.pos
+	p := start
+	if src[p] == '-' {
+		p++
 	}
 	switch {
-	case d.pos < len(d.src) && d.src[d.pos] == '0':
-		d.pos++
-	case d.pos < len(d.src) && d.src[d.pos] >= '1' && d.src[d.pos] <= '9':
-		d.digits()
+	case p < len(src) && src[p] == '0':
+		p++
+	case p < len(src) && src[p] >= '1' && src[p] <= '9':
+		p = digits(src, p)
 	default:
-		if d.pos < len(d.src) && d.src[d.pos] == 'I' {
+		d.pos = p
+		if p < len(src) && src[p] == 'I' {
 			if err := d.nonFinite(); err != nil {
 				return err
 			}
 		}
 		return d.errorf("invalid number")
 	}
-	if d.pos < len(d.src) && d.src[d.pos] == '.' {
-		d.pos++
-		if d.digits() == 0 {
+	if p < len(src) && src[p] == '.' {
+		q := digits(src, p+1)
+		if d.pos = q; q == p+1 {
 			return d.errorf("invalid number: no digits after decimal point")
 		}
+		p = q
 	}
-	if d.pos < len(d.src) && (d.src[d.pos] == 'e' || d.src[d.pos] == 'E') {
-		d.pos++
-		if d.pos < len(d.src) && (d.src[d.pos] == '+' || d.src[d.pos] == '-') {
-			d.pos++
+	if p < len(src) && (src[p] == 'e' || src[p] == 'E') {
+		p++
+		if p < len(src) && (src[p] == '+' || src[p] == '-') {
+			p++
 		}
-		if d.digits() == 0 {
+		q := digits(src, p)
+		if d.pos = q; q == p {
 			return d.errorf("invalid number: no digits in exponent")
 		}
+		p = q
 	}
-	d.done(d.push(Number, start))
+	d.nodes = append(d.nodes, node{start: uint32(start), end: uint32(p), next: uint32(len(d.nodes)) + 1, kind: Number})
+	d.pos = p
 	return nil
 }
 
-func (d *Doc) digits() int {
-	n := 0
-	for d.pos < len(d.src) && d.src[d.pos] >= '0' && d.src[d.pos] <= '9' {
-		d.pos++
-		n++
+// digits is the index past the decimal digits src has from p on.
+func digits(src []byte, p int) int {
+	for p < len(src) && src[p] >= '0' && src[p] <= '9' {
+		p++
 	}
-	return n
+	return p
 }
