@@ -41,22 +41,34 @@ func newNeedle(text string, caseSensitive bool) needle {
 // needle that ignores case: keyword checks look for every value in one
 // text.
 func lowerASCII(s string, room []byte) []byte {
-	if !isASCII(s) {
-		return nil
-	}
 	b := room[:0]
 	if len(s) > cap(room) {
+		if !isASCII(s) {
+			return nil // made no copy for nothing
+		}
 		b = make([]byte, 0, len(s))
 	}
-	for i := 0; i < len(s); i++ {
+	b = b[:len(s)]
+	var high byte // the bytes' high bits, or-ed: not ASCII when set
+	for i := range len(b) {
 		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
+		high |= c
+		b[i] = c + toLower[c]
+	}
+	if high >= 0x80 {
+		return nil
 	}
 	return b
 }
+
+// toLower is what lowerASCII adds to a byte: 'a'-'A' to an upper-case
+// ASCII letter, 0 to any other byte.
+var toLower = func() (t [256]byte) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = 'a' - 'A'
+	}
+	return t
+}()
 
 // find returns where the text that matched is in s, and whether there was
 // one; lower is lowerASCII(s). (Offsets, not the text; and two arguments,

@@ -86,3 +86,22 @@ func FuzzContentVerdict(f *testing.F) {
 		}
 	})
 }
+
+// TestLowerASCII: lowerASCII against strings.ToLower, in the caller's room
+// and past it, and nil for text that is not ASCII.
+func TestLowerASCII(t *testing.T) {
+	long := strings.Repeat("Refund PROCESSED @[`{~ ", 40)
+	for _, s := range []string{"", "A", "Z@[`az{", "Your Refund of $89.99", long, "café", long + "é", "\x7f\x00Q"} {
+		var room [64]byte
+		got := lowerASCII(s, room[:0])
+		if !isASCII(s) {
+			if got != nil {
+				t.Errorf("lowerASCII(%q) = %q, want nil (not ASCII)", s, got)
+			}
+			continue
+		}
+		if string(got) != strings.ToLower(s) {
+			t.Errorf("lowerASCII(%q) = %q, want %q", s, got, strings.ToLower(s))
+		}
+	}
+}

@@ -139,6 +139,14 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// A run of plain bytes, four at a time while four remain (on a
+		// string whose length the compiler knows: no bounds checks).
+		for rest := s[i:]; len(rest) >= 4 && plain[rest[0]] && plain[rest[1]] && plain[rest[2]] && plain[rest[3]]; rest = rest[4:] {
+			i += 4
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if plain[c] {
 			i++
