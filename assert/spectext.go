@@ -3,9 +3,9 @@
 package assert
 
 import (
-	"container/list"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -31,7 +31,9 @@ type specText struct {
 	text   string
 	spec   map[string]any
 	checks []typedCheck // under specTexts.mu
-	elem   *list.Element
+	// used is set when the text is found, and cleared as the eviction
+	// hand passes it (RememberSpec): a second chance.
+	used atomic.Bool
 }
 
 type typedCheck struct {
@@ -39,10 +41,18 @@ type typedCheck struct {
 	chk check
 }
 
-// specTexts is a bounded LRU of specs, found by text or by value identity.
+// specTexts is a bounded set of specs, found by text or by value identity.
+// Finding one takes the read lock and writes nothing shared but, once per
+// pass of the eviction hand, its used bit: pipelined requests on several
+// threads look up every spec of every batch, and a least-recently-used
+// list (each hit moved to the front under an exclusive lock) had them
+// queue for the lock and pass its memory from core to core. Eviction is
+// the clock's second chance instead: the hand skips (and clears) texts
+// found since it last passed, and evicts the first one that was not.
 type specTexts struct {
-	mu      sync.Mutex
-	order   list.List // front = most recent; elements hold *specText
+	mu      sync.RWMutex
+	ring    []*specText // at most specTextEntries, in order of arrival until full
+	hand    int         // the next candidate for eviction, once ring is full
 	byText  map[string]*specText
 	byValue map[unsafe.Pointer]*specText // the entry's spec map: it keeps the map alive, so no other map has its address
 }
@@ -62,13 +72,15 @@ func (e *Engine) KnownSpec(text []byte) (map[string]any, bool) {
 		return nil, false
 	}
 	st := &e.specs
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
 	ent, ok := st.byText[string(text)]
 	if !ok {
 		return nil, false
 	}
-	st.order.MoveToFront(ent.elem)
+	if !ent.used.Load() {
+		ent.used.Store(true)
+	}
 	return ent.spec, true
 }
 
@@ -89,20 +101,29 @@ func (e *Engine) RememberSpec(text []byte, v map[string]any) {
 		return
 	}
 	ent := &specText{text: string(text), spec: v}
-	ent.elem = st.order.PushFront(ent)
-	st.byText[ent.text], st.byValue[identity(v)] = ent, ent
-	for st.order.Len() > specTextEntries {
-		old := st.order.Remove(st.order.Back()).(*specText)
+	if len(st.ring) < specTextEntries {
+		st.ring = append(st.ring, ent)
+	} else {
+		// Terminates: the hand clears what it skips, so a second pass
+		// evicts.
+		for st.ring[st.hand].used.Load() {
+			st.ring[st.hand].used.Store(false)
+			st.hand = (st.hand + 1) % len(st.ring)
+		}
+		old := st.ring[st.hand]
 		delete(st.byText, old.text)
 		delete(st.byValue, identity(old.spec))
+		st.ring[st.hand] = ent
+		st.hand = (st.hand + 1) % len(st.ring)
 	}
+	st.byText[ent.text], st.byValue[identity(v)] = ent, ent
 }
 
 // knownCheck returns the check compiled for an assertion of type typ whose
 // spec is a value KnownSpec handed out, and whether spec is one at all.
 func (st *specTexts) knownCheck(spec map[string]any, typ string) (chk check, known bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
 	ent, ok := st.byValue[identity(spec)]
 	if !ok {
 		return nil, false
@@ -133,7 +154,7 @@ func (st *specTexts) addCheck(spec map[string]any, typ string, chk check) {
 
 // KnownSpecs is the number of specs kept by their text (for tests).
 func (e *Engine) KnownSpecs() int {
-	e.specs.mu.Lock()
-	defer e.specs.mu.Unlock()
-	return e.specs.order.Len()
+	e.specs.mu.RLock()
+	defer e.specs.mu.RUnlock()
+	return len(e.specs.ring)
 }
