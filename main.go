@@ -230,20 +230,5 @@ func parseLevel(s string) (slog.Level, error) {
 
 // newLogger writes the spec's log lines (§1.3): {"level","ts","logger","msg",...}.
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{
-		Level: level,
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) > 0 {
-				return a
-			}
-			switch a.Key {
-			case slog.TimeKey:
-				return slog.String("ts", a.Value.Time().UTC().Format("2006-01-02T15:04:05.000Z"))
-			case slog.LevelKey:
-				return slog.String("level", strings.ToLower(a.Value.Any().(slog.Level).String()))
-			}
-			return a
-		},
-	})
-	return slog.New(h).With("logger", "engine")
+	return slog.New(logsink.NewHandler(w, level, "engine"))
 }
