@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"attest-engine/atomicfile"
 )
 
 const (
@@ -114,8 +116,13 @@ func readSnapshot(dir string, limit int64) (*snapshot, error) {
 // removeTempSnapshots removes the temporary files of summaries writes that a
 // crash (SIGKILL between their creation and their rename) left behind: each
 // is as large as the summaries, and every crash would add one. Only the
-// holder of the dir's lock calls it, so no write is in flight.
+// holder of the dir's lock calls it, so no write is in flight. Before
+// package atomicfile the temporary files were named summaries.json.tmp and
+// digits: a dir of that time may still hold one.
 func removeTempSnapshots(dir string) error {
+	if err := atomicfile.RemoveTemps(filepath.Join(dir, snapshotFile)); err != nil {
+		return err
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -131,29 +138,17 @@ func removeTempSnapshots(dir string) error {
 	return nil
 }
 
-// writeSnapshot replaces dir's summaries file: a temporary file written,
-// synced, renamed over it, and the directory synced, so a crash leaves the
-// old file or the new one, never a mix.
+// writeSnapshot replaces dir's summaries file (package atomicfile): a crash
+// leaves the old file or the new one, never a mix; durable, the file and
+// the directory are synced.
 func writeSnapshot(dir string, snap *snapshot, durable bool) error {
-	tmp, err := os.CreateTemp(dir, snapshotFile+".tmp*")
-	if err != nil {
-		return fmt.Errorf("history: %w", err)
+	sync := atomicfile.NoSync
+	if durable {
+		sync = atomicfile.SyncAll
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	enc := json.NewEncoder(tmp)
-	err = enc.Encode(snap)
-	if err == nil && durable {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, snapshotFile))
-	}
-	if err == nil && durable {
-		err = syncDir(dir)
-	}
+	err := atomicfile.Write(filepath.Join(dir, snapshotFile), 0o600, sync, func(w io.Writer) error {
+		return json.NewEncoder(w).Encode(snap)
+	})
 	if err != nil {
 		return fmt.Errorf("history: write summaries: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"attest-engine/atomicfile"
 	"attest-engine/lru"
 )
 
@@ -29,7 +31,7 @@ const maxMemBytes = 64 << 20
 
 // resultCache maps a key (CacheKey of everything that affects an answer) to
 // an encoded answer. Memory is bounded by entries and by maxMemBytes; the
-// directory, when set, by bytes: one file per key, written atomically (temp file + rename), the
+// directory, when set, by bytes: one file per key, written atomically (package atomicfile), the
 // least recently used files removed first. The cache is best-effort: a
 // directory that cannot be read or written behaves as a miss.
 type resultCache struct {
@@ -103,14 +105,11 @@ func (c *resultCache) put(key string, v []byte) {
 	if c.dir == "" || len(v) > maxCacheValue {
 		return
 	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	err := atomicfile.Write(c.path(key), 0o600, atomicfile.NoSync, func(w io.Writer) error {
+		_, err := w.Write(v)
+		return err
+	})
 	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(v)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), c.path(key)) != nil {
-		_ = os.Remove(tmp.Name())
 		return
 	}
 	c.mu.Lock()

@@ -31,7 +31,7 @@ func TestResultCacheDir(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
+		if strings.Contains(e.Name(), ".tmp") {
 			t.Errorf("temp file %s left behind: writes must be atomic", e.Name())
 		}
 	}
