@@ -18,7 +18,8 @@
 // The engine's callers, and why:
 //
 //	report files (report.WriteFile)   NoSync: an artefact a rerun writes again
-//	the provider cache (cache_dir)    NoSync: a cache
+//	the provider cache (cache_dir)    SyncData: a vector cut short can decode as
+//	                                  a shorter one (provider/cache.go)
 //	history's summaries.json          SyncAll, NoSync under the fsync policy never
 //
 // A process killed between creating the temporary file and renaming it
