@@ -20,7 +20,8 @@
 //	report files (report.WriteFile)   NoSync: an artefact a rerun writes again
 //	the provider cache (cache_dir)    SyncData: a vector cut short can decode as
 //	                                  a shorter one (provider/cache.go)
-//	history's summaries.json          SyncAll, NoSync under the fsync policy never
+//	history's summaries.json          SyncAll, whatever the fsync policy: the
+//	                                  segments it covers are removed after it
 //
 // A process killed between creating the temporary file and renaming it
 // leaves the temporary file behind (".NAME.tmp" and a random number, beside NAME);
