@@ -52,10 +52,42 @@ func newResultCache(entries int, dir string, maxDir int64) (*resultCache, error)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
+	c.removeStaleTemps()
 	for _, f := range c.files() {
 		c.dirBytes += f.size
 	}
 	return c, nil
+}
+
+// staleTemp is the age past which a temporary file of a put is a leftover
+// of a process killed in the middle of it (a put takes milliseconds;
+// another process may share the directory, so age is the only sign).
+const staleTemp = time.Hour
+
+// removeStaleTemps removes the temporary files of puts that a kill left
+// (".<key>.json.tmp…", package atomicfile's names): the size bound counts
+// cache files only, and every kill in a put would leave up to
+// maxCacheValue bytes more.
+func (c *resultCache) removeStaleTemps() {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		ours := len(name) > 1+69+4 && name[0] == '.' && name[65:74] == ".json.tmp"
+		if ours {
+			_, err := hex.DecodeString(name[1:65])
+			ours = err == nil
+		}
+		// ".tmp-" and a number: the name before package atomicfile.
+		if !e.Type().IsRegular() || !ours && !strings.HasPrefix(name, ".tmp-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleTemp {
+			_ = os.Remove(filepath.Join(c.dir, name))
+		}
+	}
 }
 
 // CacheKey hashes the parts, each length-prefixed so that no two lists of
