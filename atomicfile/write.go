@@ -41,8 +41,10 @@ func tempPrefix(path string) string { return "." + filepath.Base(path) + tempSuf
 // Write replaces the file at path with what write writes, with permission
 // bits perm (set exactly: the umask does not apply), flushed as sync says.
 // On any error, write's included, the file at path is left as it was and
-// the temporary file is removed. The directory must exist.
-func Write(path string, perm fs.FileMode, sync Sync, write func(w io.Writer) error) (err error) {
+// the temporary file is removed; except that an error syncing the
+// directory (SyncAll) comes after the rename: the file is replaced, maybe
+// not durably. The directory must exist.
+func Write(path string, perm fs.FileMode, sync Sync, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
 	if err != nil {
