@@ -16,5 +16,7 @@
 // Exit status: 0 when nothing hard-failed; 1 when a result hard-failed, a
 // trace could not be evaluated (invalid trace, assertion error, timeout),
 // or the run was interrupted; 2 on bad input (unreadable file, not JSON,
-// bad flags), after closing whatever report was started.
+// bad flags), after closing whatever report was started, and when a signal
+// ended the wait at the open of a FIFO with no other end (OpenFile: the
+// flag is named, as the watch command, which shares OpenFile, names it).
 package eval

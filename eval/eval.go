@@ -65,26 +65,31 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if code, ok := c.parseFlags(args, stderr); !ok {
 		return code
 	}
-	traces, closeTraces, err := openInput(c.tracePath, stdin)
+	traces, closeTraces, err := openInput(ctx, c.tracePath, stdin)
 	if err != nil {
-		return c.badInput(err)
+		return c.badInput(named("--trace", err))
 	}
 	defer closeTraces()
 	if c.assertionsPath == "-" && c.tracePath == "-" {
 		return c.badInput(errors.New("--trace and --assertions cannot both read stdin"))
 	}
-	asserts, closeAsserts, err := openInput(c.assertionsPath, stdin)
+	asserts, closeAsserts, err := openInput(ctx, c.assertionsPath, stdin)
 	if err != nil {
-		return c.badInput(err)
+		return c.badInput(named("--assertions", err))
 	}
 	defer closeAsserts()
 	return c.run(ctx, traces, asserts, func() (io.Writer, func() error, error) {
 		if c.outputPath == "" {
 			return stdout, func() error { return nil }, nil
 		}
-		f, err := os.Create(c.outputPath)
+		// os.Create's flags, but write-only: opened read-write, a FIFO
+		// with no reader opened at once and took the report into its
+		// buffer, to be lost, or blocked the run once it was full. Now the
+		// open waits for a reader, as a shell's redirection does, and a
+		// signal ends the wait.
+		f, err := OpenFile(ctx, c.outputPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, named("--output", err)
 		}
 		return f, f.Close, nil
 	})
@@ -159,12 +164,13 @@ func (c *evalCmd) badInput(err error) int {
 	return 2
 }
 
-// openInput opens a named input file; "-" is stdin.
-func openInput(path string, stdin io.Reader) (io.Reader, func(), error) {
+// openInput opens a named input file; "-" is stdin. ctx ends a wait for
+// the writer of a FIFO.
+func openInput(ctx context.Context, path string, stdin io.Reader) (io.Reader, func(), error) {
 	if path == "-" {
 		return stdin, func() {}, nil
 	}
-	f, err := os.Open(path)
+	f, err := OpenFile(ctx, path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -66,7 +66,7 @@ func openBench(p SyncPolicy) func(b *testing.B) recorder {
 // BenchmarkRollSummaries measures, at a roll of a store of 256 assertions
 // × 1024 windows, the part still under the store's lock (capture: a copy of
 // the summaries) against the part now outside it (persist: the JSON and the
-// write), per roll.
+// write), per roll, under the fsync policies never and always.
 func BenchmarkRollSummaries(b *testing.B) {
 	s, err := Open(b.TempDir(), Options{NoAlertFile: true, MaxBytes: -1, MaxAge: -1})
 	if err != nil {
@@ -90,14 +90,17 @@ func BenchmarkRollSummaries(b *testing.B) {
 			s.mu.Unlock()
 		}
 	})
-	b.Run("persist", func(b *testing.B) {
-		for b.Loop() {
-			s.mu.Lock()
-			c := s.captureLocked()
-			s.mu.Unlock()
-			if err := s.persist(c); err != nil {
-				b.Fatal(err)
+	for _, policy := range []SyncPolicy{SyncNever, SyncAlways} {
+		b.Run("persist/"+[]string{SyncNever: "never", SyncAlways: "always"}[policy], func(b *testing.B) {
+			s.opts.Sync = policy
+			for b.Loop() {
+				s.mu.Lock()
+				c := s.captureLocked()
+				s.mu.Unlock()
+				if err := s.persist(c); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }

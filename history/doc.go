@@ -64,8 +64,9 @@
 // process crash (SIGKILL included) loses no acknowledged record whatever the
 // fsync policy; the policy (always, interval, never) decides what a power
 // loss can take. The active segment rolls at SegmentBytes; at each roll the
-// summaries are written (to a temporary file, synced, renamed) with a
-// checkpoint, then sealed segments beyond MaxBytes or older than MaxAge are
+// summaries are written with a checkpoint (package atomicfile: a temporary
+// file, synced, renamed, the dir synced, whatever the policy: see below),
+// then sealed segments beyond MaxBytes or older than MaxAge are
 // removed, oldest first and never beyond the checkpoint. The write works
 // from a copy of the summaries taken under the store's lock and runs
 // without it, so other callers record and query meanwhile; an older copy is
@@ -87,6 +88,19 @@
 // recovery, most while writing frames split in two writes so a kill can
 // tear one) and checks after each that every acknowledged record is there,
 // whole and in order, and that the summaries count each exactly once.
+//
+// A summaries file that is not whole (empty, cut short, zeros: what a power
+// loss could leave when its data was not synced before its rename) does not
+// fail Open: the summaries are rebuilt from every segment on disk, with a
+// warning and Recovery.SummariesRebuilt, and the dir gets a new id. Results
+// of segments retention had removed are then no longer summarized: hence
+// every summaries write is synced, file and dir, whatever the fsync policy
+// (they are few: at creation, each roll and Close; BenchmarkRollSummaries
+// measures no difference beside the JSON), so that the summaries covering a
+// segment are durable before it is removed. A policy decides only how many
+// recent records a power loss can take, never the store. A file whole but
+// wrong (another version, not the summaries' shape) is still an error, and
+// so is a torn file for OpenReadOnly and Merge, which change nothing.
 //
 // # Windows
 //

@@ -20,7 +20,8 @@ const (
 // Options configure a Store. Zero fields take the defaults.
 type Options struct {
 	// Sync: default SyncNever. A process crash (SIGKILL included) loses
-	// nothing under any policy; the policy decides what a power loss can.
+	// nothing under any policy; the policy decides what recent records a
+	// power loss can take (summaries.json is synced under every policy).
 	// SyncInterval's fsync, once a second, stalled the appends behind it on
 	// a contended disk (doc.go, "Performance"), and history is a drift
 	// signal, not a system of record.

@@ -86,17 +86,22 @@ func TestTempSnapshotsRemoved(t *testing.T) {
 	dir := t.TempDir()
 	opts := Options{Sync: SyncNever, NoAlertFile: true}
 	writeN(t, dir, opts, 0, 5)
-	stale := filepath.Join(dir, snapshotFile+".tmp123456")
-	if err := os.WriteFile(stale, []byte(`{"version":1,"ke`), 0o644); err != nil {
-		t.Fatal(err)
+	// Today's name (package atomicfile's), and the one of earlier versions.
+	stales := []string{filepath.Join(dir, "."+snapshotFile+".tmp123456"), filepath.Join(dir, snapshotFile+".tmp123456")}
+	for _, stale := range stales {
+		if err := os.WriteFile(stale, []byte(`{"version":1,"ke`), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s, err := Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("stale %s still there after Open (stat: %v)", filepath.Base(stale), err)
+	for _, stale := range stales {
+		if _, err := os.Stat(stale); !os.IsNotExist(err) {
+			t.Errorf("stale %s still there after Open (stat: %v)", filepath.Base(stale), err)
+		}
 	}
 	if n := s.summarized(); n != 5 {
 		t.Errorf("summaries count %d results, want 5", n)

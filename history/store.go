@@ -24,6 +24,10 @@ type Recovery struct {
 	// Corrupt lists invalid frames inside sealed segments: those segments
 	// are left as they are and their later records skipped.
 	Corrupt []string
+	// SummariesRebuilt says why summaries.json was not whole (a power loss
+	// before its data reached the disk): the summaries were rebuilt from
+	// every log segment on disk. "" when it was read.
+	SummariesRebuilt string
 }
 
 // Store is an open state dir. Its methods are safe for concurrent use.
@@ -103,6 +107,14 @@ func (s *Store) recover() error {
 	// A store reads what its own bounds let it write, and never less than
 	// the defaults allow.
 	snap, err := readSnapshot(s.dir, max(maxSnapshot, snapshotBound(s.opts.MaxKeys, s.opts.MaxWindows)))
+	if errors.Is(err, errTorn) {
+		// Summaries not whole (doc.go, "Recovery"): rebuilt from every
+		// segment on disk, as for a new dir with a log.
+		s.rec.SummariesRebuilt = err.Error()
+		s.opts.Logger.Warn("history: the summaries file is not whole; rebuilding it from the log segments on disk (results of segments already removed by retention are no longer summarized; the dir has a new id for merge)",
+			"dir", s.dir, "error", err.Error())
+		snap, err = nil, nil
+	}
 	if err != nil {
 		return err
 	}
@@ -110,7 +122,7 @@ func (s *Store) recover() error {
 		// A new dir: its identity and windowing are written at once, so
 		// that Merge can read any state dir, even one killed before Close.
 		snap = &snapshot{Version: snapshotVersion, meta: meta{ID: newDirID(s.dir), Window: s.windowing()}, Keys: map[string]*series{}}
-		if err := writeSnapshot(s.dir, snap, s.opts.Sync != SyncNever); err != nil {
+		if err := writeSnapshot(s.dir, snap); err != nil {
 			return err
 		}
 	} else if snap.Window != s.windowing() {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"attest-engine/atomicfile"
 	"attest-engine/lru"
 )
 
@@ -29,7 +31,7 @@ const maxMemBytes = 64 << 20
 
 // resultCache maps a key (CacheKey of everything that affects an answer) to
 // an encoded answer. Memory is bounded by entries and by maxMemBytes; the
-// directory, when set, by bytes: one file per key, written atomically (temp file + rename), the
+// directory, when set, by bytes: one file per key, written atomically (package atomicfile), the
 // least recently used files removed first. The cache is best-effort: a
 // directory that cannot be read or written behaves as a miss.
 type resultCache struct {
@@ -50,10 +52,42 @@ func newResultCache(entries int, dir string, maxDir int64) (*resultCache, error)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
+	c.removeStaleTemps()
 	for _, f := range c.files() {
 		c.dirBytes += f.size
 	}
 	return c, nil
+}
+
+// staleTemp is the age past which a temporary file of a put is a leftover
+// of a process killed in the middle of it (a put takes milliseconds;
+// another process may share the directory, so age is the only sign).
+const staleTemp = time.Hour
+
+// removeStaleTemps removes the temporary files of puts that a kill left
+// (".<key>.json.tmp…", package atomicfile's names): the size bound counts
+// cache files only, and every kill in a put would leave up to
+// maxCacheValue bytes more.
+func (c *resultCache) removeStaleTemps() {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		ours := len(name) > 1+69+4 && name[0] == '.' && name[65:74] == ".json.tmp"
+		if ours {
+			_, err := hex.DecodeString(name[1:65])
+			ours = err == nil
+		}
+		// ".tmp-" and a number: the name before package atomicfile.
+		if !e.Type().IsRegular() || !ours && !strings.HasPrefix(name, ".tmp-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleTemp {
+			_ = os.Remove(filepath.Join(c.dir, name))
+		}
+	}
 }
 
 // CacheKey hashes the parts, each length-prefixed so that no two lists of
@@ -103,14 +137,18 @@ func (c *resultCache) put(key string, v []byte) {
 	if c.dir == "" || len(v) > maxCacheValue {
 		return
 	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	// SyncData: the content is on disk before its name is. Unsynced, a power
+	// loss can leave a file cut short, and a vector cut at a page boundary
+	// (4 + 4k bytes) decodes as a valid shorter one: every later run then
+	// fails that text with "vectors of different dimensions" until the user
+	// empties cache_dir. The fsync (~1–3 ms, BenchmarkWrite in atomicfile)
+	// follows a provider call of 100 ms or more. The directory is not
+	// synced: a rename lost is a cache miss.
+	err := atomicfile.Write(c.path(key), 0o600, atomicfile.SyncData, func(w io.Writer) error {
+		_, err := w.Write(v)
+		return err
+	})
 	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(v)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), c.path(key)) != nil {
-		_ = os.Remove(tmp.Name())
 		return
 	}
 	c.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestResultCacheDir(t *testing.T) {
@@ -31,7 +32,7 @@ func TestResultCacheDir(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
+		if strings.Contains(e.Name(), ".tmp") {
 			t.Errorf("temp file %s left behind: writes must be atomic", e.Name())
 		}
 	}
@@ -68,6 +69,47 @@ func TestResultCacheCorruptAndBounded(t *testing.T) {
 	}
 	if len(files) == 0 || total > 100 {
 		t.Errorf("directory holds %d files of %d bytes: want some kept, within the bound of 100", len(files), total)
+	}
+}
+
+// TestResultCacheStaleTemps: the temporary file of a put killed before
+// its rename (older than an hour) is removed when a cache opens the
+// directory; a recent one may be another process's put in flight, and any
+// other file is not the cache's.
+func TestResultCacheStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	key := CacheKey("x")
+	old := time.Now().Add(-2 * time.Hour)
+	files := []struct {
+		name string
+		old  bool
+		kept bool
+	}{
+		{"." + key + ".json.tmp123", true, false},
+		{"." + key + ".json.tmp456", false, true},
+		{".tmp-789", true, false}, // the name of earlier versions
+		{".notes.json.tmp1", true, true},
+		{key + ".json", true, true},
+	}
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
+		if err := os.WriteFile(path, []byte("AEV1\x00\x00\x80\x3f"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if f.old {
+			if err := os.Chtimes(path, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := newResultCache(2, dir, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		_, err := os.Stat(filepath.Join(dir, f.name))
+		if kept := err == nil; kept != f.kept {
+			t.Errorf("%s (old %v): kept %v, want %v", f.name, f.old, kept, f.kept)
+		}
 	}
 }
 

@@ -54,6 +54,15 @@ func TestWriteFileAtomic(t *testing.T) {
 			if string(got) != tc.want {
 				t.Errorf("%s: file holds %q, want %q", tc.reason, got, tc.want)
 			}
+			// A report is readable by all (0644, whatever the old file had);
+			// a failed write leaves the old file's permissions.
+			wantPerm := os.FileMode(0o644)
+			if tc.wantErr {
+				wantPerm = 0o600
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != wantPerm {
+				t.Errorf("%s: permissions %v (%v), want %v", tc.reason, fi.Mode().Perm(), err, wantPerm)
+			}
 			// No temporary file is left beside it, either way.
 			entries, err := os.ReadDir(dir)
 			if err != nil {

@@ -3,15 +3,14 @@
 package report
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/atomicfile"
 	"attest-engine/simulate"
 )
 
@@ -201,31 +200,12 @@ func WriteFile(path string, traces []Trace, scenarios ...simulate.ScenarioSummar
 	})
 }
 
-// writeFileAtomic writes a file through a temporary one in the same directory.
+// writeFileAtomic writes a report file through a temporary one renamed over
+// it (package atomicfile), readable by all as a report is. Not synced: a
+// report is an artefact a rerun writes again, and a power loss that empties
+// one loses nothing the engine reads back.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	// Buffered: the writers write a trace or less at a time, a system call
-	// each on the bare file.
-	bw := bufio.NewWriterSize(tmp, 64<<10)
-	if err := write(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, 0o644, atomicfile.NoSync, write)
 }
 
 // seconds formats milliseconds as seconds with 3 decimals (JUnit's time).

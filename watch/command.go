@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"time"
 
+	"attest-engine/eval"
 	"attest-engine/ingest"
 	"attest-engine/sample"
 )
@@ -190,7 +191,7 @@ func openOut(ctx context.Context, path string, stdout io.Writer) (io.Writer, fun
 	if path == "-" || path == "" {
 		return stdout, func() error { return nil }, nil
 	}
-	f, err := openFile(ctx, path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := eval.OpenFile(ctx, path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}

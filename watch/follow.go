@@ -1,20 +1,21 @@
-// follow.go: the input and result files, opened so that a signal ends a wait on a FIFO; with --follow a reader that waits at the input's end for more.
+// follow.go: the input file, opened so that a signal ends a wait on a FIFO (eval.OpenFile, as the result file); with --follow a reader that waits at the input's end for more.
 
 package watch
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"time"
+
+	"attest-engine/eval"
 )
 
 func (c *command) openIn(stop context.Context, stdin io.Reader) (io.Reader, func(), error) {
 	if c.o.in == "-" {
 		return stdin, func() {}, nil
 	}
-	f, err := openFile(stop, c.o.in, os.O_RDONLY, 0)
+	f, err := eval.OpenFile(stop, c.o.in, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -22,38 +23,6 @@ func (c *command) openIn(stop context.Context, stdin io.Reader) (io.Reader, func
 		return &follower{f: f, stop: stop}, func() { f.Close() }, nil
 	}
 	return f, func() { f.Close() }, nil
-}
-
-// openFile is os.OpenFile that gives up when ctx ends: opening a FIFO
-// waits for its other end (a writer for --in, a reader for --out), and a
-// signal must still end the command. The abandoned open, if it ever
-// completes, is closed.
-func openFile(ctx context.Context, path string, flag int, perm os.FileMode) (*os.File, error) {
-	type opened struct {
-		f   *os.File
-		err error
-	}
-	done := make(chan opened, 1)
-	go func() {
-		f, err := os.OpenFile(path, flag, perm)
-		done <- opened{f, err}
-	}()
-	select {
-	case o := <-done:
-		return o.f, o.err
-	case <-ctx.Done():
-		select {
-		case o := <-done: // opened all the same
-			return o.f, o.err
-		default:
-		}
-		go func() {
-			if o := <-done; o.f != nil {
-				o.f.Close()
-			}
-		}()
-		return nil, fmt.Errorf("open %s: stopped while waiting for the other end of the pipe", path)
-	}
 }
 
 // follower reads a growing file: at its end it polls until more is
