@@ -21,18 +21,24 @@ type needle struct {
 	lowerBytes []byte
 }
 
-func newNeedle(text string, caseSensitive bool) needle {
+func newNeedle(text string, caseSensitive bool) (needle, error) {
 	n := needle{text: text}
 	if !caseSensitive {
 		// RE2's (?i) applies Unicode simple case folding, which
 		// strings.ToLower on both sides would not (K vs the Kelvin sign).
-		n.fold = regexp.MustCompile("(?i)" + regexp.QuoteMeta(text))
+		// A text of millions of characters is past what a regexp may
+		// hold: a spec error, not a panic.
+		var err error
+		if n.fold, err = regexp.Compile("(?i)" + regexp.QuoteMeta(text)); err != nil {
+			return n, specErrorf("Shorten the text, or set case_sensitive to true: a text this long is matched exactly only.",
+				"a text of %d bytes is too long to match ignoring case", len(text))
+		}
 		if isASCII(text) {
 			n.lower = strings.ToLower(text)
 			n.lowerBytes = []byte(n.lower)
 		}
 	}
-	return n
+	return n, nil
 }
 
 // lowerASCII is s in ASCII lower case, in room when it fits (the caller's
@@ -144,7 +150,11 @@ func compileContent(_ *Engine, s spec) (check, error) {
 		if c.value, err = s.str("value", true); err != nil {
 			return nil, err
 		}
-		c.needles = []needle{newNeedle(c.value, cs)}
+		n, err := newNeedle(c.value, cs)
+		if err != nil {
+			return nil, err
+		}
+		c.needles = []needle{n}
 	case "regex_match", "grounded_values": // grounded_values: simulation capability (grounded.go)
 		if c.value, err = s.str("value", true); err != nil {
 			return nil, err
@@ -167,7 +177,11 @@ func compileContent(_ *Engine, s spec) (check, error) {
 			if v == "" {
 				return nil, specErrorf("An empty string is contained in every text; remove it from 'values'.", "spec field 'values' entry %d must not be empty", i)
 			}
-			c.needles = append(c.needles, newNeedle(v, cs))
+			n, err := newNeedle(v, cs)
+			if err != nil {
+				return nil, err
+			}
+			c.needles = append(c.needles, n)
 		}
 	default:
 		return nil, specErrorf("Use one of contains, not_contains, regex_match, keyword_all, keyword_any, forbidden (spec §4 Layer 4), or grounded_values.", "unknown content check '%s'", name)

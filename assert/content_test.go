@@ -4,6 +4,7 @@ package assert
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -103,5 +104,25 @@ func TestLowerASCII(t *testing.T) {
 		if string(got) != strings.ToLower(s) {
 			t.Errorf("lowerASCII(%q) = %q, want %q", s, got, strings.ToLower(s))
 		}
+	}
+}
+
+// TestNeedleTooLong: a text past what a case-folding regexp may hold (the
+// request line allows one) is a spec error naming its size, not a panic.
+func TestNeedleTooLong(t *testing.T) {
+	long := strings.Repeat("ab", 6<<20)
+	for _, sp := range []spec{
+		{"target": "output.message", "check": "contains", "value": long},
+		{"target": "output.message", "check": "keyword_any", "values": []any{"x", long}},
+	} {
+		_, err := compileContent(nil, sp)
+		var se *specError
+		if !errors.As(err, &se) || !strings.Contains(se.msg, "too long to match ignoring case") {
+			t.Errorf("%s: err = %v, want a spec error", sp["check"], err)
+		}
+	}
+	sp := spec{"target": "output.message", "check": "contains", "value": long, "case_sensitive": true}
+	if _, err := compileContent(nil, sp); err != nil {
+		t.Errorf("case-sensitive: %v, want it compiled (matched exactly)", err)
 	}
 }

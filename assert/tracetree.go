@@ -63,8 +63,9 @@ func compileTraceTree(_ *Engine, s spec) (check, error) {
 		str(&c.value, "value")
 		if err == nil {
 			var cs bool
-			cs, err = s.boolean("case_sensitive", false)
-			c.needle = newNeedle(c.value, cs)
+			if cs, err = s.boolean("case_sensitive", false); err == nil {
+				c.needle, err = newNeedle(c.value, cs)
+			}
 		}
 	case "cross_agent_data_flow":
 		str(&c.from, "from_agent")
