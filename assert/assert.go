@@ -84,8 +84,9 @@ type input struct {
 	steps tape.Value // its steps array; Missing when it has none
 
 	callsOnce sync.Once
-	calls     []toolCall // the named top-level steps, built on first use (tracecheck.go)
-	toolCalls []toolCall // the tool calls among them (calls itself when all are)
+	calls     []toolCall  // the named top-level steps, built on first use (tracecheck.go)
+	toolCalls []toolCall  // the tool calls among them (calls itself when all are)
+	callRoom  [8]toolCall // holds both lists for a trace of up to 4 steps: no allocation of their own
 
 	stepIndexOnce sync.Once
 	stepIndex     []tape.Value // the steps, by index, made on first use (step)

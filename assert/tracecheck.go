@@ -33,7 +33,10 @@ func (in *input) namedSteps() (all, tools []toolCall) {
 		// One array holds both lists: the named steps, then room for the
 		// tool calls among them.
 		n := in.steps.Len()
-		buf := make([]toolCall, 0, 2*n)
+		buf := in.callRoom[:0]
+		if 2*n > len(in.callRoom) {
+			buf = make([]toolCall, 0, 2*n)
+		}
 		in.calls = buf[:0:n]
 		i := 0
 		for st := range in.steps.Elems() {
