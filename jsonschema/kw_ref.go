@@ -23,6 +23,11 @@ type dynamicRefKw struct {
 }
 
 func (k *dynamicRefKw) eval(v *validator, inst any, ann *annot) bool {
+	return v.follow(k.at, "$dynamicRef", k.resolve(v), inst, ann)
+}
+
+// resolve is the target in the current dynamic scope.
+func (k *dynamicRefKw) resolve(v *validator) child {
 	target := k.target
 	if k.anchor != "" {
 		for _, r := range v.scope {
@@ -33,22 +38,31 @@ func (k *dynamicRefKw) eval(v *validator, inst any, ann *annot) bool {
 			}
 		}
 	}
-	return v.follow(k.at, "$dynamicRef", target, inst, ann)
+	return target
 }
 
 // follow evaluates a reference target at the same instance. Along one evaluation path the instance
 // location only grows, so meeting the same target again at the same instance depth means the same schema
 // is being evaluated re-entrantly at the same instance location: an infinite loop, reported as an error.
 func (v *validator) follow(at, kw string, target child, inst any, ann *annot) bool {
-	for i := len(v.refs) - 1; i >= 0 && v.refs[i].instDepth == v.instDepth; i-- {
-		v.work++
-		if v.refs[i].n == target.n {
-			v.setFatal(at, kw, fmt.Sprintf("%s loops: the same schema is re-entered at the same instance location", kw))
-			return false
-		}
+	if v.loops(at, kw, target.n) {
+		return false
 	}
 	v.refs = append(v.refs, refFrame{n: target.n, instDepth: v.instDepth})
 	ok := v.evalIn(target, inst, ann)
 	v.refs = v.refs[:len(v.refs)-1]
 	return ok
+}
+
+// loops reports whether following a reference to n re-enters it at the same instance location, and then
+// records the fatal error.
+func (v *validator) loops(at, kw string, n *node) bool {
+	for i := len(v.refs) - 1; i >= 0 && v.refs[i].instDepth == v.instDepth; i-- {
+		v.work++
+		if v.refs[i].n == n {
+			v.setFatal(at, kw, fmt.Sprintf("%s loops: the same schema is re-entered at the same instance location", kw))
+			return true
+		}
+	}
+	return false
 }

@@ -25,6 +25,7 @@ type Loader interface {
 type Schema struct {
 	root    *node
 	dynamic bool // some keyword is a $dynamicRef, so evaluation tracks the dynamic scope
+	inPlace bool // ValidValue reads a tape.Value in place (value.go): every keyword has an in-place reading
 }
 
 // CompileError reports why a schema could not be compiled. Location is the absolute URI (with a JSON
@@ -72,5 +73,5 @@ func Compile(schema any, opts *Options) (s *Schema, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{root: root, dynamic: c.dynamic}, nil
+	return &Schema{root: root, dynamic: c.dynamic, inPlace: c.inPlace()}, nil
 }

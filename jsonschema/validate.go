@@ -34,8 +34,9 @@ type node struct {
 	isBool, val bool
 	loc         string // absolute location (URI with pointer fragment); "" under the placeholder base
 	res         *resource
-	kws         []keyword // evaluation order: see compile.go
-	needAnn     bool      // has unevaluatedProperties/unevaluatedItems, so evaluation collects annotations
+	kws         []keyword      // evaluation order: see compile.go
+	vkws        []valueKeyword // kws again, when the schema is read in place (value.go)
+	needAnn     bool           // has unevaluatedProperties/unevaluatedItems, so evaluation collects annotations
 }
 
 // keyword is one compiled keyword (or a group of keywords that share work, such as the numeric ones).

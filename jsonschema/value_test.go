@@ -1,0 +1,288 @@
+// value_test.go checks ValidValue against Valid on decoded values: the official suite, the golden and
+// limit cases, cases aimed at the in-place readings, and a fuzz target.
+package jsonschema
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"attest-engine/tape"
+)
+
+// parseTape parses data as the engine does; a document that names a member twice is kept (ValidValue
+// decodes it).
+func parseTape(t testing.TB, data []byte) *tape.Doc {
+	t.Helper()
+	d, err := tape.Parse(data)
+	var dup *tape.DuplicateKeyError
+	if err != nil && !errors.As(err, &dup) {
+		t.Fatalf("tape.Parse(%.80s): %v", data, err)
+	}
+	return d
+}
+
+// sameVerdict requires ValidValue(x) to be Valid(x.Any()) and, when the schema is read in place, the
+// evaluation in place to give it without a recovered panic. It returns the verdict and whether it was
+// reached in place.
+func sameVerdict(t testing.TB, name string, s *Schema, x tape.Value) (valid, inPlace bool) {
+	t.Helper()
+	want := s.Valid(x.Any())
+	if got := s.ValidValue(x); got != want {
+		t.Errorf("%s: ValidValue = %v, Valid(Any) = %v", name, got, want)
+	}
+	inPlace = s.inPlace && x.Exists() && !x.HasDuplicate()
+	if inPlace {
+		if got := s.validInPlace(x); got != want {
+			t.Errorf("%s: in place = %v, Valid(Any) = %v", name, got, want)
+		}
+	}
+	return want, inPlace
+}
+
+// TestValidValueSuite runs the JSON-Schema-Test-Suite (draft2020-12) through both paths: the verdicts
+// must be identical on every test, and ValidValue's must be today's, Valid on the encoding/json value
+// (whose agreement with the suite TestSuiteRequired and TestSuiteOptional check).
+func TestValidValueSuite(t *testing.T) {
+	loader, dir := suiteLoader(t)
+	sets := []struct {
+		glob   string
+		format bool
+	}{{"*.json", false}, {"optional/*.json", false}, {"optional/format/*.json", true}}
+	for _, set := range sets {
+		files, err := filepath.Glob(filepath.Join(dir, set.glob))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no suite files match %s: %v", set.glob, err)
+		}
+		sort.Strings(files)
+		total, inPlace := 0, 0
+		for _, file := range files {
+			rel, _ := filepath.Rel(dir, file)
+			var groups []suiteGroup
+			readJSONFile(t, file, &groups)
+			for _, g := range groups {
+				s, err := Compile(decodeJSON(t, g.Schema), &Options{Loader: loader, AssertFormat: set.format})
+				if err != nil {
+					continue // TestSuite* report it
+				}
+				for _, tc := range g.Tests {
+					name := rel + ": " + g.Description + ": " + tc.Description
+					d := parseTape(t, tc.Data)
+					got, in := sameVerdict(t, name, s, d.Root())
+					if today := s.Valid(decodeJSON(t, tc.Data)); got != today {
+						t.Errorf("%s: ValidValue = %v, Valid on encoding/json's value = %v", name, got, today)
+					}
+					if set.glob == "*.json" && got != tc.Valid {
+						t.Errorf("%s: ValidValue = %v, the suite expects %v", name, got, tc.Valid)
+					}
+					d.Release()
+					total++
+					if in {
+						inPlace++
+					}
+				}
+			}
+		}
+		t.Logf("%s: %d tests, %d read in place", set.glob, total, inPlace)
+		// Most of the suite tests keywords read in place: far fewer means the in-place path went unused.
+		if inPlace*2 < total {
+			t.Errorf("%s: only %d of %d tests read in place", set.glob, inPlace, total)
+		}
+	}
+}
+
+// TestValidValueCases: the golden error cases, the limit seeds (work, depth and $ref loop limits are met
+// in place at the same point) and cases aimed at the in-place readings, with the verdict expected.
+func TestValidValueCases(t *testing.T) {
+	type valueCase struct {
+		schema, instance string
+		want             bool
+	}
+	var cases []valueCase
+	for _, c := range loadErrorCases(t) {
+		inst := string(c.Instance)
+		if inst == "" {
+			inst = "null"
+		}
+		s, err := Compile(decodeJSON(t, c.Schema), &Options{AssertFormat: true}) // as below
+		if err != nil {
+			continue
+		}
+		cases = append(cases, valueCase{string(c.Schema), inst, s.Valid(decodeJSON(t, []byte(inst)))})
+	}
+	for _, sd := range limitSeeds() {
+		if strings.Count(sd.instance, "[") > tape.MaxDepth {
+			continue // deeper than a tape holds: see the case below
+		}
+		if _, err := Compile(decodeJSON(t, []byte(sd.schema)), &Options{AssertFormat: true}); err != nil {
+			continue // a compile limit
+		}
+		cases = append(cases, valueCase{sd.schema, sd.instance, sd.want == ""})
+	}
+	nest := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	bigSchema, bigObject, bigMissing := manyProperties(40)
+	cases = append(cases, []valueCase{
+		// Two schemas a level, 510 levels: past the 1000-schema depth limit; 400 levels are not.
+		{`{"$defs":{"a":{"items":{"$ref":"#/$defs/a"}}},"$ref":"#/$defs/a"}`, nest(510), false},
+		{`{"$defs":{"a":{"items":{"$ref":"#/$defs/a"}}},"$ref":"#/$defs/a"}`, nest(400), true},
+		// Strings with escapes: lengths in code points of the decoded text, patterns and enums on it.
+		{`{"minLength":3,"maxLength":3}`, `"\u00e9\ud83d\ude00\n"`, true},
+		{`{"maxLength":2}`, `"\u00e9\ud83d\ude00\n"`, false},
+		{`{"minLength":2}`, `"\ud800"`, false}, // a lone surrogate decodes to one U+FFFD
+		{`{"pattern":"^a\\nb$"}`, `"a\nb"`, true},
+		{`{"pattern":"^a/b$"}`, `"a\/b"`, true},
+		{`{"enum":["a","b","c","d","e","f","g","h","i\"j"]}`, `"i\"j"`, true},
+		{`{"enum":["a","b","c","d","e","f","g","h","i\"j"]}`, `"i\\j"`, false},
+		{`{"const":{"a\"":[1,"\u00e9",null]}}`, `{"a\u0022":[1.0,"é",null]}`, true},
+		{`{"const":{"a":[1,2]}}`, `{"a":[1,2],"b":1}`, false},
+		{`{"const":"é"}`, `"\u00e9"`, true},
+		{`{"propertyNames":{"maxLength":1}}`, `{"\u00e9":1}`, true},
+		{`{"propertyNames":{"maxLength":1}}`, `{"\u00e9\u00e9":1}`, false},
+		{`{"properties":{"é":{"type":"string"}},"required":["é"]}`, `{"\u00e9":1}`, false},
+		{`{"additionalProperties":false,"properties":{"é":true}}`, `{"\u00e9":1}`, true},
+		{`{"additionalProperties":false,"patternProperties":{"^\\n":true}}`, `{"\nx":1}`, true},
+		// Numbers: exact, however written.
+		{`{"const":1}`, `1.0e0`, true},
+		{`{"enum":[9007199254740993]}`, `9007199254740992`, false},
+		{`{"type":"integer"}`, `1.0000000000000000001`, false},
+		{`{"type":"integer"}`, `12e-1`, false},
+		{`{"type":"integer"}`, `1.2e1`, true},
+		{`{"minimum":9007199254740993}`, `9007199254740992`, false},
+		{`{"exclusiveMaximum":1e400}`, `1e399`, true},
+		{`{"multipleOf":0.01}`, `1234567890123456789012.37`, true},
+		{`{"multipleOf":0.01}`, `0.075`, false},
+		{`{"maximum":1}`, `"2"`, true},
+		// Arrays.
+		{`{"prefixItems":[{"type":"integer"}],"items":false}`, `[1]`, true},
+		{`{"prefixItems":[{"type":"integer"}],"items":false}`, `[1,2]`, false},
+		{`{"contains":{"type":"string"},"minContains":2,"maxContains":3}`, `[1,"a",2,"b"]`, true},
+		{`{"contains":{"type":"string"},"minContains":0,"maxContains":1}`, `["a","b"]`, false},
+		{`{"uniqueItems":true}`, `[1,{"a":[1]},{"a":[1.0]}]`, false},
+		{`{"uniqueItems":true}`, `[` + strings.TrimSuffix(strings.Repeat(`"x",`, 20), ",") + `]`, false},
+		// Many properties over a large object: looked up through a map of its members.
+		{bigSchema, bigObject, true},
+		{bigSchema, bigMissing, false},
+		// A document naming a member twice is decoded: the last member counts, as in Any.
+		{`{"properties":{"a":{"type":"string"}}}`, `{"a":1,"a":"x"}`, true},
+		{`{"properties":{"a":{"type":"string"}}}`, `{"a":"x","a":1}`, false},
+		{`{"maxProperties":1}`, `{"a":1,"a":2}`, true},
+		// Schemas that need annotations or the dynamic scope are decoded.
+		{`{"properties":{"a":true},"unevaluatedProperties":false}`, `{"a":1,"b":2}`, false},
+		{`{"$dynamicAnchor":"x","items":{"$dynamicRef":"#x"},"type":"array"}`, `[[1]]`, false},
+	}...)
+	for i, c := range cases {
+		name := fmt.Sprintf("case %d %.60s on %.40s", i, c.schema, c.instance)
+		s, err := Compile(decodeJSON(t, []byte(c.schema)), &Options{AssertFormat: true})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		d := parseTape(t, []byte(c.instance))
+		if got, _ := sameVerdict(t, name, s, d.Root()); got != c.want {
+			t.Errorf("%s: valid = %v, want %v", name, got, c.want)
+		}
+		d.Release()
+	}
+}
+
+// manyProperties returns a schema requiring and typing n properties, an object of 2n members that meets
+// it and one that lacks its last required property.
+func manyProperties(n int) (schema, ok, missing string) {
+	var props, req, members []string
+	for i := range n {
+		props = append(props, fmt.Sprintf(`"p%d":{"type":"integer"}`, i))
+		req = append(req, fmt.Sprintf(`"p%d"`, i))
+		members = append(members, fmt.Sprintf(`"p%d":%d`, i, i), fmt.Sprintf(`"q%d":"x"`, i))
+	}
+	schema = `{"properties":{` + strings.Join(props, ",") + `},"required":[` + strings.Join(req, ",") + `]}`
+	ok = `{` + strings.Join(members, ",") + `}`
+	missing = `{` + strings.Join(members[:len(members)-2], ",") + `}`
+	return schema, ok, missing
+}
+
+// TestValidValueInPlace: which schemas are read in place.
+func TestValidValueInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		schema string
+		want   bool
+	}{
+		{refundSchema, true},
+		{ordersSchema, true},
+		{`true`, true},
+		{`{"$defs":{"a":{"anyOf":[{"type":"null"},{"items":{"$ref":"#/$defs/a"}}]}},"$ref":"#/$defs/a"}`, true},
+		{`{"uniqueItems":true,"not":{"const":1},"if":{"minimum":1},"then":{"multipleOf":2}}`, true},
+		{`{"dependentRequired":{"a":["b"]},"dependentSchemas":{"b":{"minProperties":2}},"propertyNames":{"pattern":"^[a-z]"}}`, true},
+		{`{"$dynamicRef":"#/$defs/a","$defs":{"a":true}}`, true}, // not a $dynamicAnchor: resolved statically
+		{`{"allOf":[{"unevaluatedProperties":false}]}`, false},
+		{`{"unevaluatedItems":false}`, false},
+		{`{"$dynamicAnchor":"x","items":{"$dynamicRef":"#x"}}`, false},
+	} {
+		s, err := Compile(decodeJSON(t, []byte(tc.schema)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.inPlace != tc.want {
+			t.Errorf("%.80s: in place = %v, want %v", tc.schema, s.inPlace, tc.want)
+		}
+	}
+}
+
+// TestValidValueDoesNotAllocate: a schema of checks on members, read in place, allocates nothing.
+func TestValidValueDoesNotAllocate(t *testing.T) {
+	if raceDetector {
+		t.Skip("counts allocations, which vary under the race detector")
+	}
+	for _, tc := range []struct{ schema, instance string }{
+		{refundSchema, refundInstance},
+		{`{"type":"object","required":["status","amount"],"properties":{"status":{"type":"string"},"amount":{"type":"number","minimum":0}}}`,
+			`{"status":"delivered","amount":89.99,"eligible_for_refund":true}`},
+		{`{"type":"array","items":{"enum":[1,"a",{"b":null}]},"maxItems":4}`, `[1,"\u0061",{"b":null}]`},
+	} {
+		s, err := Compile(decodeJSON(t, []byte(tc.schema)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := parseTape(t, []byte(tc.instance))
+		x := d.Root()
+		if !s.ValidValue(x) {
+			t.Fatalf("%s: %s should be valid", tc.schema, tc.instance)
+		}
+		if n := testing.AllocsPerRun(100, func() { s.ValidValue(x) }); n != 0 {
+			t.Errorf("%.60s: ValidValue made %.0f allocations, want 0", tc.schema, n)
+		}
+		d.Release()
+	}
+}
+
+// FuzzValidValue: for any schema that compiles and any instance the tape reads, ValidValue is Valid on
+// the decoded instance, and the evaluation in place does not panic.
+func FuzzValidValue(f *testing.F) {
+	addSeeds(f, true)
+	for _, sd := range [][2]string{
+		{`{"minLength":2,"pattern":"é$","enum":["\u00e9\u00e9","x"]}`, `"\u00e9\u00e9"`},
+		{`{"properties":{"a\"b":{"const":[1.0]}},"additionalProperties":{"type":"integer"}}`, `{"a\u0022b":[1e0],"c":2.0}`},
+		{`{"oneOf":[{"multipleOf":3},{"multipleOf":5}],"not":{"maximum":-1}}`, `15`},
+		{`{"contains":{"const":{"a":1}},"maxContains":1,"uniqueItems":true}`, `[{"a":1},{"a":1.0}]`},
+	} {
+		f.Add([]byte(sd[0]), []byte(sd[1]))
+	}
+	f.Fuzz(func(t *testing.T, schemaData, instData []byte) {
+		schema, err := decode(schemaData)
+		if err != nil {
+			return
+		}
+		s, err := Compile(schema, &Options{AssertFormat: true})
+		if err != nil {
+			return
+		}
+		d, err := tape.Parse(instData)
+		var dup *tape.DuplicateKeyError
+		if err != nil && !errors.As(err, &dup) {
+			return
+		}
+		sameVerdict(t, "fuzz", s, d.Root())
+		d.Release()
+	})
+}
