@@ -58,7 +58,7 @@ func (c *schemaCheck) eval(_ context.Context, in *input) (outcome, error) {
 	// in document order is named.
 	var failed []jsonpath.ValueMatch
 	for _, m := range ms {
-		if !c.schema.Valid(m.Any()) {
+		if !c.valid(m) {
 			failed = append(failed, m)
 		}
 	}
@@ -76,6 +76,15 @@ func (c *schemaCheck) eval(_ context.Context, in *input) (outcome, error) {
 		exp += fmt.Sprintf(" %d of %d matches failed: %s.", len(failed), len(ms), locList(failed))
 	}
 	return outcome{explanation: exp}, nil
+}
+
+// valid is the schema's verdict on m: read in place, without decoding it,
+// unless m is a number made by .length, which has no Value.
+func (c *schemaCheck) valid(m jsonpath.ValueMatch) bool {
+	if m.Value.Exists() {
+		return c.schema.ValidValue(m.Value)
+	}
+	return c.schema.Valid(m.Any())
 }
 
 // subject names what was validated, as spec §2.2 does: "Tool result for
