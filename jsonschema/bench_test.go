@@ -127,6 +127,28 @@ func benchCompileValidate(b *testing.B, schemaText, instText string) {
 	}
 }
 
+// benchValidValue: ValidValue on the instance's tape, parsed before the clock starts.
+func benchValidValue(b *testing.B, schemaText, instText string) {
+	s, err := Compile(mustDecode(b, schemaText), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := parseTape(b, []byte(instText))
+	defer d.Release()
+	if !s.inPlace || !s.ValidValue(d.Root()) {
+		b.Fatal("instance invalid or not read in place")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if !s.ValidValue(d.Root()) {
+			b.Fatal("invalid")
+		}
+	}
+}
+
+func BenchmarkRefundValidValue(b *testing.B) { benchValidValue(b, refundSchema, refundInstance) }
+func BenchmarkOrdersValidValue(b *testing.B) { benchValidValue(b, ordersSchema, ordersInstance()) }
+
 func BenchmarkRefundValid(b *testing.B)    { benchValidate(b, refundSchema, refundInstance, false) }
 func BenchmarkRefundValidate(b *testing.B) { benchValidate(b, refundSchema, refundInstance, true) }
 func BenchmarkRefundCompileValidate(b *testing.B) {

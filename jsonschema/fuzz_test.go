@@ -167,5 +167,9 @@ func FuzzRegex(f *testing.F) {
 		if g := buildGlushkov(re.String()); g != nil && g.match(s) != re.MatchString(s) {
 			t.Fatalf("pattern %q (RE2 %q) on %q: fast matcher says %v, regexp says %v", pattern, re, s, g.match(s), re.MatchString(s))
 		}
+		m := newMatcher(re)
+		if got, want := m.matchBytes([]byte(s)), m.MatchString(s); got != want {
+			t.Fatalf("pattern %q on %q: matchBytes says %v, MatchString %v", pattern, s, got, want)
+		}
 	})
 }

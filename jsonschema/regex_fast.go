@@ -28,6 +28,14 @@ func (m *matcher) MatchString(s string) bool {
 	return m.re.MatchString(s)
 }
 
+// matchBytes is MatchString on the text b holds, without converting it.
+func (m *matcher) matchBytes(b []byte) bool {
+	if m.fast != nil {
+		return glushkovMatch(m.fast, b)
+	}
+	return m.re.Match(b)
+}
+
 func (m *matcher) String() string { return m.re.String() }
 
 // glushkov is the position automaton of a regular expression: each character position of the pattern is
@@ -203,12 +211,21 @@ func (g *glushkov) mask(r rune) uint64 {
 }
 
 // match reports whether the pattern matches a substring of s (anchored where the pattern says).
-func (g *glushkov) match(s string) bool {
+func (g *glushkov) match(s string) bool { return glushkovMatch(g, s) }
+
+// glushkovMatch is match on a string or on the bytes of one (a string read in place). It reads the code
+// points as range over a string does: a byte that is not valid UTF-8 is U+FFFD, one byte wide.
+func glushkovMatch[T string | []byte](g *glushkov, s T) bool {
 	if g.nullable && !(g.anchorStart && g.anchorEnd) {
 		return true
 	}
 	var state uint64
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			// At most four bytes: converting them copies nothing for a string, little for bytes.
+			r, size = utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		}
 		var next uint64
 		for d := state; d != 0; {
 			p := bits.TrailingZeros64(d)
@@ -225,6 +242,7 @@ func (g *glushkov) match(s string) bool {
 		if state == 0 && g.anchorStart {
 			return false
 		}
+		i += size
 	}
-	return state&g.last != 0 || (g.nullable && s == "")
+	return state&g.last != 0 || (g.nullable && len(s) == 0)
 }

@@ -127,6 +127,13 @@ func (v *validator) followValue(at, kw string, target child, x tape.Value) bool 
 	return ok
 }
 
+// matchBytes is match on the decoded content of a string, x.Bytes(): a slice of the document unless the
+// string has escapes.
+func (v *validator) matchBytes(re *matcher, b []byte) bool {
+	v.work += 1 + len(b)
+	return re.matchBytes(b)
+}
+
 // valueKinds maps a tape kind to the kind of the value Any makes of it (Missing is never evaluated).
 var valueKinds = [...]kind{
 	tape.Missing: kindInvalid,

@@ -80,7 +80,7 @@ func (k *lengthKw) evalValue(v *validator, x tape.Value) bool {
 }
 
 func (k *patternKw) evalValue(v *validator, x tape.Value) bool {
-	return x.Kind() != tape.String || v.match(k.re, x.Str())
+	return x.Kind() != tape.String || v.matchBytes(k.re, x.Bytes())
 }
 
 func (k *formatKw) evalValue(v *validator, x tape.Value) bool {
@@ -113,9 +113,9 @@ func (k *propertiesKw) evalValue(v *validator, x tape.Value) bool {
 func (k *patternPropertiesKw) evalValue(v *validator, x tape.Value) bool {
 	for name, val := range x.Members() {
 		v.work++
-		key := name.Str()
+		key := name.Bytes()
 		for i, re := range k.res {
-			if v.match(re, key) && !v.evalValueAt(k.subs[i], val) {
+			if v.matchBytes(re, key) && !v.evalValueAt(k.subs[i], val) {
 				return false
 			}
 		}
@@ -141,9 +141,9 @@ func (k *additionalPropertiesKw) matchesPattern(v *validator, name tape.Value) b
 	if len(k.patterns) == 0 {
 		return false
 	}
-	key := name.Str()
+	key := name.Bytes()
 	for _, re := range k.patterns {
-		if v.match(re, key) {
+		if v.matchBytes(re, key) {
 			return true
 		}
 	}
