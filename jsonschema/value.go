@@ -35,13 +35,17 @@ func (c *compiler) inPlace() bool {
 			}
 		}
 	}
+	total := 0
 	for _, n := range c.nodes {
-		if len(n.kws) > 0 {
-			n.vkws = make([]valueKeyword, len(n.kws))
-			for i, k := range n.kws {
-				n.vkws[i] = k.(valueKeyword)
-			}
+		total += len(n.kws)
+	}
+	all := make([]valueKeyword, 0, total) // one allocation for the whole schema
+	for _, n := range c.nodes {
+		start := len(all)
+		for _, k := range n.kws {
+			all = append(all, k.(valueKeyword))
 		}
+		n.vkws = all[start:len(all):len(all)]
 	}
 	return true
 }
