@@ -17,6 +17,7 @@
 //		log.Print(err.Summary()) // "/confidence: 1.23 exceeds maximum 1.0 (and 1 more error)"
 //	}
 //	ok := s.Valid(instance)        // no error details, no allocation on the usual paths
+//	ok = s.ValidValue(x)           // the same verdict for a tape.Value, read in place (value.go)
 //
 // A Schema is compiled once into a graph of typed keyword nodes and is safe for concurrent use.
 //
