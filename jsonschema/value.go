@@ -13,7 +13,9 @@ import (
 
 // valueKeyword is a keyword with an in-place reading: evalValue(v, x) returns what eval(v, x.Any(), nil)
 // returns in verdict mode (v.detail false) and adds the same work, so that the limits are met at the same
-// point. It never collects annotations: a schema that needs them (unevaluated*) is not read in place.
+// point (for the keywords that go through every member of an object, up to the members' order: see
+// value_kw.go). It never collects annotations: a schema that needs them (unevaluated*) is not read in
+// place.
 type valueKeyword interface {
 	evalValue(v *validator, x tape.Value) bool
 }

@@ -92,8 +92,10 @@ func (k *formatKw) evalValue(v *validator, x tape.Value) bool {
 	return k.check(s)
 }
 
-// Object keywords (kw_object.go). Members come in document order where eval takes them in map order:
-// with no annotations, any order gives the same verdict (forEachKey's order is a matter of units).
+// Object keywords (kw_object.go). Members come in document order where eval takes them in Go's map
+// order: with no annotations the keyword's verdict does not depend on the order, only the work spent
+// before a failing member does. That matters only when the step limit is reached, and there Valid's own
+// verdict varies with the map order from one call to the next.
 
 func (k *propertiesKw) evalValue(v *validator, x tape.Value) bool {
 	if x.Kind() != tape.Object {
