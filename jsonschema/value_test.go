@@ -3,12 +3,14 @@
 package jsonschema
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"attest-engine/tape"
 )
@@ -70,18 +72,23 @@ func TestValidValueSuite(t *testing.T) {
 				}
 				for _, tc := range g.Tests {
 					name := rel + ": " + g.Description + ": " + tc.Description
-					d := parseTape(t, tc.Data)
-					got, in := sameVerdict(t, name, s, d.Root())
-					if today := s.Valid(decodeJSON(t, tc.Data)); got != today {
-						t.Errorf("%s: ValidValue = %v, Valid on encoding/json's value = %v", name, got, today)
-					}
-					if set.glob == "*.json" && got != tc.Valid {
-						t.Errorf("%s: ValidValue = %v, the suite expects %v", name, got, tc.Valid)
-					}
-					d.Release()
-					total++
-					if in {
-						inPlace++
+					today := s.Valid(decodeJSON(t, tc.Data))
+					// The test's data as written, and with every character of its strings and
+					// names escaped (then read through the tape's unescaping).
+					for _, data := range [][]byte{tc.Data, escapeStrings(t, tc.Data)} {
+						d := parseTape(t, data)
+						got, in := sameVerdict(t, name, s, d.Root())
+						if got != today {
+							t.Errorf("%s: ValidValue on %s = %v, Valid on encoding/json's value = %v", name, data, got, today)
+						}
+						if set.glob == "*.json" && got != tc.Valid {
+							t.Errorf("%s: ValidValue on %s = %v, the suite expects %v", name, data, got, tc.Valid)
+						}
+						d.Release()
+						total++
+						if in {
+							inPlace++
+						}
 					}
 				}
 			}
@@ -92,6 +99,60 @@ func TestValidValueSuite(t *testing.T) {
 			t.Errorf("%s: only %d of %d tests read in place", set.glob, inPlace, total)
 		}
 	}
+}
+
+// escapeStrings rewrites a JSON text with every character of its strings and member names written as a
+// \u escape (a surrogate pair beyond the BMP), its numbers as written.
+func escapeStrings(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var b []byte
+	var write func(v any)
+	str := func(s string) {
+		b = append(b, '"')
+		for _, r := range s {
+			if r > 0xFFFF {
+				r1, r2 := utf16.EncodeRune(r)
+				b = fmt.Appendf(b, `\u%04x\u%04X`, r1, r2)
+			} else {
+				b = fmt.Appendf(b, `\u%04x`, r)
+			}
+		}
+		b = append(b, '"')
+	}
+	write = func(v any) {
+		switch x := v.(type) {
+		case string:
+			str(x)
+		case []any:
+			b = append(b, '[')
+			for i, e := range x {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				write(e)
+			}
+			b = append(b, ']')
+		case map[string]any:
+			b = append(b, '{')
+			for i, k := range sortedKeys(x) {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				str(k)
+				b = append(b, ':')
+				write(x[k])
+			}
+			b = append(b, '}')
+		default:
+			enc, err := json.Marshal(x) // null, booleans, json.Number as written
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(b, enc...)
+		}
+	}
+	write(decodeJSON(t, data))
+	return b
 }
 
 // TestValidValueCases: the golden error cases, the limit seeds (work, depth and $ref loop limits are met
@@ -284,5 +345,17 @@ func FuzzValidValue(f *testing.F) {
 		}
 		sameVerdict(t, "fuzz", s, d.Root())
 		d.Release()
+		if err == nil { // and with its strings escaped
+			d = parseTape(t, escapeStrings(t, instData))
+			sameVerdict(t, "fuzz, escaped", s, d.Root())
+			d.Release()
+		}
 	})
+}
+
+func TestEscapeStrings(t *testing.T) {
+	got := string(escapeStrings(t, []byte(`{"é":["a😀",1.50,null]}`)))
+	if want := `{"\u00e9":["\u0061\ud83d\uDE00",1.50,null]}`; got != want {
+		t.Errorf("escapeStrings = %s, want %s", got, want)
+	}
 }
