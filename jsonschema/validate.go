@@ -135,6 +135,7 @@ type validator struct {
 	work      int   // see stepWork
 	unitBytes int   // recorded in units, including those later dropped by anyOf, oneOf, not, if and contains
 	fatal     *Unit // evaluation had to stop: the instance is reported invalid
+	tapeMemo        // what ValidValue reads once per call (value.go)
 }
 
 var validatorPool = sync.Pool{New: func() any { return new(validator) }}
@@ -163,6 +164,7 @@ func putValidator(v *validator) {
 	}
 	clear(v.refs[:cap(v.refs)])
 	v.fatal = nil
+	v.tapeMemo = tapeMemo{} // its values are of the call's document, which may be released after
 	v.work, v.unitBytes, v.depth, v.instDepth = 0, 0, 0, 0
 	validatorPool.Put(v)
 }

@@ -6,7 +6,6 @@ package jsonschema
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"attest-engine/tape"
 )
@@ -153,25 +152,9 @@ var valueKinds = [...]kind{
 
 func kindOfValue(x tape.Value) kind { return valueKinds[x.Kind()] }
 
-// strLen is the length in bytes of string x's decoded content, len(x.Any().(string)), counted in place.
-func strLen(x tape.Value) int {
-	if !x.Escaped() {
-		return len(x.Raw())
-	}
-	n := 0
-	for run, r := range x.Chunks() {
-		if run != nil {
-			n += len(run)
-		} else {
-			n += utf8.RuneLen(r) // a valid rune: Chunks yields U+FFFD for a lone surrogate, as Any decodes it
-		}
-	}
-	return n
-}
-
-// equalValue is Equal(x.Any(), b), read in place. equalDepth's depth bound is never reached: a tape is at
-// most tape.MaxDepth deep, and the comparison goes no deeper than x.
-func equalValue(x tape.Value, b any) bool {
+// equalValue is Equal(x.Any(), b), read in place. equalDepth's depth bound is never reached: a tape is
+// at most tape.MaxDepth deep, and the comparison goes no deeper than x.
+func (v *validator) equalValue(x tape.Value, b any) bool {
 	k := kindOfValue(x)
 	if k != kindOf(b) {
 		return false
@@ -182,7 +165,7 @@ func equalValue(x tape.Value, b any) bool {
 	case kindBool:
 		return x.Bool() == b.(bool)
 	case kindString:
-		return x.Is(b.(string))
+		return string(v.text(x)) == b.(string)
 	case kindNumber:
 		na, _ := numberOf(json.Number(x.Text())) // as typeKw.evalValue
 		nb, ok := numberOf(b)
@@ -195,7 +178,7 @@ func equalValue(x tape.Value, b any) bool {
 		var e tape.Value
 		for _, eb := range xb {
 			e = x.After(e)
-			if !equalValue(e, eb) {
+			if !v.equalValue(e, eb) {
 				return false
 			}
 		}
@@ -206,8 +189,8 @@ func equalValue(x tape.Value, b any) bool {
 			return false
 		}
 		for name, e := range x.Members() {
-			vb, ok := mb[string(name.Bytes())]
-			if !ok || !equalValue(e, vb) {
+			vb, ok := mb[string(v.text(name))]
+			if !ok || !v.equalValue(e, vb) {
 				return false
 			}
 		}
@@ -216,46 +199,78 @@ func equalValue(x tape.Value, b any) bool {
 	return false
 }
 
-// maxScan is how many member names a keyword may compare, looking up names in an object with Get, before
-// it builds a map of the object's members instead.
-const maxScan = 256
-
-// object looks up the members of object x by name: with Get (a scan of the members) while the keyword
-// asks about few names or the object is small, else in a map of the members built once, so that a keyword
-// naming many properties stays linear in the size of a large object, as the map Any builds makes it.
-type object struct {
-	x tape.Value
-	m map[string]tape.Value
+// tapeMemo keeps, for one ValidValue call, what reading a tape in place would otherwise redo on every
+// evaluation at the same value, so that in-place reads cost what eval's reads of the decoded value cost
+// (up to a constant) and the step limit bounds both alike: the decoded text of each string with escapes
+// that is read, and a map of the members of each large object that is looked up by name. Each is made
+// once per call, so all of it stays linear in the size of the instance.
+type tapeMemo struct {
+	texts   map[tape.Value][]byte
+	objects map[tape.Value]map[string]tape.Value
 }
 
-// objectOf prepares lookups of up to names names in x.
-func objectOf(x tape.Value, names int) object {
-	if names*x.Len() <= maxScan {
-		return object{x: x}
+// text is the decoded content of string x, x.Bytes(): a slice of the document, or for a string with
+// escapes its decoded copy, made once per call.
+func (v *validator) text(x tape.Value) []byte {
+	if !x.Escaped() {
+		return x.Raw()
 	}
-	m := make(map[string]tape.Value, x.Len())
-	for name, val := range x.Members() {
-		m[string(name.Bytes())] = val
+	if b, ok := v.texts[x]; ok {
+		return b
 	}
-	return object{x: x, m: m}
+	if v.texts == nil {
+		v.texts = map[tape.Value][]byte{}
+	}
+	b := x.Bytes()
+	v.texts[x] = b
+	return b
 }
 
-// get is the member named name, or Missing.
-func (o object) get(name string) tape.Value {
-	if o.m != nil {
-		return o.m[name]
+// smallObject is the number of members up to which an object's members are looked up by a scan.
+const smallObject = 16
+
+// member is the member of object x named name, or Missing (x names no member twice: see ValidValue).
+// A small object is scanned; a large one's members are put in a map once per call, as Any would.
+func (v *validator) member(x tape.Value, name string) tape.Value {
+	if x.Len() <= smallObject {
+		for k, val := range x.Members() {
+			// A name's decoded text is never longer than its raw text, and shorter when it has
+			// escapes (each stands for fewer bytes than it takes): most names are told apart by length.
+			switch raw := k.Raw(); {
+			case len(raw) == len(name):
+				if string(raw) == name && !k.Escaped() {
+					return val
+				}
+			case len(raw) > len(name) && k.Escaped():
+				if string(v.text(k)) == name {
+					return val
+				}
+			}
+		}
+		return tape.Value{}
 	}
-	return o.x.Get(name)
+	m, ok := v.objects[x]
+	if !ok {
+		m = make(map[string]tape.Value, x.Len())
+		for k, val := range x.Members() {
+			m[string(v.text(k))] = val
+		}
+		if v.objects == nil {
+			v.objects = map[tape.Value]map[string]tape.Value{}
+		}
+		v.objects[x] = m
+	}
+	return m[name]
 }
 
-// hasValue is has for a member name read in place.
-func (s *nameSet) hasValue(name tape.Value) bool {
+// hasBytes is has for a name given as bytes.
+func (s *nameSet) hasBytes(name []byte) bool {
 	if s.m != nil {
-		_, ok := s.m[string(name.Bytes())]
+		_, ok := s.m[string(name)]
 		return ok
 	}
 	for _, n := range s.list {
-		if name.Is(n) {
+		if string(name) == n {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ package jsonschema
 
 import (
 	"encoding/json"
+	"unicode/utf8"
 
 	"attest-engine/tape"
 )
@@ -30,14 +31,14 @@ func (k *typeKw) evalValue(v *validator, x tape.Value) bool {
 
 func (k *enumKw) evalValue(v *validator, x tape.Value) bool {
 	if x.Kind() == tape.String && k.strs != nil {
-		s := x.Bytes()
+		s := v.text(x)
 		v.work += len(s)
 		_, ok := k.strs[string(s)]
 		return ok
 	}
 	v.work += k.size
 	for _, e := range k.values {
-		if equalValue(x, e) {
+		if v.equalValue(x, e) {
 			return true
 		}
 	}
@@ -46,7 +47,7 @@ func (k *enumKw) evalValue(v *validator, x tape.Value) bool {
 
 func (k *constKw) evalValue(v *validator, x tape.Value) bool {
 	v.work += k.size
-	return equalValue(x, k.value)
+	return v.equalValue(x, k.value)
 }
 
 func (k *numericKw) evalValue(v *validator, x tape.Value) bool {
@@ -70,17 +71,17 @@ func (k *lengthKw) evalValue(v *validator, x tape.Value) bool {
 	if x.Kind() != tape.String {
 		return true
 	}
-	size := strLen(x)
-	if (k.min <= 0 || (size+3)/4 >= k.min) && (k.max < 0 || size <= k.max) {
+	s := v.text(x)
+	if (k.min <= 0 || (len(s)+3)/4 >= k.min) && (k.max < 0 || len(s) <= k.max) {
 		return true
 	}
-	v.work += size
-	n := x.RuneCount()
+	v.work += len(s)
+	n := utf8.RuneCount(s)
 	return !(k.min >= 0 && n < k.min) && !(k.max >= 0 && n > k.max)
 }
 
 func (k *patternKw) evalValue(v *validator, x tape.Value) bool {
-	return x.Kind() != tape.String || v.matchBytes(k.re, x.Bytes())
+	return x.Kind() != tape.String || v.matchBytes(k.re, v.text(x))
 }
 
 func (k *formatKw) evalValue(v *validator, x tape.Value) bool {
@@ -101,10 +102,9 @@ func (k *propertiesKw) evalValue(v *validator, x tape.Value) bool {
 	if x.Kind() != tape.Object {
 		return true
 	}
-	obj := objectOf(x, len(k.names))
 	for i, name := range k.names {
 		v.work++
-		val := obj.get(name)
+		val := v.member(x, name)
 		if val.Exists() && !v.evalValueAt(k.subs[i], val) {
 			return false
 		}
@@ -115,7 +115,7 @@ func (k *propertiesKw) evalValue(v *validator, x tape.Value) bool {
 func (k *patternPropertiesKw) evalValue(v *validator, x tape.Value) bool {
 	for name, val := range x.Members() {
 		v.work++
-		key := name.Bytes()
+		key := v.text(name)
 		for i, re := range k.res {
 			if v.matchBytes(re, key) && !v.evalValueAt(k.subs[i], val) {
 				return false
@@ -128,7 +128,7 @@ func (k *patternPropertiesKw) evalValue(v *validator, x tape.Value) bool {
 func (k *additionalPropertiesKw) evalValue(v *validator, x tape.Value) bool {
 	for name, val := range x.Members() {
 		v.work++
-		if k.props.hasValue(name) || k.matchesPattern(v, name) {
+		if k.props.hasBytes(v.text(name)) || k.matchesPattern(v, name) {
 			continue
 		}
 		if k.sub.n.isBool && !k.sub.n.val || !v.evalValueAt(k.sub, val) {
@@ -143,7 +143,7 @@ func (k *additionalPropertiesKw) matchesPattern(v *validator, name tape.Value) b
 	if len(k.patterns) == 0 {
 		return false
 	}
-	key := name.Bytes()
+	key := v.text(name)
 	for _, re := range k.patterns {
 		if v.matchBytes(re, key) {
 			return true
@@ -166,10 +166,9 @@ func (k *requiredKw) evalValue(v *validator, x tape.Value) bool {
 	if x.Kind() != tape.Object {
 		return true
 	}
-	obj := objectOf(x, len(k.names))
 	for _, name := range k.names {
 		v.work++
-		if !obj.get(name).Exists() {
+		if !v.member(x, name).Exists() {
 			return false
 		}
 	}
@@ -180,19 +179,14 @@ func (k *dependentRequiredKw) evalValue(v *validator, x tape.Value) bool {
 	if x.Kind() != tape.Object {
 		return true
 	}
-	lookups := len(k.names)
-	for _, r := range k.reqs {
-		lookups += len(r)
-	}
-	obj := objectOf(x, lookups)
 	for i, name := range k.names {
 		v.work++
-		if !obj.get(name).Exists() {
+		if !v.member(x, name).Exists() {
 			continue
 		}
 		for _, r := range k.reqs[i] {
 			v.work++
-			if !obj.get(r).Exists() {
+			if !v.member(x, r).Exists() {
 				return false
 			}
 		}
@@ -327,10 +321,9 @@ func (k *dependentSchemasKw) evalValue(v *validator, x tape.Value) bool {
 	if x.Kind() != tape.Object {
 		return true
 	}
-	obj := objectOf(x, len(k.names))
 	for i, name := range k.names {
 		v.work++
-		if obj.get(name).Exists() && !v.evalValue(k.subs[i].n, x) {
+		if v.member(x, name).Exists() && !v.evalValue(k.subs[i].n, x) {
 			return false
 		}
 	}

@@ -203,6 +203,10 @@ func TestValidValueCases(t *testing.T) {
 		{`{"propertyNames":{"maxLength":1}}`, `{"\u00e9":1}`, true},
 		{`{"propertyNames":{"maxLength":1}}`, `{"\u00e9\u00e9":1}`, false},
 		{`{"properties":{"é":{"type":"string"}},"required":["é"]}`, `{"\u00e9":1}`, false},
+		// A raw name equal to the name looked up, but with an escape: it stands for a\b, not a\\b.
+		{`{"required":["a\\b"]}`, `{"a\\b":1}`, true},
+		{`{"required":["a\\\\b"]}`, `{"a\\b":1}`, false},
+		{`{"required":["a\\\\b"]}`, `{"a\\\\b":1}`, true},
 		{`{"additionalProperties":false,"properties":{"é":true}}`, `{"\u00e9":1}`, true},
 		{`{"additionalProperties":false,"patternProperties":{"^\\n":true}}`, `{"\nx":1}`, true},
 		// Numbers: exact, however written.
@@ -299,7 +303,7 @@ func TestValidValueDoesNotAllocate(t *testing.T) {
 		{refundSchema, refundInstance},
 		{`{"type":"object","required":["status","amount"],"properties":{"status":{"type":"string"},"amount":{"type":"number","minimum":0}}}`,
 			`{"status":"delivered","amount":89.99,"eligible_for_refund":true}`},
-		{`{"type":"array","items":{"enum":[1,"a",{"b":null}]},"maxItems":4}`, `[1,"\u0061",{"b":null}]`},
+		{`{"type":"array","items":{"enum":[1,"a",{"b":null}]},"maxItems":4}`, `[1,"a",{"b":null}]`},
 	} {
 		s, err := Compile(decodeJSON(t, []byte(tc.schema)), nil)
 		if err != nil {
@@ -312,6 +316,47 @@ func TestValidValueDoesNotAllocate(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(100, func() { s.ValidValue(x) }); n != 0 {
 			t.Errorf("%.60s: ValidValue made %.0f allocations, want 0", tc.schema, n)
+		}
+		d.Release()
+	}
+}
+
+// TestValidValueReadsOnce: what costs more to read in place than decoded is read once per call, however
+// often the schema reads it: the text of a string with escapes, and the members of a large object by
+// name. Counted in allocations (both make some), so that a per-evaluation read would show as 50 times
+// as many (growing the decoded text takes about ten).
+func TestValidValueReadsOnce(t *testing.T) {
+	if raceDetector {
+		t.Skip("counts allocations, which vary under the race detector")
+	}
+	fifty := func(branch string) string {
+		return `{"anyOf":[` + strings.Repeat(branch+",", 50) + `true]}`
+	}
+	var members []string
+	for i := range 100 {
+		members = append(members, fmt.Sprintf(`"m%d":%d`, i, i))
+	}
+	for _, tc := range []struct {
+		schema, instance string
+		most             float64
+	}{
+		{fifty(`{"maxLength":1000000,"minLength":1000000}`), `"` + strings.Repeat(`\n`, 1000) + `"`, 20},
+		{fifty(`{"pattern":"^x"}`), `"` + strings.Repeat(`\n`, 1000) + `"`, 20},
+		{fifty(`{"const":"` + strings.Repeat(`\n`, 999) + `"}`), `"` + strings.Repeat(`\n`, 1000) + `"`, 20},
+		{fifty(`{"required":["zz"]}`), `{` + strings.Join(members, ",") + `}`, 120},
+		{fifty(`{"properties":{"m1":false}}`), `{` + strings.Join(members, ",") + `}`, 120},
+	} {
+		s, err := Compile(decodeJSON(t, []byte(tc.schema)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := parseTape(t, []byte(tc.instance))
+		x := d.Root()
+		if !s.inPlace || !s.ValidValue(x) {
+			t.Fatalf("%.60s: should be read in place, and valid", tc.schema)
+		}
+		if n := testing.AllocsPerRun(20, func() { s.ValidValue(x) }); n > tc.most {
+			t.Errorf("%.60s: ValidValue made %.0f allocations, want at most %.0f", tc.schema, n, tc.most)
 		}
 		d.Release()
 	}
