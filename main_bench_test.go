@@ -4,7 +4,10 @@
 //
 // BENCH_ENGINE_ENV adds variables to the engine's environment only, to try a
 // runtime setting without touching the benchmark's own client, e.g.
-// BENCH_ENGINE_ENV='GOGC=200 GOMAXPROCS=1'.
+// BENCH_ENGINE_ENV='GOGC=200 GOMAXPROCS=1'. BENCH_ENGINE names an engine
+// binary built beforehand to drive instead of building this tree's: two
+// builds compared on one driver, interleaved, or a binary kept for a
+// profiler's symbols.
 
 package main
 
@@ -25,7 +28,16 @@ import (
 
 // startBench starts an engine and initializes a session.
 func startBench(b *testing.B) (io.WriteCloser, *bufio.Reader, *exec.Cmd) {
-	return startArgv(b, []string{buildEngine(b), "--log-level=error"})
+	return startArgv(b, []string{benchEngine(b), "--log-level=error"})
+}
+
+// benchEngine is the engine binary the benchmarks drive: BENCH_ENGINE when
+// set, else this tree's, built once.
+func benchEngine(b *testing.B) string {
+	if bin := os.Getenv("BENCH_ENGINE"); bin != "" {
+		return bin
+	}
+	return buildEngine(b)
 }
 
 // startArgv starts argv (an engine, or a floor program that reads lines the
@@ -115,8 +127,9 @@ func pipelined(b *testing.B, stdin io.WriteCloser, r *bufio.Reader, cmd *exec.Cm
 }
 
 // reportEngineCPU ends the engine and reports the CPU time it used per
-// operation (user + system, start-up included): what a batch costs the
-// engine itself, apart from the benchmark's own client on the same cores.
+// operation (user + system, start-up included, and the system part alone):
+// what a batch costs the engine itself, apart from the benchmark's own
+// client on the same cores.
 func reportEngineCPU(b *testing.B, stdin io.Closer, cmd *exec.Cmd) {
 	b.StopTimer()
 	// System calls per operation, from /proc/<pid>/io (Linux): how well
@@ -138,6 +151,7 @@ func reportEngineCPU(b *testing.B, stdin io.Closer, cmd *exec.Cmd) {
 	}
 	st := cmd.ProcessState
 	b.ReportMetric(float64((st.UserTime()+st.SystemTime()).Microseconds())/float64(b.N), "engine-cpu-µs/op")
+	b.ReportMetric(float64(st.SystemTime().Microseconds())/float64(b.N), "engine-sys-µs/op")
 }
 
 // BenchmarkRoundTrip: the spec's refund batch, one request at a time.
@@ -167,7 +181,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 // with net/http and TLS as the provider clients need (hellohttp), built from
 // testdata/bench/ the same way.
 func BenchmarkStartup(b *testing.B) {
-	bins := map[string]string{"engine": buildEngine(b)}
+	bins := map[string]string{"engine": benchEngine(b)}
 	for _, name := range []string{"hello", "hellohttp"} {
 		bin := filepath.Join(b.TempDir(), name)
 		cmd := goBuild(bin)

@@ -121,7 +121,7 @@ func nothingEngine(b *testing.B) []string {
 
 // engineAnswer returns the engine's answer line to one request.
 func engineAnswer(b *testing.B, line string) string {
-	cmd := exec.Command(buildEngine(b), "--log-level=error")
+	cmd := exec.Command(benchEngine(b), "--log-level=error")
 	cmd.Stdin = strings.NewReader(initLine + "\n" + line + "\n")
 	out, err := cmd.Output()
 	if err != nil {
@@ -137,7 +137,7 @@ func engineAnswer(b *testing.B, line string) string {
 // sdkEngines names the two processes each SDK-workload benchmark drives.
 func sdkEngines(b *testing.B) map[string][]string {
 	return map[string][]string{
-		"engine":  {buildEngine(b), "--log-level=warn"},
+		"engine":  {benchEngine(b), "--log-level=warn"},
 		"nothing": nothingEngine(b),
 	}
 }

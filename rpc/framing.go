@@ -156,17 +156,22 @@ func (lr *lineReader) detach() {
 // maxHoldFor at the latest: an answer never waits on a slow request longer.
 // A queued or held caller still waits until its line is written: requests
 // keep their slot until then, so an SDK that stops reading stops the engine
-// reading too (spec §1.5), and nothing piles up in memory.
+// reading too (spec §1.5), and nothing piles up in memory. A group's
+// answers (hand) do not wait: queued behind a write, they go out with the
+// writer's next one, and their slots are freed (done) once they are
+// written, so the same holds.
 type lineWriter struct {
 	w        io.Writer
 	inFlight func() int    // requests in flight, each until its answer is written (nil: never hold)
 	holdFor  time.Duration // the longest hold; 0 means maxHoldFor
+	freed    func(n int)   // frees the slots of n handed requests once their answers are written (nil: none)
 
 	mu      sync.Mutex
 	done    *sync.Cond  // broadcast when a batch of queued lines is written, or on error
 	writing bool        // a goroutine is in w.Write
 	pending []byte      // whole lines queued or held: the batch now filling
-	queued  int         // lines in pending
+	queued  int         // lines in pending whose callers wait
+	handed  int         // slots of the handed answers in pending (hand)
 	spare   []byte      // the previous pending buffer, reused
 	batch   uint64      // number of the batch filling in pending
 	written uint64      // batches written so far
@@ -236,6 +241,36 @@ func (lw *lineWriter) armTimer() {
 	lw.timer.Reset(d)
 }
 
+// hand writes lines, the answers of n requests that hold a slot each
+// (one group's, group.go), without waiting for a write in progress:
+// queued behind it, they leave with that writer's next write. Either way
+// their slots are freed once they are written; lines held for others
+// (write with hold) leave with them at once. A group's answers are
+// already a batch, so they are never held themselves.
+func (lw *lineWriter) hand(lines []byte, n int) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.done == nil {
+		lw.done = sync.NewCond(&lw.mu)
+	}
+	switch {
+	case lw.err != nil || len(lines) == 0:
+		lw.free(n) // nothing to write, or nothing can be written
+	case lw.writing:
+		lw.pending = append(lw.pending, lines...)
+		lw.handed += n
+	default:
+		_ = lw.flushHanded(lines, n)
+	}
+}
+
+// free frees n handed requests' slots.
+func (lw *lineWriter) free(n int) {
+	if n > 0 && lw.freed != nil {
+		lw.freed(n)
+	}
+}
+
 // endHold writes the held lines, unless a write has taken them already.
 func (lw *lineWriter) endHold() {
 	lw.mu.Lock()
@@ -248,12 +283,18 @@ func (lw *lineWriter) endHold() {
 // flush writes line (nil at the end of a hold) with the lines held before
 // it, then every batch that queues up meanwhile, as the writing goroutine.
 // lw.mu is held, and released while writing.
-func (lw *lineWriter) flush(line []byte) error {
+func (lw *lineWriter) flush(line []byte) error { return lw.flushHanded(line, 0) }
+
+// flushHanded is flush for a line that carries n handed requests' slots.
+func (lw *lineWriter) flushHanded(line []byte, n int) error {
 	lw.writing = true
-	buf, own := line, false // own: buf is a queued batch, not the caller's line
-	if lw.queued > 0 {
+	// own: buf is a queued batch, not the caller's line; slots: the
+	// handed requests whose answers buf holds.
+	buf, own, slots := line, false, n
+	if len(lw.pending) > 0 {
 		lw.pending = append(lw.pending, line...) // one write for all
-		buf, own = lw.take()
+		lw.handed += n
+		buf, own, slots = lw.take()
 	}
 	for {
 		lw.mu.Unlock()
@@ -268,25 +309,32 @@ func (lw *lineWriter) flush(line []byte) error {
 				lw.spare = buf[:0] // free again
 			}
 		}
+		lw.free(slots)
 		lw.done.Broadcast()
+		if lw.err != nil {
+			// Nothing more can be written: the handed answers' slots go
+			// now, the waiting callers return the error.
+			lw.free(lw.handed)
+			lw.handed = 0
+		}
 		if len(lw.pending) == 0 || lw.err != nil {
 			lw.writing = false
 			return lw.err
 		}
-		buf, own = lw.take()
+		buf, own, slots = lw.take()
 	}
 }
 
 // take hands the pending batch to the writer; lines queued from now on go
 // in the next batch. A hold in progress ends with it.
-func (lw *lineWriter) take() ([]byte, bool) {
-	buf := lw.pending
-	lw.pending, lw.spare, lw.queued = lw.spare, nil, 0
+func (lw *lineWriter) take() ([]byte, bool, int) {
+	buf, slots := lw.pending, lw.handed
+	lw.pending, lw.spare, lw.queued, lw.handed = lw.spare, nil, 0, 0
 	lw.batch++
 	if lw.timer != nil {
 		lw.timer.Stop()
 	}
-	return buf, true
+	return buf, true, slots
 }
 
 // failed reports the first write error, if any.

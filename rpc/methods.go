@@ -60,6 +60,11 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 	// arrival order; the worker answers every problem it finds in the line
 	// exactly as the path below would.
 	if fn := tapeMethod(line); fn != nil && s.getState() == stateReady {
+		if !s.inline(line) && len(line) <= inlineMaxBytes && s.lines != nil {
+			// Pipelined: answered in groups with the lines behind it (group.go).
+			s.gather(line, fn)
+			return
+		}
 		c := &call{line: line, fn: fn}
 		if s.inline(line) {
 			// Decoded here, then evaluated here unless it holds a layer

@@ -79,6 +79,10 @@ type Server struct {
 	readerIdle chan struct{}
 	sem        chan struct{} // counting semaphore: one slot per in-flight request
 	jobs       chan *call    // to idle workers
+	groups     chan *group   // to idle helpers (group.go)
+	lanes      int           // goroutines that answer groups at once: the read loop and its helpers
+	helpers    int           // helpers started; the read loop's
+	idle       atomic.Int32  // helpers waiting for a group
 	lines      *lineReader   // the read loop's; see handleLine
 	maxLine    int           // MaxLineBytes; less in tests, to reach too-long lines
 	quit       chan struct{} // closed when Serve returns: idle workers exit
@@ -111,6 +115,8 @@ func New(opts Options) *Server {
 		version:     opts.Version,
 		sem:         make(chan struct{}, MaxInFlight),
 		jobs:        make(chan *call),
+		groups:      make(chan *group),
+		lanes:       lanes(),
 		budgets:     newLedger(opts.Config.SoftFailureBudget),
 		quit:        make(chan struct{}),
 		maxLine:     MaxLineBytes,
@@ -139,7 +145,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer s.report()
 	defer s.repeats.summarize(s.log)
 	defer close(s.quit)
-	s.out = &lineWriter{w: out, inFlight: func() int { return len(s.sem) }}
+	s.out = &lineWriter{w: out, inFlight: func() int { return len(s.sem) }, freed: s.free}
 	s.stopped = make(chan struct{})
 	s.readerIdle = make(chan struct{})
 	done := make(chan struct{}) // closed when the read loop has finished
@@ -257,15 +263,51 @@ type call struct {
 	// loop decoded it (req may then hold its id).
 	perr  *Error
 	line  []byte
-	fn    func(s *Server, ctx context.Context, req *request) ([]byte, error)
+	fn    handler
 	large bool // counted in largeInFlight (see collectAfterBytes)
 }
+
+// handler is a request's work: it returns the answer line.
+type handler func(s *Server, ctx context.Context, req *request) ([]byte, error)
 
 // spawn has c done once a slot is free, on a worker, or by the read loop
 // itself when inline. While all slots are taken it blocks, and so the read
 // loop stops reading (spec §1.5).
 func (s *Server) spawn(c *call, inline bool) {
-	s.sem <- struct{}{}
+	if !s.acquire(true) {
+		s.refuse(c)
+		return
+	}
+	s.start(c, inline)
+}
+
+// refuse answers c, which found the session shutting down.
+func (s *Server) refuse(c *call) {
+	if c.req == nil && c.perr == nil {
+		c.req, c.perr = parse(c.line)
+	}
+	defer c.req.release()
+	if c.perr != nil {
+		s.replyError(c.req, c.perr)
+		return
+	}
+	s.refuseAfterShutdown(c.req)
+}
+
+// acquire takes a slot for a request and counts it in flight. With wait it
+// blocks while every slot is taken; without, it takes only a free one. It
+// reports false, holding nothing, when no slot was free (wait false) or the
+// session is shutting down.
+func (s *Server) acquire(wait bool) bool {
+	if wait {
+		s.sem <- struct{}{}
+	} else {
+		select {
+		case s.sem <- struct{}{}:
+		default:
+			return false
+		}
+	}
 	// Counted in flight under the lock that a shutdown's state change
 	// takes: once a SIGTERM's drain (Serve) may be waiting, a request
 	// checked as ready just before is refused, not added behind its back.
@@ -277,17 +319,22 @@ func (s *Server) spawn(c *call, inline bool) {
 	s.mu.Unlock()
 	if refused {
 		<-s.sem
-		if c.req == nil && c.perr == nil {
-			c.req, c.perr = parse(c.line)
-		}
-		defer c.req.release()
-		if c.perr != nil {
-			s.replyError(c.req, c.perr)
-			return
-		}
-		s.refuseAfterShutdown(c.req)
-		return
 	}
+	return !refused
+}
+
+// free gives back n requests' slots once their answers are written (or
+// dropped: a notification, a closed stdout).
+func (s *Server) free(n int) {
+	for range n {
+		<-s.sem
+	}
+	s.inflight.Add(-n)
+}
+
+// start has c, which holds a slot, done: by the caller when inline, else
+// on a worker.
+func (s *Server) start(c *call, inline bool) {
 	size := len(c.line)
 	if c.req != nil {
 		size = c.req.size
@@ -334,9 +381,19 @@ func (s *Server) run(c *call) {
 		// loop's buffer is read again only once an inline request has
 		// returned here).
 		c.req.release()
-		<-s.sem
-		s.inflight.Done()
+		s.free(1)
 	}()
+	s.send(c.req, s.work(c), true)
+}
+
+// work does c's request and returns its answer, or the error answer. It
+// decodes the line first unless the caller did. The answer is built and
+// holds nothing of the line: the tape goes back to its pool before the
+// answer is written, which may wait for other requests' answers
+// (lineWriter): held through that, pipelined requests kept up to
+// MaxInFlight tapes (and their lines) alive, each with its own cold
+// interner.
+func (s *Server) work(c *call) []byte {
 	dl := newDeadline(s.evalTimeout)
 	defer dl.stop()
 	var ctx context.Context = dl
@@ -366,13 +423,8 @@ func (s *Server) run(c *call) {
 	if err != nil {
 		line = s.errorLine(c.req, s.toWire(err))
 	}
-	// The answer is built and holds nothing of the line: the tape goes
-	// back to its pool now, not after the write, which may wait for other
-	// requests' answers (lineWriter): held through that, pipelined
-	// requests kept up to MaxInFlight tapes (and their lines) alive, each
-	// with its own cold interner.
 	c.req.release()
-	s.send(c.req, line, true)
+	return line
 }
 
 // answerPanic logs a recovered panic and answers req with ENGINE_ERROR, as
