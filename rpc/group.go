@@ -64,7 +64,6 @@ func (g *group) recycle() {
 		g.out = nil
 	}
 	g.lines, g.ends, g.fns, g.out, g.slots = g.lines[:0], g.ends[:0], g.fns[:0], g.out[:0], 0
-	clear(g.fns[:cap(g.fns)])
 	groups.Put(g)
 }
 
