@@ -162,11 +162,17 @@ func BenchmarkSDKWorkloadPipelined(b *testing.B) {
 }
 
 // BenchmarkSDKWorkloadRoundTrip: one request at a time, as the SDK fixtures
-// send them, every one new. The goal is on the median.
+// send them, every one new. The goal is on the median. Beside the
+// do-nothing engine, the same spinning 6 µs on the CPU before each answer
+// (about a batch's cost in process, rpc BatchLine/sdk-workload): the floor
+// of any engine that does that much work per request. An answer that comes
+// later than a few µs finds the SDK's thread asleep, and waking it costs
+// more than the pipe itself.
 func BenchmarkSDKWorkloadRoundTrip(b *testing.B) {
 	lines := sdkWorkload(b)
 	engines := sdkEngines(b)
-	for _, name := range []string{"engine", "nothing"} {
+	engines["busy-6us"] = append(slices.Clone(engines["nothing"]), "6us")
+	for _, name := range []string{"engine", "nothing", "busy-6us"} {
 		b.Run(name, func(b *testing.B) {
 			stdin, r, cmd := startArgv(b, engines[name])
 			took := make([]time.Duration, b.N)

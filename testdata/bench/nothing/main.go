@@ -3,22 +3,31 @@
 // size, with the request's id put in. What it costs is the pipe, the line
 // framing and the process wake-ups, which every engine pays.
 //
-//	nothing ANSWER_FILE
+//	nothing ANSWER_FILE [BUSY]
 //
 // ANSWER_FILE holds one answer line with the id written as "id":0; the first
-// line read (initialize) is answered the same way.
+// line read (initialize) is answered the same way. With BUSY (a Go duration),
+// it spins that long on the CPU before each answer: the floor of an engine
+// whose work per request takes that long.
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"os"
+	"time"
 )
 
 func main() {
 	canned, err := os.ReadFile(os.Args[1])
 	if err != nil {
 		os.Exit(2)
+	}
+	var busy time.Duration
+	if len(os.Args) > 2 {
+		if busy, err = time.ParseDuration(os.Args[2]); err != nil {
+			os.Exit(2)
+		}
 	}
 	canned = bytes.TrimRight(canned, "\n")
 	head, tail, ok := bytes.Cut(canned, []byte(`"id":0`))
@@ -32,6 +41,8 @@ func main() {
 		if err != nil {
 			out.Flush()
 			return
+		}
+		for start := time.Now(); time.Since(start) < busy; {
 		}
 		out.Write(head)
 		out.WriteString(`"id":`)
