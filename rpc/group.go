@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // A pipelining SDK has many small requests buffered at once. Handed over
@@ -44,8 +45,8 @@ type group struct {
 	lines []byte    // the requests' lines, back to back
 	ends  []int     // where each line ends in lines
 	fns   []handler // each line's method
-	out   []byte    // the answers so far
-	slots int       // slots held: one per line not handed on to a worker
+	out   []byte    // the answers not yet handed to the writer
+	slots int       // slots of the requests answered in out (a notification's too)
 }
 
 var groups = sync.Pool{New: func() any { return new(group) }}
@@ -55,7 +56,6 @@ func (g *group) add(line []byte, fn handler) {
 	g.lines = append(g.lines, line...)
 	g.ends = append(g.ends, len(g.lines))
 	g.fns = append(g.fns, fn)
-	g.slots++
 }
 
 // recycle empties g and puts it back in the pool.
@@ -179,26 +179,47 @@ func (s *Server) helper(g *group) {
 }
 
 // answerGroup answers g's requests in turn and hands their answers to the
-// line writer in one piece.
+// line writer in one piece, or in a few: as held answers (lineWriter), an
+// answer waits for the group's later ones while they take maxHoldFor, and
+// then only for the one being answered (a group is ~20 SDK batches of a
+// few µs each: a timer per group cost more than that bound is worth), and
+// maxHeldBytes of answers leave at once.
 func (s *Server) answerGroup(g *group) {
-	start := 0
+	start, last := 0, len(g.ends)-1
+	var first time.Time // when the oldest answer in g.out was ready
 	for i, end := range g.ends {
 		s.answerGrouped(g, g.lines[start:end], g.fns[i])
 		start = end
+		if g.slots == 0 || i == last {
+			continue
+		}
+		now := time.Now()
+		if first.IsZero() {
+			first = now
+		}
+		if now.Sub(first) >= maxHoldFor || len(g.out) >= maxHeldBytes {
+			s.out.hand(g.out, g.slots)
+			g.out, g.slots, first = g.out[:0], 0, time.Time{}
+		}
 	}
 	s.out.hand(g.out, g.slots)
 	g.recycle()
 }
 
 // answerGrouped answers one request of g into g.out, or hands it to a
-// worker of its own, with its slot, when it is costly.
+// worker of its own, with its slot, when it is costly. A panic is answered
+// at once (3001), as run answers one.
 func (s *Server) answerGrouped(g *group, line []byte, fn handler) {
 	c := call{fn: fn}
+	kept := true // the request's slot is freed with g's answers, not by a worker
 	defer func() {
 		if p := recover(); p != nil {
 			s.answerPanic(c.req, "recovered panic", p)
 		}
 		c.req.release()
+		if kept {
+			g.slots++
+		}
 	}()
 	c.req, c.perr = s.parseBatch(line)
 	if c.perr == nil && costly(c.req) {
@@ -206,7 +227,7 @@ func (s *Server) answerGrouped(g *group, line []byte, fn handler) {
 		// decodes its own copy again (a costly batch waits on providers
 		// far longer than a decode takes).
 		c.req.release()
-		g.slots--
+		kept = false
 		s.start(&call{line: bytes.Clone(line), fn: fn}, false)
 		return
 	}

@@ -211,3 +211,57 @@ func TestGroupCostlyHandedOn(t *testing.T) {
 		t.Errorf("the judged batch's answer: want a result once the judge answered:\n%.1000s", out.String())
 	}
 }
+
+// TestGroupPanicAnswered: a panic in a grouped request's work is answered
+// 3001 with the request's id, and its slot is freed all the same.
+func TestGroupPanicAnswered(t *testing.T) {
+	s := newReadyServer(t)
+	var out lockedBuffer
+	s.out = &lineWriter{w: &out, freed: s.free}
+	if !s.acquire(false) {
+		t.Fatal("no slot")
+	}
+	g := groups.Get().(*group)
+	g.add([]byte(specBatchLine(t)), func(*Server, context.Context, *request) ([]byte, error) { panic("boom") })
+	s.answerGroup(g)
+	if got := out.String(); !strings.Contains(got, `"id":2,`) || !strings.Contains(got, `"code":3001`) {
+		t.Errorf("answer %.300s: want 3001 with id 2", got)
+	}
+	if len(s.sem) != 0 {
+		t.Errorf("%d slots taken after the panic was answered", len(s.sem))
+	}
+}
+
+// TestGroupHoldBounded: the answers of a group whose requests take long
+// are handed on once they have waited maxHoldFor, while the group is
+// still at work, not all when it ends: the first two, then the third.
+func TestGroupHoldBounded(t *testing.T) {
+	s := newReadyServer(t)
+	var out countingWriter
+	s.out = &lineWriter{w: &out, freed: s.free}
+	writes := func() int {
+		out.mu.Lock()
+		defer out.mu.Unlock()
+		return out.writes
+	}
+	g := groups.Get().(*group)
+	for k := range 3 {
+		slow := func(s *Server, ctx context.Context, req *request) ([]byte, error) {
+			if k == 2 && writes() != 1 {
+				t.Errorf("the third request starts with %d writes done; want the first two answers written", writes())
+			}
+			if k > 0 {
+				time.Sleep(2 * maxHoldFor)
+			}
+			return s.evaluate(ctx, req)
+		}
+		if !s.acquire(false) {
+			t.Fatal("no slot")
+		}
+		g.add([]byte(specBatchLine(t)), slow)
+	}
+	s.answerGroup(g)
+	if writes() != 2 || len(s.sem) != 0 {
+		t.Errorf("%d writes, %d slots taken: want 2, every slot freed", writes(), len(s.sem))
+	}
+}
