@@ -73,8 +73,10 @@ func TestGroupsAnswerEachOnce(t *testing.T) {
 	if len(seen) != len(lines)+1 {
 		t.Errorf("%d answers, want %d", len(seen), len(lines)+1)
 	}
-	if out.writes > len(lines)/8 {
-		t.Errorf("%d writes for %d pipelined answers: want them grouped (at most %d)", out.writes, len(lines), len(lines)/8)
+	// A group hands its answers on two or more at a time but for its last
+	// (answerGroup; a slow machine or -race splits groups by time).
+	if out.writes > len(lines)*3/4 {
+		t.Errorf("%d writes for %d pipelined answers: want them grouped (at most %d)", out.writes, len(lines), len(lines)*3/4)
 	}
 	if len(s.sem) != 0 {
 		t.Errorf("%d slots still taken once every answer is written", len(s.sem))
