@@ -55,18 +55,20 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 		return // NDJSON readers skip blank lines; answering would be an unasked-for line
 	}
 	// Fast path: an evaluate_batch or validate_trace_tree on a ready
-	// session is decoded on its own worker, so that decoding runs in
-	// parallel with reading. The session gate is still taken here, in
-	// arrival order; the worker answers every problem it finds in the line
-	// exactly as the path below would.
+	// session is decoded where it is answered: by the read loop when the
+	// SDK waits on it alone, else in a group with the lines buffered
+	// behind it (group.go), or on a worker of its own when it is large.
+	// The session gate is still taken here, in arrival order; whoever
+	// decodes the line answers every problem it finds in it exactly as the
+	// path below would.
 	if fn := tapeMethod(line); fn != nil && s.getState() == stateReady {
-		if !s.inline(line) && len(line) <= inlineMaxBytes && s.lines != nil {
-			// Pipelined: answered in groups with the lines behind it (group.go).
+		inline := s.inline(line)
+		if !inline && len(line) <= inlineMaxBytes && s.lines != nil {
 			s.gather(line, fn)
 			return
 		}
 		c := &call{line: line, fn: fn}
-		if s.inline(line) {
+		if inline {
 			// Decoded here, then evaluated here unless it holds a layer
 			// 5–6 assertion: those wait on providers, and a request sent
 			// behind one must not wait with it (spec §1.5).
