@@ -23,8 +23,8 @@ import (
 // loop's own, take the first lines of a burst in shares; the read loop
 // answers the last share itself, whose lines it has just copied. A group's
 // requests are answered in turn, their answers gathered and handed to the
-// line writer in one piece, which does not make the group wait for a write
-// in progress (lineWriter.hand). Each request keeps its slot until its
+// line writer together (answerGroup bounds how long one waits), which does
+// not make the group wait for a write in progress (lineWriter.hand). Each request keeps its slot until its
 // answer is written, so the in-flight bound and the backpressure of spec
 // §1.5 are unchanged: a group is at most maxGroupBytes of lines, and there
 // are never more groups than slots. A request of layer 5–6 in a group is
