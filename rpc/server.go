@@ -416,11 +416,14 @@ func (s *Server) work(c *call) []byte {
 			err = ctx.Err()
 		}
 	}
-	if pe := (*assert.Panic)(nil); errors.As(err, &pe) {
-		s.logPanic("recovered panic", pe)
-	}
 	s.settle(c)
 	if err != nil {
+		// Declared here: errors.As takes its address, which puts it on
+		// the heap, for every request when declared above.
+		var pe *assert.Panic
+		if errors.As(err, &pe) {
+			s.logPanic("recovered panic", pe)
+		}
 		line = s.errorLine(c.req, s.toWire(err))
 	}
 	c.req.release()
