@@ -60,7 +60,7 @@ func (r *request) assertions() ([]assert.Assertion, error) {
 // hold has req keep doc, the tape of its line, until release.
 func (r *request) hold(doc *tape.Doc) {
 	r.doc = doc
-	if countDocs {
+	if countDocs.Load() {
 		docsHeld.Add(1)
 	}
 }
@@ -74,16 +74,17 @@ func (r *request) release() {
 	r.paramsTape, r.trace = tape.Value{}, tape.Value{}
 	r.doc.Release()
 	r.doc = nil
-	if countDocs {
+	if countDocs.Load() {
 		docsHeld.Add(-1)
 	}
 }
 
 // docsHeld counts the tapes that requests hold, while countDocs is set (by
 // tests, while no request is being read: it costs a shared counter's update
-// per request).
+// per request). countDocs is atomic so that a request still running from
+// an earlier test reads it without a data race.
 var (
-	countDocs bool
+	countDocs atomic.Bool
 	docsHeld  atomic.Int64
 )
 

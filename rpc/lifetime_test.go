@@ -74,8 +74,8 @@ func TestTapeLifetime(t *testing.T) {
 		t.Fatalf("%d answers to expect: the variants changed shape", len(want))
 	}
 
-	countDocs = true
-	defer func() { countDocs = false }()
+	countDocs.Store(true)
+	defer countDocs.Store(false)
 	held := docsHeld.Load()
 	got := serveAnswers(t, newServer(t), in)
 	delete(got, "1")

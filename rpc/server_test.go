@@ -132,6 +132,15 @@ func TestCostlyBatchNotInline(t *testing.T) {
 		<-release
 		http.Error(w, "gone", http.StatusServiceUnavailable)
 	}))
+	// No worker of this test outlives it (run last: after the judge is
+	// released below): a request still running when a later test starts
+	// would count in that test's tally of held tapes (TestTapeLifetime).
+	var servers []*Server
+	defer func() {
+		for _, s := range servers {
+			s.inflight.Wait()
+		}
+	}()
 	defer judge.Close()
 	defer close(release)
 	eng, err := assert.New(assert.Config{Settings: provider.Settings{
@@ -170,6 +179,7 @@ func TestCostlyBatchNotInline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(Options{Engine: eng})
 			s.state = stateReady
+			servers = append(servers, s)
 			var out lockedBuffer
 			s.out = &lineWriter{w: &out}
 			returned := make(chan struct{})
