@@ -80,13 +80,14 @@ func Write(path string, perm fs.FileMode, sync Sync, write func(w io.Writer) err
 	}
 	renamed = true
 	if sync == SyncAll {
-		return syncDir(dir)
+		return SyncDir(dir)
 	}
 	return nil
 }
 
-// syncDir makes a change of a directory's entries (a rename) durable.
-func syncDir(dir string) error {
+// SyncDir makes a change of a directory's entries (a rename, a new file)
+// durable: history's new segment files take it too.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@
 package history
 
 import (
+	"attest-engine/atomicfile"
 	"bufio"
 	"encoding/binary"
 	"fmt"
@@ -207,7 +208,7 @@ func (w *wal) openActive(seg uint64, size int64) error {
 			err = f.Sync()
 		}
 		if err == nil && w.opts.sync != SyncNever {
-			err = syncDir(w.dir)
+			err = atomicfile.SyncDir(w.dir)
 		}
 		if err != nil {
 			f.Close()
@@ -317,14 +318,4 @@ func (w *wal) close() error {
 		err = cerr
 	}
 	return err
-}
-
-// syncDir makes a directory entry change (a new or renamed file) durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
