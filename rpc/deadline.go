@@ -32,6 +32,16 @@ type timerCtx struct {
 
 func newDeadline(d time.Duration) *deadline { return &deadline{from: time.Now(), after: d} }
 
+// started is when the work of the request whose context ctx is began: its
+// deadline's start (the clock is not read again), or now for any other
+// context.
+func started(ctx context.Context) time.Time {
+	if dl, ok := ctx.(*deadline); ok {
+		return dl.from
+	}
+	return time.Now()
+}
+
 func (c *deadline) Deadline() (time.Time, bool) { return c.from.Add(c.after), true }
 
 func (c *deadline) Value(any) any { return nil }

@@ -16,7 +16,7 @@ import (
 // the batch's other params (suite, assertions), then evaluates under ctx's
 // deadline.
 func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
-	start := time.Now()
+	start := started(ctx)
 	trace := req.trace
 	if !trace.Exists() {
 		return nil, newError(codeInvalidParams, "evaluate_batch takes {trace, assertions} (spec §2.2).", "invalid params: missing required field 'trace'")
