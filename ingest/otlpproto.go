@@ -1,0 +1,489 @@
+// otlpproto.go: OTLP binary protobuf trace export requests (OTLP/HTTP's default encoding) decoded into the spans OTLP/JSON gives.
+
+package ingest
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Bounds of one span read from protobuf (README "Bounds"). Past them the
+// further events or attributes are dropped, as OpenTelemetry SDKs drop
+// past their own limits (128 of each by default): an empty event costs two
+// bytes on the wire and far more in memory, so a body of --max-line bytes
+// alone does not bound what a span holds.
+const (
+	maxProtoEvents = 1024 // events per span
+	maxProtoAttrs  = 1024 // attributes per span and per event
+)
+
+// desc names a known field and its wire type; a schema is indexed by field
+// number, the zero desc meaning an unknown field (skipped).
+type desc struct {
+	name string
+	typ  wireType
+}
+
+type schema []desc
+
+// Field numbers and types of opentelemetry-proto's messages
+// (collector/trace/v1/trace_service.proto, trace/v1/trace.proto,
+// resource/v1/resource.proto, common/v1/common.proto). The names are the
+// OTLP/JSON member names, so errors read the same in both encodings.
+var (
+	requestSchema       = schema{1: {"resourceSpans", wireBytes}}
+	resourceSpansSchema = schema{1: {"resource", wireBytes}, 2: {"scopeSpans", wireBytes}, 3: {"schemaUrl", wireBytes}}
+	resourceSchema      = schema{1: {"attributes", wireBytes}, 2: {"droppedAttributesCount", wireVarint}}
+	scopeSpansSchema    = schema{1: {"scope", wireBytes}, 2: {"spans", wireBytes}, 3: {"schemaUrl", wireBytes}}
+	spanSchema          = schema{1: {"traceId", wireBytes}, 2: {"spanId", wireBytes}, 3: {"traceState", wireBytes},
+		4: {"parentSpanId", wireBytes}, 5: {"name", wireBytes}, 6: {"kind", wireVarint},
+		7: {"startTimeUnixNano", wireFixed64}, 8: {"endTimeUnixNano", wireFixed64}, 9: {"attributes", wireBytes},
+		10: {"droppedAttributesCount", wireVarint}, 11: {"events", wireBytes}, 12: {"droppedEventsCount", wireVarint},
+		13: {"links", wireBytes}, 14: {"droppedLinksCount", wireVarint}, 15: {"status", wireBytes}, 16: {"flags", wireFixed32}}
+	eventSchema = schema{1: {"timeUnixNano", wireFixed64}, 2: {"name", wireBytes}, 3: {"attributes", wireBytes},
+		4: {"droppedAttributesCount", wireVarint}}
+	statusSchema   = schema{2: {"message", wireBytes}, 3: {"code", wireVarint}}
+	keyValueSchema = schema{1: {"key", wireBytes}, 2: {"value", wireBytes}}
+	anyValueSchema = schema{1: {"stringValue", wireBytes}, 2: {"boolValue", wireVarint}, 3: {"intValue", wireVarint},
+		4: {"doubleValue", wireFixed64}, 5: {"arrayValue", wireBytes}, 6: {"kvlistValue", wireBytes}, 7: {"bytesValue", wireBytes}}
+	listSchema = schema{1: {"values", wireBytes}} // ArrayValue and KeyValueList
+)
+
+// nextIn reads the next field and checks its wire type when s knows it.
+func (r *fields) nextIn(s schema) (field, error) {
+	f, err := r.next()
+	if err == nil && int(f.num) < len(s) && s[f.num].name != "" {
+		err = f.want(s[f.num].typ, s[f.num].name)
+	}
+	return f, err
+}
+
+// ParseOTLPProto decodes one binary protobuf ExportTraceServiceRequest
+// (the body of POST /v1/traces with Content-Type application/x-protobuf)
+// into the spans [ParseOTLP] gives for the same request in OTLP/JSON, with
+// the same errors for invalid ids and nesting; Size is the span's encoded
+// length. Fields come in any order, unknown ones are skipped, a repeated
+// scalar keeps its last value and a repeated message field is merged, as
+// protobuf parsers do; a known field with another wire type is an error.
+func ParseOTLPProto(data []byte) ([]Span, error) {
+	var spans []Span
+	r := fields{b: data}
+	for r.more() {
+		f, err := r.nextIn(requestSchema)
+		if err != nil {
+			return nil, fmt.Errorf("OTLP/protobuf: %v", err)
+		}
+		if f.num == 1 {
+			if spans, err = appendResourceSpans(spans, f.b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return spans, nil
+}
+
+func appendResourceSpans(spans []Span, b []byte) ([]Span, error) {
+	service, err := resourceService(b)
+	if err != nil {
+		return nil, fmt.Errorf("OTLP/protobuf: resource: %v", err)
+	}
+	r := fields{b: b}
+	for r.more() {
+		f, _ := r.nextIn(resourceSpansSchema) // read whole by resourceService
+		if f.num != 2 {
+			continue
+		}
+		s := fields{b: f.b}
+		for s.more() {
+			g, err := s.nextIn(scopeSpansSchema)
+			if err != nil {
+				return nil, fmt.Errorf("OTLP/protobuf: scopeSpans: %v", err)
+			}
+			if g.num != 2 {
+				continue
+			}
+			sp, err := decodeSpan(g.b)
+			if err != nil {
+				return nil, fmt.Errorf("OTLP/protobuf span %d: %v", len(spans), err)
+			}
+			sp.Service = service
+			spans = append(spans, sp)
+		}
+	}
+	return spans, nil
+}
+
+// resourceService is the resource attribute service.name when it is a
+// string. As for OTLP/JSON, an attribute nested too deeply leaves the
+// service unnamed rather than refusing the spans; only the service's
+// value is built, the others are only checked.
+func resourceService(b []byte) (string, error) {
+	var service any
+	deep := false
+	r := fields{b: b}
+	for r.more() {
+		f, err := r.nextIn(resourceSpansSchema)
+		if err != nil {
+			return "", err
+		}
+		if f.num != 1 {
+			continue
+		}
+		res := fields{b: f.b}
+		for res.more() {
+			g, err := res.nextIn(resourceSchema)
+			if err != nil {
+				return "", err
+			}
+			if g.num != 1 {
+				continue
+			}
+			key, val, err := readKeyValue(g.b)
+			if err != nil {
+				return "", fmt.Errorf("attribute: %v", err)
+			}
+			isService := string(key) == "service.name"
+			v, err := value(val, 1, isService && !deep)
+			switch {
+			case errors.Is(err, errDepth):
+				deep = true
+			case err != nil:
+				return "", fmt.Errorf("attribute %s: %v", clip(strconv.Quote(pbString(key))), err)
+			case isService:
+				service = v
+			}
+		}
+	}
+	if deep {
+		return "", nil
+	}
+	s, _ := service.(string)
+	return s, nil
+}
+
+// decodeSpan reads a span in two steps, so that its errors come in the
+// order OTLP/JSON reports them whatever the order of the fields: first
+// the scalar fields (the whole span's framing checked), then the ids, the
+// attributes and the events.
+func decodeSpan(b []byte) (Span, error) {
+	sp := Span{Size: len(b)}
+	var traceID, spanID, parentID []byte
+	attrs, events := 0, 0
+	r := fields{b: b}
+	for r.more() {
+		f, err := r.nextIn(spanSchema)
+		if err != nil {
+			return Span{}, err
+		}
+		switch f.num {
+		case 1:
+			traceID = f.b
+		case 2:
+			spanID = f.b
+		case 4:
+			parentID = f.b
+		case 5:
+			sp.Name = pbString(f.b)
+		case 7:
+			sp.Start = clampNanos(wireUint(f.u))
+		case 8:
+			sp.End = clampNanos(wireUint(f.u))
+		case 9:
+			attrs++
+		case 11:
+			events++
+		case 15: // a message field sent twice is merged: read each in turn
+			if err := readStatus(f.b, &sp); err != nil {
+				return Span{}, fmt.Errorf("status: %v", err)
+			}
+		}
+	}
+	var err error
+	if sp.TraceID, err = protoID(traceID, 16, "traceId"); err != nil {
+		return Span{}, err
+	}
+	if sp.SpanID, err = protoID(spanID, 8, "spanId"); err != nil {
+		return Span{}, err
+	}
+	if len(parentID) > 0 { // empty: a root span
+		if sp.ParentID, err = protoID(parentID, 8, "parentSpanId"); err != nil {
+			return Span{}, err
+		}
+	}
+	if attrs > 0 {
+		if sp.Attrs, err = attrMapProto(b, 9, spanSchema, attrs, 0, true); err != nil {
+			return Span{}, err
+		}
+	}
+	if events > 0 {
+		sp.Events = make([]Event, 0, min(events, maxProtoEvents))
+		r := fields{b: b}
+		for r.more() && len(sp.Events) < maxProtoEvents {
+			f, _ := r.nextIn(spanSchema) // framing checked above
+			if f.num != 11 {
+				continue
+			}
+			e, err := decodeEvent(f.b)
+			if err != nil {
+				return Span{}, err
+			}
+			sp.Events = append(sp.Events, e)
+		}
+	}
+	return sp, nil
+}
+
+func decodeEvent(b []byte) (Event, error) {
+	var e Event
+	attrs := 0
+	r := fields{b: b}
+	for r.more() {
+		f, err := r.nextIn(eventSchema)
+		if err != nil {
+			return Event{}, fmt.Errorf("event: %v", err)
+		}
+		switch f.num {
+		case 2:
+			e.Name = pbString(f.b)
+		case 3:
+			attrs++
+		}
+	}
+	if attrs > 0 {
+		var err error
+		if e.Attrs, err = attrMapProto(b, 3, eventSchema, attrs, 0, true); err != nil {
+			return Event{}, err
+		}
+	}
+	return e, nil
+}
+
+func readStatus(b []byte, sp *Span) error {
+	r := fields{b: b}
+	for r.more() {
+		f, err := r.nextIn(statusSchema)
+		if err != nil {
+			return err
+		}
+		switch f.num {
+		case 2:
+			sp.Status = pbString(f.b)
+		case 3: // an enum is an int32: protobuf parsers keep the low 32 bits
+			sp.Error = int32(f.u) == 2 // STATUS_CODE_ERROR
+		}
+	}
+	return nil
+}
+
+// protoID is an id as raw bytes: exactly n of them, not all zero
+// (trace.proto: "An ID with all zeroes OR of length other than 16 bytes
+// is considered invalid", 8 for span ids).
+func protoID(b []byte, n int, field string) (string, error) {
+	if len(b) != n {
+		return "", fmt.Errorf("%s is %d bytes, not %d", field, len(b), n)
+	}
+	if allZero(b) {
+		return "", fmt.Errorf("%s is all zeros (an invalid id)", field)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// readKeyValue reads a KeyValue. A value sent twice is merged as protobuf
+// merges messages: the AnyValue read from both encodings one after the
+// other, which takes a copy (bounded by the KeyValue's length).
+func readKeyValue(b []byte) (key, val []byte, err error) {
+	seen := false
+	r := fields{b: b}
+	for r.more() {
+		f, err := r.nextIn(keyValueSchema)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch f.num {
+		case 1:
+			key = f.b
+		case 2:
+			if seen {
+				val = append(append([]byte(nil), val...), f.b...)
+			} else {
+				val, seen = f.b, true
+			}
+		}
+	}
+	return key, val, nil
+}
+
+// attrMapProto reads the KeyValues of field num of message b (n of them,
+// counted by the caller) into a map, a repeated key keeping its last value,
+// as attrMap does for OTLP/JSON; past maxProtoAttrs they are dropped. With
+// build false the values are only checked, and the map is nil.
+func attrMapProto(b []byte, num uint32, s schema, n, depth int, build bool) (map[string]any, error) {
+	var m map[string]any
+	if build && n > 0 {
+		m = make(map[string]any, min(n, maxProtoAttrs))
+	}
+	read := 0
+	r := fields{b: b}
+	for r.more() && read < maxProtoAttrs {
+		f, err := r.nextIn(s)
+		if err != nil {
+			return nil, err
+		}
+		if f.num != num {
+			continue
+		}
+		read++
+		key, val, err := readKeyValue(f.b)
+		if err != nil {
+			return nil, fmt.Errorf("attribute: %v", err)
+		}
+		v, err := value(val, depth+1, build)
+		if err != nil {
+			return nil, fmt.Errorf("attribute %s: %w", clip(strconv.Quote(pbString(key))), err)
+		}
+		if build {
+			m[pbString(key)] = v
+		}
+	}
+	return m, nil
+}
+
+// value reads an AnyValue into the engine's value model as anyValue.value
+// does for OTLP/JSON: int as a json.Number of its decimal text, double as
+// the shortest decimal that reads back to it (NaN and infinities, which
+// JSON cannot carry, as null), bytes as their standard base64 (the proto3
+// JSON mapping), arrays as []any and key-value lists as maps, empty ones
+// included; nothing set is null. Of the oneof's members the last one sent
+// wins, and a message member sent several times in a row is merged.
+// Nesting past maxValueDepth is errDepth, so the recursion is bounded.
+func value(b []byte, depth int, build bool) (any, error) {
+	if depth > maxValueDepth {
+		return nil, errDepth
+	}
+	var last field
+	var merged []byte // the payloads of the last member when it is a message sent more than once
+	r := fields{b: b}
+	for r.more() {
+		f, err := r.nextIn(anyValueSchema)
+		if err != nil {
+			return nil, err
+		}
+		if f.num < 1 || f.num > 7 {
+			continue
+		}
+		if (f.num == 5 || f.num == 6) && f.num == last.num {
+			if merged == nil {
+				merged = append([]byte(nil), last.b...)
+			}
+			merged = append(merged, f.b...)
+		} else {
+			merged = nil
+		}
+		last = f
+	}
+	if merged != nil {
+		last.b = merged
+	}
+	if !build && last.num != 5 && last.num != 6 {
+		return nil, nil // a scalar: nothing nested to check
+	}
+	switch last.num {
+	case 1:
+		return pbString(last.b), nil
+	case 2:
+		return last.u != 0, nil
+	case 3:
+		return json.Number(strconv.FormatInt(int64(last.u), 10)), nil
+	case 4:
+		f := math.Float64frombits(last.u)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, nil
+		}
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
+	case 5:
+		return arrayValue(last.b, depth, build)
+	case 6:
+		n := 0
+		r := fields{b: last.b}
+		for r.more() {
+			f, err := r.nextIn(listSchema)
+			if err != nil {
+				return nil, err
+			}
+			if f.num == 1 {
+				n++
+			}
+		}
+		m, err := attrMapProto(last.b, 1, listSchema, n, depth, build)
+		if m == nil && err == nil && build {
+			m = map[string]any{}
+		}
+		return m, err
+	case 7:
+		return base64.StdEncoding.EncodeToString(last.b), nil
+	}
+	return nil, nil
+}
+
+func arrayValue(b []byte, depth int, build bool) (any, error) {
+	n := 0
+	r := fields{b: b}
+	for r.more() {
+		f, err := r.nextIn(listSchema)
+		if err != nil {
+			return nil, err
+		}
+		if f.num == 1 {
+			n++
+		}
+	}
+	var out []any
+	if build {
+		out = make([]any, 0, n)
+	}
+	r = fields{b: b}
+	for r.more() {
+		f, _ := r.nextIn(listSchema) // read whole above
+		if f.num != 1 {
+			continue
+		}
+		x, err := value(f.b, depth+1, build)
+		if err != nil {
+			return nil, err
+		}
+		if build {
+			out = append(out, x)
+		}
+	}
+	if !build {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// pbString is a protobuf string as Go text. proto3 requires UTF-8; an
+// invalid byte becomes U+FFFD, as encoding/json does for the same bytes in
+// an OTLP/JSON body, rather than refusing the whole request.
+func pbString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var s strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			s.WriteString("\uFFFD")
+		} else {
+			s.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return s.String()
+}
