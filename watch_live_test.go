@@ -94,7 +94,7 @@ func (w *liveWatch) next(t *testing.T, within time.Duration) map[string]any {
 func TestWatchListen(t *testing.T) {
 	bin := buildEngine(t)
 	w := startWatch(t, bin, "--suite", watchSuite, "--listen", "127.0.0.1:0", "--grace", "100ms", "--max-line", "8192")
-	addr := w.logged(t, "listening for OTLP/JSON")["address"].(string)
+	addr := w.logged(t, "listening for OTLP/HTTP")["address"].(string)
 	url := "http://" + addr + "/v1/traces"
 	body, err := os.ReadFile("testdata/ingest/basic.input.jsonl")
 	if err != nil {
@@ -130,7 +130,8 @@ func TestWatchListen(t *testing.T) {
 		ctype, encoding, body string
 		want                  int
 	}{
-		{"application/x-protobuf", "", "", http.StatusUnsupportedMediaType},
+		{"text/plain", "", "{}", http.StatusUnsupportedMediaType},
+		{"application/x-protobuf", "", "\x0a\x05", http.StatusBadRequest},
 		{"application/json", "", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"x"}]}]}]}`, http.StatusBadRequest},
 		{"application/json", "", strings.Repeat(" ", 9000) + "{}", http.StatusRequestEntityTooLarge},
 		{"application/json", "gzip", bomb.String(), http.StatusRequestEntityTooLarge},

@@ -4,6 +4,7 @@ package ingest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -144,4 +145,45 @@ func withoutSize(spans []Span) []Span {
 		out[i].Size = 0
 	}
 	return out
+}
+
+// TestProtoBodies: testdata/ingest/basic.input.N.pb, the binary form of
+// line N of basic.input.jsonl that watch's listener test posts, are what
+// the encoder writes (rewritten with -update) and read to that line's spans.
+func TestProtoBodies(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(dir, "basic.input.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		path := filepath.Join(dir, fmt.Sprintf("basic.input.%d.pb", i+1))
+		pb, err := (&pbEncoder{}).request(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *update {
+			if err := os.WriteFile(path, pb, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		golden, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(golden, pb) {
+			t.Errorf("%s differs from the encoding of line %d (-update rewrites it)", path, i+1)
+		}
+		want, err := ParseOTLP(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseOTLPProto(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(withoutSize(want), withoutSize(got)); diff != "" {
+			t.Errorf("%s: spans differ (-JSON +protobuf):\n%s", path, diff)
+		}
+	}
 }

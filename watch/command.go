@@ -97,7 +97,7 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	fs.StringVar(&o.history.Dir, "state-dir", "", "directory of the result history (drift and alerts)")
 	fs.StringVar(&o.history.Fsync, "fsync", "", "with --state-dir: when the history is flushed to disk: always, interval or never (default never)")
 	fs.StringVar(&o.history.Webhook, "alert-webhook", "", "with --state-dir: also POST drift alerts to this http(s) URL, signed with $"+WebhookSecretEnv)
-	fs.StringVar(&o.listen, "listen", "", "also accept OTLP/JSON on POST /v1/traces at this address (loopback only)")
+	fs.StringVar(&o.listen, "listen", "", "also accept OTLP/HTTP (binary protobuf or JSON) on POST /v1/traces at this address (loopback only)")
 	fs.BoolVar(&o.listenAny, "listen-any-address", false, "let --listen bind a non-loopback address")
 	fs.BoolVar(&o.deterministic, "deterministic", false, "no wall-clock fields; traces close by event time only: the same input gives the same bytes")
 	fs.IntVar(&o.jobs, "jobs", runtime.GOMAXPROCS(0), "traces evaluated in parallel")

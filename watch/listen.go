@@ -1,10 +1,12 @@
-// listen.go: --listen: OTLP/HTTP with JSON bodies on POST /v1/traces, loopback only unless told otherwise.
+// listen.go: --listen: OTLP/HTTP on POST /v1/traces, binary protobuf or JSON bodies, loopback only unless told otherwise.
 
 package watch
 
 import (
 	"compress/gzip"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +43,7 @@ func (c *command) listenAddr() (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
-// serve accepts OTLP/JSON export requests until stop. ready gets nil once
+// serve accepts OTLP/HTTP export requests until stop. ready gets nil once
 // it listens, or the error that kept it from listening.
 func (c *command) serve(stop context.Context, items chan<- ingest.Item, ready chan<- error) error {
 	addr, err := c.listenAddr()
@@ -54,7 +56,7 @@ func (c *command) serve(stop context.Context, items chan<- ingest.Item, ready ch
 		ready <- fmt.Errorf("--listen: %v", err)
 		return nil
 	}
-	c.log.Info("listening for OTLP/JSON", "address", ln.Addr().String(), "path", "/v1/traces")
+	c.log.Info("listening for OTLP/HTTP", "address", ln.Addr().String(), "path", "/v1/traces")
 	ready <- nil
 	c.exports = make(chan struct{}, maxExports)
 	mux := http.NewServeMux()
@@ -82,18 +84,63 @@ func (c *command) serve(stop context.Context, items chan<- ingest.Item, ready ch
 // memory grows with the number of clients.
 const maxExports = 4
 
-// export is one POST /v1/traces (OTLP/HTTP, JSON encoding). Bodies, after
-// gzip when Content-Encoding says so, are bounded by --max-line. The answer
-// is an empty ExportTraceServiceResponse, or a google.rpc.Status-shaped
-// error; the request waits while the pipeline is full (back-pressure).
+// OTLP/HTTP's two encodings, told apart by Content-Type (OTLP spec,
+// "OTLP/HTTP": "Server implementations SHOULD accept OTLP/HTTP with
+// binary-encoded Protobuf payload and OTLP/HTTP with JSON-encoded Protobuf
+// payload requests on the same port").
+const (
+	protobufType = "application/x-protobuf"
+	jsonType     = "application/json"
+)
+
+// statusCodes are the google.rpc.Code values of the error answers (the
+// spec does not use Status.code and clients must not act on it; it is
+// there for their logs). Explicit numbers: they are google.rpc's.
+var statusCodes = map[int]int{
+	http.StatusBadRequest:            3,  // INVALID_ARGUMENT
+	http.StatusRequestEntityTooLarge: 8,  // RESOURCE_EXHAUSTED, as gRPC answers a message past its limit
+	http.StatusUnsupportedMediaType:  12, // UNIMPLEMENTED
+	http.StatusServiceUnavailable:    14, // UNAVAILABLE
+}
+
+// rpcStatus is a google.rpc.Status {code = 1, message = 2} in binary
+// protobuf (a varint and a length-delimited string).
+func rpcStatus(code int, msg string) []byte {
+	b := binary.AppendUvarint([]byte{0x08}, uint64(code))       // field 1, varint
+	b = binary.AppendUvarint(append(b, 0x12), uint64(len(msg))) // field 2, length-delimited
+	return append(b, msg...)
+}
+
+// export is one POST /v1/traces (OTLP/HTTP, binary protobuf or JSON).
+// Bodies, after gzip when Content-Encoding says so, are bounded by
+// --max-line. The answer is in the request's encoding (OTLP spec, "OTLP/HTTP
+// Response": "The server MUST use the same Content-Type in the response as
+// it received in the request"): an empty ExportTraceServiceResponse (no
+// partial_success: every span is taken), or for an HTTP 4xx or 5xx a
+// google.rpc.Status with code and message. The request waits while the
+// pipeline is full (back-pressure).
 func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.ResponseWriter, r *http.Request) {
+	ctype := jsonType // the encoding of the answers; JSON for a type not understood
 	fail := func(code int, msg string) {
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", ctype)
 		w.WriteHeader(code)
-		fmt.Fprintf(w, "{\"message\":%q}\n", msg)
+		if ctype == protobufType {
+			w.Write(rpcStatus(statusCodes[code], msg))
+			return
+		}
+		b, _ := json.Marshal(struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		}{statusCodes[code], msg})
+		w.Write(append(b, '\n'))
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		fail(http.StatusUnsupportedMediaType, "only OTLP/JSON (Content-Type: application/json) is accepted")
+	parse := ingest.ParseOTLP
+	switch mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt {
+	case jsonType:
+	case protobufType:
+		ctype, parse = protobufType, ingest.ParseOTLPProto
+	default:
+		fail(http.StatusUnsupportedMediaType, "Content-Type must be "+protobufType+" (OTLP binary protobuf) or "+jsonType+" (OTLP/JSON)")
 		return
 	}
 	select {
@@ -132,7 +179,7 @@ func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.
 		fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes after gzip", c.o.maxLine))
 		return
 	}
-	spans, err := ingest.ParseOTLP(data)
+	spans, err := parse(data)
 	if err != nil {
 		fail(http.StatusBadRequest, err.Error())
 		return
@@ -145,6 +192,8 @@ func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.
 		fail(http.StatusServiceUnavailable, "shutting down")
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	io.WriteString(w, "{}\n")
+	w.Header().Set("Content-Type", ctype)
+	if ctype == jsonType {
+		io.WriteString(w, "{}\n")
+	} // protobuf: the empty message is no bytes at all
 }
