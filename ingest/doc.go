@@ -1,9 +1,10 @@
 // doc.go: the package comment: the two input formats, the GenAI mapping, assembly bounds and decisions.
 
 // Package ingest reads production traces for continuous evaluation: Attest
-// NDJSON traces (spec §3.1, one per line) and OpenTelemetry OTLP/JSON trace
-// exports (resourceSpans), which it assembles by trace id and maps to Attest
-// traces by the OpenTelemetry GenAI semantic conventions.
+// NDJSON traces (spec §3.1, one per line) and OpenTelemetry OTLP trace
+// exports (resourceSpans) in JSON or binary protobuf, which it assembles by
+// trace id and maps to Attest traces by the OpenTelemetry GenAI semantic
+// conventions.
 //
 // # Input
 //
@@ -20,6 +21,22 @@
 // apart), 64-bit integers (intValue, *TimeUnixNano) as decimal strings or
 // numbers, status codes as numbers or enum names, and attribute values as
 // the AnyValue union, nested at most 32 levels.
+//
+// Binary protobuf ([ParseOTLPProto], the body of OTLP/HTTP's default
+// encoding, application/x-protobuf) reads the same ExportTraceServiceRequest
+// to the same spans, by opentelemetry-proto's field numbers, on a small wire
+// reader of its own (no protobuf library): ids are raw bytes, exactly 16
+// and 8 of them; int values become their decimal text, doubles the shortest
+// decimal that reads back to them (NaN and infinities null), bytes their
+// standard base64, as the JSON mapping writes them. Fields may come in any
+// order; unknown ones are skipped by wire type; a singular field sent twice
+// keeps its last value and a message sent twice is merged. A known field
+// with another wire type, a group, a length past the end of its message
+// and a truncated or over-long varint are errors; nesting is checked before
+// each level is read, so recursion is bounded. A span keeps its first
+// 1,024 events, and a span, an event or a key-value list its first 1,024
+// attributes; the rest are dropped. Invalid UTF-8 in a string becomes
+// U+FFFD per byte, as encoding/json does with the same bytes.
 //
 // # Mapping (gen-ai-spans conventions)
 //
