@@ -295,11 +295,12 @@ func protoID(b []byte, n int, field string) (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// readKeyValue reads a KeyValue. A value sent twice is merged as protobuf
-// merges messages: the AnyValue read from both encodings one after the
-// other, which takes a copy (bounded by the KeyValue's length).
+// readKeyValue reads a KeyValue. A value sent more than once is merged as
+// protobuf merges messages: the AnyValue read from all its encodings one
+// after the other, which takes one copy, grown by appending (so at most
+// the KeyValue's length, whatever the number of parts).
 func readKeyValue(b []byte) (key, val []byte, err error) {
-	seen := false
+	parts := 0
 	r := fields{b: b}
 	for r.more() {
 		f, err := r.nextIn(keyValueSchema)
@@ -310,10 +311,13 @@ func readKeyValue(b []byte) (key, val []byte, err error) {
 		case 1:
 			key = f.b
 		case 2:
-			if seen {
-				val = append(append([]byte(nil), val...), f.b...)
-			} else {
-				val, seen = f.b, true
+			switch parts++; parts {
+			case 1:
+				val = f.b // no copy: a subslice of the input
+			case 2:
+				val = append(append(make([]byte, 0, len(val)+len(f.b)), val...), f.b...)
+			default:
+				val = append(val, f.b...)
 			}
 		}
 	}

@@ -317,3 +317,32 @@ func benchParse(b *testing.B, proto bool) {
 		}
 	}
 }
+
+// TestProtoMergedParts: a value sent in many parts (a KeyValue's value, an
+// AnyValue's arrayValue) is merged part after part, as protobuf merges
+// messages; the last member set wins. (Merging copies each part once: a
+// copy of everything so far per part would make this input take minutes.)
+func TestProtoMergedParts(t *testing.T) {
+	const n = 100000
+	var kv pbMsg
+	kv.bytes(1, true, []byte("parts"))
+	for i := range n {
+		kv.bytes(2, true, enc(func(m *pbMsg) { m.varint(2, uint64(i%2)) })) // boolValue
+	}
+	var arr pbMsg
+	for i := range n {
+		arr.bytes(5, true, wrap(enc(func(m *pbMsg) { m.varint(3, uint64(i)) }), 1)) // arrayValue{values: [intValue i]}
+	}
+	spans, err := ParseOTLPProto(protoSpan(goodTrace, goodSpan,
+		wrap((&pbEncoder{}).finish(kv), 9), attr("array", (&pbEncoder{}).finish(arr))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := spans[0].Attrs["parts"]; v != true {
+		t.Errorf("value in %d parts: %v, want the last, true", n, v)
+	}
+	a, _ := spans[0].Attrs["array"].([]any)
+	if len(a) != n || a[0] != json.Number("0") || a[n-1] != json.Number(strconv.Itoa(n-1)) {
+		t.Errorf("arrayValue in %d parts: %d elements", n, len(a))
+	}
+}
