@@ -88,7 +88,7 @@ func (w *liveWatch) next(t *testing.T, within time.Duration) map[string]any {
 	return nil
 }
 
-// TestWatchListen: OTLP/JSON posted to the loopback listener is evaluated
+// TestWatchListen: OTLP/HTTP (JSON and binary protobuf) posted to the loopback listener is evaluated
 // once its root span has ended and the grace period passed, while the
 // command keeps running; SIGTERM ends it with status 0.
 func TestWatchListen(t *testing.T) {
@@ -100,15 +100,34 @@ func TestWatchListen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range strings.Split(strings.TrimSpace(string(body)), "\n") {
-		resp, err := http.Post(url, "application/json", strings.NewReader(l))
+	// The first request as OTLP/JSON, the second as binary protobuf (the
+	// exporters' default), gzipped: one trace from both encodings.
+	pb, err := os.ReadFile("testdata/ingest/basic.input.2.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pbz bytes.Buffer
+	zw := gzip.NewWriter(&pbz)
+	zw.Write(pb)
+	zw.Close()
+	for i, l := range strings.Split(strings.TrimSpace(string(body)), "\n") {
+		ctype, req, want := "application/json", []byte(l), "{}\n"
+		if i == 1 {
+			ctype, req, want = "application/x-protobuf", pbz.Bytes(), "" // an empty ExportTraceServiceResponse
+		}
+		post, _ := http.NewRequest("POST", url, bytes.NewReader(req))
+		post.Header.Set("Content-Type", ctype)
+		if i == 1 {
+			post.Header.Set("Content-Encoding", "gzip")
+		}
+		resp, err := http.DefaultClient.Do(post)
 		if err != nil {
 			t.Fatal(err)
 		}
 		reply, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 || strings.TrimSpace(string(reply)) != "{}" {
-			t.Fatalf("POST: %d %s", resp.StatusCode, reply)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != ctype || string(reply) != want {
+			t.Fatalf("POST %s: %d %s %q", ctype, resp.StatusCode, resp.Header.Get("Content-Type"), reply)
 		}
 	}
 	for i := range 5 {
@@ -118,7 +137,7 @@ func TestWatchListen(t *testing.T) {
 		}
 	}
 	var bomb bytes.Buffer // 9,000 bytes of JSON white space in a gzip body of a few dozen
-	zw := gzip.NewWriter(&bomb)
+	zw = gzip.NewWriter(&bomb)
 	zw.Write([]byte(strings.Repeat(" ", 9000) + "{}"))
 	zw.Close()
 	var corrupt bytes.Buffer // a small gzip body whose CRC-32 trailer is wrong: broken, not big
