@@ -2,8 +2,8 @@
 
 // Package watch is `attest-engine watch`: continuous evaluation of production
 // traces as a Unix filter. It reads Attest NDJSON traces and OTLP/JSON span
-// exports (package ingest) from a file, stdin or a loopback OTLP/HTTP
-// listener, keeps this process's sample and shard of them (package sample),
+// exports (package ingest) from a file or stdin, and OTLP span exports in
+// binary protobuf or JSON from a loopback OTLP/HTTP listener, keeps this process's sample and shard of them (package sample),
 // evaluates every assertion of a suite file against each trace with the
 // engine's evaluator in a worker pool, and writes one NDJSON result line per
 // (trace, assertion) in input order.
