@@ -139,6 +139,7 @@ type prepared struct {
 	layer int
 	soft  bool
 	chk   check
+	known bool // a spec known by its text (spectext.go): its check is kept with it
 }
 
 // EvaluateValue runs assertions against a validated trace, read in place
@@ -372,6 +373,9 @@ func checkBatch(as []Assertion) error {
 // prepare compiles the assertion of each entry (checkBatch has passed), or
 // finds it compiled, and fills in the rest of the entry.
 func (e *Engine) prepare(pending []prepared) error {
+	// A spec sent before with the same text is the same value, and finds
+	// its check by identity (spectext.go): the whole batch's, at once.
+	e.specs.knownChecks(pending)
 	for i := range pending {
 		a := pending[i].a
 		c := compilers[a.Type]
@@ -380,15 +384,13 @@ func (e *Engine) prepare(pending []prepared) error {
 		if err != nil {
 			return wrapSpecErr(a.ID, err)
 		}
-		// A spec sent before with the same text is the same value, and
-		// finds its check by identity (spectext.go).
-		chk, known := e.specs.knownCheck(a.Spec, a.Type)
+		chk := pending[i].chk
 		if chk == nil {
 			var err error
 			if chk, err = e.compile(a.Type, c, sp); err != nil {
 				return wrapSpecErr(a.ID, err)
 			}
-			if known {
+			if pending[i].known {
 				e.specs.addCheck(a.Spec, a.Type, chk)
 			}
 		}

@@ -68,20 +68,31 @@ func identity(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).Unsaf
 // text of one whole spec object (a tape value's Text, as rpc reads
 // params.assertions). The value is shared: no one may modify it.
 func (e *Engine) KnownSpec(text []byte) (map[string]any, bool) {
-	if len(text) > specTextMax {
-		return nil, false
-	}
+	var out [1]map[string]any
+	e.LookupSpecs([][]byte{text}, out[:])
+	return out[0], out[0] != nil
+}
+
+// LookupSpecs is KnownSpec for a request's spec texts at once (one read
+// lock): specs[i] is the value known for texts[i], or nil.
+func (e *Engine) LookupSpecs(texts [][]byte, specs []map[string]any) {
 	st := &e.specs
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	ent, ok := st.byText[string(text)]
-	if !ok {
-		return nil, false
+	for i, text := range texts {
+		specs[i] = nil
+		if len(text) > specTextMax {
+			continue
+		}
+		ent, ok := st.byText[string(text)]
+		if !ok {
+			continue
+		}
+		if !ent.used.Load() {
+			ent.used.Store(true)
+		}
+		specs[i] = ent.spec
 	}
-	if !ent.used.Load() {
-		ent.used.Store(true)
-	}
-	return ent.spec, true
 }
 
 // RememberSpec keeps a copy of text, the exact text of an assertion spec
@@ -119,21 +130,26 @@ func (e *Engine) RememberSpec(text []byte, v map[string]any) {
 	st.byText[ent.text], st.byValue[identity(v)] = ent, ent
 }
 
-// knownCheck returns the check compiled for an assertion of type typ whose
-// spec is a value KnownSpec handed out, and whether spec is one at all.
-func (st *specTexts) knownCheck(spec map[string]any, typ string) (chk check, known bool) {
+// knownChecks sets, for each of a batch's pending assertions whose spec is
+// a value KnownSpec handed out, known, and chk to the check compiled for
+// its type when there is one: under one read lock for the whole batch.
+func (st *specTexts) knownChecks(pending []prepared) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	ent, ok := st.byValue[identity(spec)]
-	if !ok {
-		return nil, false
-	}
-	for _, c := range ent.checks {
-		if c.typ == typ {
-			return c.chk, true
+	for i := range pending {
+		p := &pending[i]
+		ent, ok := st.byValue[identity(p.a.Spec)]
+		if !ok {
+			continue
+		}
+		p.known = true
+		for _, c := range ent.checks {
+			if c.typ == p.a.Type {
+				p.chk = c.chk
+				break
+			}
 		}
 	}
-	return nil, true
 }
 
 // addCheck records chk, compiled from spec (a known value) for type typ.

@@ -21,17 +21,21 @@ var assertionTypes = [...]string{"schema", "constraint", "trace", "trace_tree", 
 // assert.Parse, which names what is wrong; readAssertions reports false.
 func (r *request) readAssertions(av tape.Value, sp *specs) bool {
 	list := r.small[:0]
+	var room [len(r.small)]tape.Value
+	vals := room[:0] // each assertion's spec object, read after the loop
 	if n := av.Len(); n > len(r.small) {
 		list = make([]assert.Assertion, 0, n)
+		vals = make([]tape.Value, 0, n)
 	}
 	for e := range av.Elems() {
-		a, ok := readAssertion(e, sp)
+		a, v, ok := readAssertion(e)
 		if !ok {
 			clear(list)
 			return false
 		}
-		list = append(list, a)
+		list, vals = append(list, a), append(vals, v)
 	}
+	sp.read(vals, list)
 	r.list, r.read = list, true
 	return true
 }
@@ -43,31 +47,32 @@ const (
 	seenSpec
 )
 
-// readAssertion reads one element of params.assertions, or gives up (ok
-// false). The line has no member named twice (parse refuses it).
-func readAssertion(e tape.Value, sp *specs) (a assert.Assertion, ok bool) {
+// readAssertion reads one element of params.assertions but its spec, which
+// it returns as read (spec), or gives up (ok false). The line has no member
+// named twice (parse refuses it).
+func readAssertion(e tape.Value) (a assert.Assertion, spec tape.Value, ok bool) {
 	if e.Kind() != tape.Object {
-		return a, false
+		return a, spec, false
 	}
 	seen := 0
 	for k, v := range e.Members() {
 		switch string(k.Bytes()) {
 		case "assertion_id":
 			if a.ID = v.Str(); v.Kind() != tape.String || a.ID == "" {
-				return a, false
+				return a, spec, false
 			}
 			seen |= seenID
 		case "type":
 			if v.Kind() != tape.String {
-				return a, false
+				return a, spec, false
 			}
 			a.Type = typeName(v.Bytes())
 			seen |= seenType
 		case "spec":
 			if v.Kind() != tape.Object {
-				return a, false
+				return a, spec, false
 			}
-			a.Spec = sp.spec(v)
+			spec = v
 			seen |= seenSpec
 		case "request_id":
 			switch v.Kind() {
@@ -75,21 +80,21 @@ func readAssertion(e tape.Value, sp *specs) (a assert.Assertion, ok bool) {
 				a.RequestID = v.Str()
 			case tape.Null:
 			default:
-				return a, false
+				return a, spec, false
 			}
 		case "agent_id":
 			switch v.Kind() {
 			case tape.String:
 				if a.AgentID = v.Str(); a.AgentID == "" {
-					return a, false
+					return a, spec, false
 				}
 			case tape.Null:
 			default:
-				return a, false
+				return a, spec, false
 			}
 		}
 	}
-	return a, seen == seenID|seenType|seenSpec
+	return a, spec, seen == seenID|seenType|seenSpec
 }
 
 // specs reads the spec objects of one line's assertions: as the value the
@@ -103,17 +108,47 @@ type specs struct {
 
 const maxFreshSpecs = 16
 
+// read sets the Spec of each of list's assertions to its spec object in
+// vals, read as spec does: the known ones found at once (one lock).
+func (sp *specs) read(vals []tape.Value, list []assert.Assertion) {
+	if sp.known != nil {
+		var room [8][]byte
+		var found [8]map[string]any
+		texts, known := room[:0], found[:0]
+		if len(vals) > len(room) {
+			texts, known = make([][]byte, 0, len(vals)), make([]map[string]any, 0, len(vals))
+		}
+		for _, v := range vals {
+			texts, known = append(texts, v.Text()), append(known, nil)
+		}
+		sp.known.LookupSpecs(texts, known)
+		for i, m := range known {
+			list[i].Spec = m
+		}
+	}
+	for i, v := range vals {
+		if list[i].Spec == nil {
+			list[i].Spec = sp.decode(v)
+		}
+	}
+}
+
 // spec is spec object v as a value no one may modify.
 func (sp *specs) spec(v tape.Value) map[string]any {
-	text := v.Text()
 	if sp.known != nil {
-		if m, ok := sp.known.KnownSpec(text); ok {
+		if m, ok := sp.known.KnownSpec(v.Text()); ok {
 			return m
 		}
 	}
+	return sp.decode(v)
+}
+
+// decode is spec object v decoded, and remembered by its text for the first
+// maxFreshSpecs of the line.
+func (sp *specs) decode(v tape.Value) map[string]any {
 	m, _ := v.Any().(map[string]any)
 	if sp.known != nil && sp.fresh < maxFreshSpecs {
-		sp.known.RememberSpec(text, m)
+		sp.known.RememberSpec(v.Text(), m)
 		sp.fresh++
 	}
 	return m
