@@ -16,10 +16,15 @@ import (
 // maxCanonDepth bounds the nesting Canonical walks, as the engine's decoder does (trace.MaxDepth).
 const maxCanonDepth = 512
 
+// Text is canonical JSON text made by Canonical, kept in place of the value it was made from: the ledger
+// holds a call's args and fault this way, so that what it keeps is the text it counts. Canonical writes a
+// Text as it is.
+type Text []byte
+
 // Canonical returns the canonical JSON text of v (see the package documentation, "Canonical JSON"): no
 // white space, object members sorted by the UTF-16 code units of their names, strings escaped minimally,
 // numbers written as ECMAScript writes the nearest IEEE 754 double. v is a value of the decoder's model:
-// nil, bool, string, json.Number, float64, Go integers, []any and map[string]any.
+// nil, bool, string, json.Number, float64, Go integers, []any and map[string]any, or a Text.
 func Canonical(v any) ([]byte, error) {
 	return appendCanonical(nil, v, 0)
 }
@@ -35,6 +40,8 @@ func appendCanonical(b []byte, v any, depth int) ([]byte, error) {
 		return strconv.AppendBool(b, x), nil
 	case string:
 		return appendString(b, x), nil
+	case Text:
+		return append(b, x...), nil
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {

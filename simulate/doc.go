@@ -107,7 +107,10 @@
 // A Simulator keeps, per scenario, the count of each (tool, canonical args) and the ledger: every
 // decision in the order occurrences were given out ({seq, tool, args, occurrence, attempt, rule_id,
 // fault, outcome, latency_ms}). It is bounded: 4096 scenarios, 100,000 calls per scenario, 256 MiB of
-// recorded args in all; beyond, a call is a *LimitError. A call that matches no mock is not counted.
+// ledger in all; beyond, a call is a *LimitError. A call that matches no mock is not counted. An entry
+// keeps its args and fault as canonical text (Text), never the request's decoded values, and is counted
+// as that text, its tool name and 448 bytes for the entry and its occurrence count, so the 256 MiB bound
+// what the ledgers hold (TestLedgerHoldsWhatItCounts).
 //
 // # Repeated runs
 //

@@ -3,6 +3,7 @@
 package simulate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"sync"
@@ -12,11 +13,17 @@ import (
 const (
 	MaxScenarios   = 4096      // scenarios per Simulator
 	MaxCalls       = 100_000   // calls recorded per scenario
-	MaxLedgerBytes = 256 << 20 // canonical args of every recorded call, all scenarios together
+	MaxLedgerBytes = 256 << 20 // what the ledgers keep, all scenarios together (entryBytes)
 	MaxIDText      = 256       // bytes of a scenario id, a seed's text or a tool name
 	MaxAttempt     = 1_000_000 // an SDK's attempt number
 	maxWarned      = 4096      // overlap pairs remembered so each is reported once
 )
+
+// entryBytes is what a recorded call keeps besides its texts (its tool name, canonical args and fault):
+// the Entry in its scenario's ledger (128 bytes, twice over while the slice grows), its occurrence count
+// (a 40-byte map slot, at most twice over), and the size-class rounding of the texts' allocations.
+// TestLedgerHoldsWhatItCounts checks that the heap a session's calls retain stays within what is counted.
+const entryBytes = 448
 
 // CallError is a call that cannot be answered as sent (a missing or wrong parameter).
 type CallError struct{ Field, Msg string }
@@ -75,15 +82,16 @@ func (a *Answer) Wire() map[string]any {
 	return m
 }
 
-// Entry is one decision in a scenario's ledger.
+// Entry is one decision in a scenario's ledger. Args and Fault are kept as canonical text, not as the
+// decoded values of the request: a ledger holds what it counts against MaxLedgerBytes.
 type Entry struct {
 	Seq        int // 1, 2, … in the order occurrences were given out
 	Tool       string
-	Args       any
+	Args       Text
 	Occurrence int
 	Attempt    int
 	RuleID     string
-	Fault      map[string]any
+	Fault      Text   // the answer's fault member; nil when no fault fired
 	Outcome    string // "result" or "error"
 	LatencyMS  int
 }
@@ -164,7 +172,9 @@ func (s *Simulator) Call(t *Table, c Call) (*Answer, error) {
 		s.mu.Unlock()
 		return nil, &LimitError{fmt.Sprintf("scenario %q has recorded %d calls, the most one scenario keeps", c.ScenarioID, MaxCalls)}
 	}
-	cost := len(canon) + len(c.Tool) + 128
+	// The fault's text is known once answered; it is counted then (at most a few hundred bytes: an id of
+	// MaxIDLen and a few numbers), so the ledgers may pass MaxLedgerBytes by that much.
+	cost := len(canon) + len(c.Tool) + entryBytes
 	if s.ledgerBytes+cost > MaxLedgerBytes {
 		s.mu.Unlock()
 		return nil, &LimitError{fmt.Sprintf("the simulation ledgers hold %d bytes of args, the most a session keeps", MaxLedgerBytes)}
@@ -187,13 +197,23 @@ func (s *Simulator) Call(t *Table, c Call) (*Answer, error) {
 
 	a := answer(t, mock, c, canon, occ)
 	a.Warnings = warnings
-	e := Entry{Seq: slot + 1, Tool: c.Tool, Args: c.Args, Occurrence: a.Occurrence, Attempt: a.Attempt,
-		RuleID: a.RuleID, Fault: a.Fault, Outcome: "result", LatencyMS: a.LatencyMS}
+	// A copy of the args' text: canon was grown by appending and may have room to spare. The tool name
+	// is a string of its own; nothing kept refers to the request's decoded args.
+	e := Entry{Seq: slot + 1, Tool: c.Tool, Args: Text(bytes.Clone(canon)), Occurrence: a.Occurrence, Attempt: a.Attempt,
+		RuleID: a.RuleID, Outcome: "result", LatencyMS: a.LatencyMS}
+	if a.Fault != nil {
+		f, err := Canonical(a.Fault)
+		if err != nil { // a fault's members are strings and integers: never
+			return nil, err
+		}
+		e.Fault = Text(f)
+	}
 	if a.HasError {
 		e.Outcome = "error"
 	}
 	s.mu.Lock()
 	sc.ledger[slot] = e
+	s.ledgerBytes += len(e.Fault)
 	s.mu.Unlock()
 	return a, nil
 }

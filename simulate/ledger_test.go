@@ -1,0 +1,48 @@
+package simulate
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+// TestLedgerHoldsWhatItCounts: MaxLedgerBytes bounds what the ledgers keep, not only what they count. The
+// heap a session's recorded calls retain (each call's args decoded from its own request, as the server
+// does, and a fault that fires on every call) is at most the bytes the Simulator counted for them. It
+// failed when an entry kept the request's decoded args map (about three times its canonical text).
+func TestLedgerHoldsWhatItCounts(t *testing.T) {
+	tb := table(t, `{"mocks": [{"id": "m", "tool": "lookup_*", "result": {"ok": true}}],
+		"faults": [{"id": "slow", "tool": "lookup_*", "kind": "latency", "min_ms": 1, "max_ms": 900}]}`)
+	const n = 20_000
+	// The calls' requests are decoded after the first measure and dropped once answered: what is
+	// retained at the second is what the ledgers keep.
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	args := make([]any, n)
+	for i := range args {
+		args[i] = decode(t, fmt.Sprintf(`{"order": {"id": "A%d", "items": [1, 2, 3], "note": "x"}, "n": %d, "ok": true}`, i, i))
+	}
+	sim := New()
+	for i := range args {
+		c := Call{ScenarioID: fmt.Sprintf("s%d", i%8), Seed: "7", Tool: fmt.Sprintf("lookup_%d", i%3), Args: args[i]}
+		args[i] = nil // the request is done with once answered
+		if _, err := sim.Call(tb, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args = nil
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	sim.mu.Lock()
+	counted := int64(sim.ledgerBytes)
+	sim.mu.Unlock()
+	t.Logf("%d calls: %d bytes held, %d counted (%.0f and %.0f per call)", n, held, counted, float64(held)/n, float64(counted)/n)
+	if held > counted {
+		t.Errorf("the ledgers hold %d bytes for %d calls, more than the %d bytes counted against MaxLedgerBytes", held, n, counted)
+	}
+	if e, _ := sim.Ledger("s1"); len(e) != n/8 {
+		t.Errorf("scenario s1 has %d entries, want %d", len(e), n/8)
+	}
+}
