@@ -33,10 +33,20 @@
 // keeps its last value and a message sent twice is merged. A known field
 // with another wire type, a group, a length past the end of its message
 // and a truncated or over-long varint are errors; nesting is checked before
-// each level is read, so recursion is bounded. A span keeps its first
-// 1,024 events, and a span, an event or a key-value list its first 1,024
-// attributes; the rest are dropped. Invalid UTF-8 in a string becomes
+// each level is read, so recursion is bounded. A span, an event or a
+// key-value list keeps its first 1,024 attributes; the rest are dropped.
+// Events are kept as from JSON (below). Invalid UTF-8 in a string becomes
 // U+FFFD per byte, as encoding/json does with the same bytes.
+//
+// OTLP/JSON is read in place, one element of each list at a time, never
+// decoded into slices of structs (otlp.go): what decoding a body takes at
+// once is about what its spans keep, whatever the body's shape. A span
+// keeps of its events only what the mapping reads from them, the
+// deprecated attributes (each from the first event that sets it), so at
+// most five events of one attribute each; any other event is read, checked
+// and dropped, which changes nothing the mapping does. Spans keep their
+// attributes as the engine's value model, whose arrays cost 16 bytes an
+// element: at worst (an array of "{}") about 5 times its text.
 //
 // # Mapping (gen-ai-spans conventions)
 //

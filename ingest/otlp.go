@@ -1,4 +1,4 @@
-// otlp.go: OTLP/JSON trace export requests decoded into spans: ids, times and attribute value unions.
+// otlp.go: OTLP/JSON trace export requests walked into spans: ids, times, status and the events the mapping reads.
 
 package ingest
 
@@ -39,56 +39,19 @@ type Event struct {
 	Attrs map[string]any
 }
 
-// Wire shapes of OTLP/JSON (opentelemetry-proto's JSON mapping: lowerCamelCase
-// member names, 64-bit integers as decimal strings, ids as hex strings).
-type exportRequest struct {
-	ResourceSpans []struct {
-		Resource struct {
-			Attributes []keyValue `json:"attributes"`
-		} `json:"resource"`
-		ScopeSpans []struct {
-			Spans []json.RawMessage `json:"spans"`
-		} `json:"scopeSpans"`
-	} `json:"resourceSpans"`
-}
-
-type wireSpan struct {
-	TraceID           string     `json:"traceId"`
-	SpanID            string     `json:"spanId"`
-	ParentSpanID      string     `json:"parentSpanId"`
-	Name              string     `json:"name"`
-	StartTimeUnixNano wireUint   `json:"startTimeUnixNano"`
-	EndTimeUnixNano   wireUint   `json:"endTimeUnixNano"`
-	Attributes        []keyValue `json:"attributes"`
-	Events            []struct {
-		Name       string     `json:"name"`
-		Attributes []keyValue `json:"attributes"`
-	} `json:"events"`
-	Status struct {
-		Code    wireStatus `json:"code"`
-		Message string     `json:"message"`
-	} `json:"status"`
-}
-
-type keyValue struct {
-	Key   string   `json:"key"`
-	Value anyValue `json:"value"`
-}
-
-// anyValue is the AnyValue union: exactly one member is set.
-type anyValue struct {
-	StringValue *string          `json:"stringValue"`
-	BoolValue   *bool            `json:"boolValue"`
-	IntValue    *wireInt         `json:"intValue"`
-	DoubleValue *json.RawMessage `json:"doubleValue"`
-	ArrayValue  *struct {
-		Values []anyValue `json:"values"`
-	} `json:"arrayValue"`
-	KvlistValue *struct {
-		Values []keyValue `json:"values"`
-	} `json:"kvlistValue"`
-	BytesValue *string `json:"bytesValue"`
-}
+// OTLP/JSON is opentelemetry-proto's JSON mapping: lowerCamelCase member
+// names, 64-bit integers as decimal strings, ids as hex strings.
+//
+// A request is walked in place (lists.go), not decoded into structs:
+// decoding a list into a slice costs tens of bytes per element even for
+// "{}", so a body of 16 MiB of empty events or attributes took hundreds of
+// MiB before anything was kept (TestOTLPInflation), and decoding a nested
+// value level by level re-read what lay below it at every level. The walk
+// reads each element once, holds one at a time, and reads members as
+// encoding/json would decode them into the wire structs (names matched
+// exactly or else without regard to case, the last of a repeated member
+// winning, null leaving a field as it was, a value of the wrong type an
+// error), which FuzzOTLPWalk checks against such a decoder.
 
 // wireUint is a uint64 sent as a decimal string (the JSON mapping) or,
 // leniently, as a JSON number.
@@ -129,68 +92,198 @@ func (s *wireStatus) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// maxValueDepth bounds nesting of attribute values (arrays and kvlists).
-const maxValueDepth = 32
-
 // ParseOTLP decodes one OTLP/JSON ExportTraceServiceRequest (the body of
 // POST /v1/traces, or one line of a collector's file exporter) into spans.
 // A span with an invalid trace or span id is an error for the whole request:
 // the sender's encoding is wrong, and guessing would mis-assemble traces.
 func ParseOTLP(data []byte) ([]Span, error) {
-	var req exportRequest
-	if err := json.Unmarshal(data, &req); err != nil {
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v) // for its message
+		return nil, fmt.Errorf("OTLP/JSON: %v", err)
+	}
+	var resourceSpans []byte
+	err := members(data, "request", func(key string, val []byte) error {
+		if fieldIs(key, "resourceSpans") {
+			resourceSpans = val
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("OTLP/JSON: %v", err)
 	}
 	var spans []Span
-	for _, rs := range req.ResourceSpans {
+	var spanErr error
+	err = rawList(resourceSpans).each("resourceSpans", func(rs []byte) error {
+		var attrs, scopes []byte
+		err := members(rs, "resourceSpans[]", func(key string, val []byte) error {
+			switch {
+			case fieldIs(key, "resource"):
+				return members(val, "resource", func(key string, val []byte) error {
+					if fieldIs(key, "attributes") {
+						attrs = val
+					}
+					return nil
+				})
+			case fieldIs(key, "scopeSpans"):
+				scopes = val
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// A resource attribute nested too deeply costs only the service
+		// name; a resource that is not OTLP/JSON fails the request.
 		service := ""
-		if res, _ := attrMap(rs.Resource.Attributes, 0); res != nil {
+		res, err := attrMap(attrs, 0)
+		if err != nil && !errors.Is(err, errDepth) {
+			return err
+		}
+		if res != nil {
 			service, _ = res["service.name"].(string)
 		}
-		for _, ss := range rs.ScopeSpans {
-			for _, raw := range ss.Spans {
+		return rawList(scopes).each("scopeSpans", func(ss []byte) error {
+			var list []byte
+			err := members(ss, "scopeSpans[]", func(key string, val []byte) error {
+				if fieldIs(key, "spans") {
+					list = val
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			return rawList(list).each("spans", func(raw []byte) error {
 				sp, err := parseSpan(raw)
 				if err != nil {
-					return nil, fmt.Errorf("OTLP/JSON span %d: %v", len(spans), err)
+					spanErr = fmt.Errorf("OTLP/JSON span %d: %v", len(spans), err)
+					return spanErr
 				}
 				sp.Service = service
 				spans = append(spans, sp)
-			}
-		}
+				return nil
+			})
+		})
+	})
+	if spanErr != nil {
+		return nil, spanErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("OTLP/JSON: %v", err)
 	}
 	return spans, nil
 }
 
-func parseSpan(raw json.RawMessage) (Span, error) {
-	var w wireSpan
-	if err := json.Unmarshal(raw, &w); err != nil {
+func parseSpan(raw []byte) (Span, error) {
+	sp := Span{Size: len(raw)}
+	var traceID, spanID, parentID string
+	var start, end wireUint
+	var status wireStatus
+	var attrs, events []byte
+	err := members(raw, "span", func(key string, val []byte) error {
+		switch {
+		case fieldIs(key, "traceId"):
+			return str(val, "traceId", &traceID)
+		case fieldIs(key, "spanId"):
+			return str(val, "spanId", &spanID)
+		case fieldIs(key, "parentSpanId"):
+			return str(val, "parentSpanId", &parentID)
+		case fieldIs(key, "name"):
+			return str(val, "name", &sp.Name)
+		case fieldIs(key, "startTimeUnixNano"):
+			return start.UnmarshalJSON(val)
+		case fieldIs(key, "endTimeUnixNano"):
+			return end.UnmarshalJSON(val)
+		case fieldIs(key, "attributes"):
+			attrs = val
+		case fieldIs(key, "events"):
+			events = val
+		case fieldIs(key, "status"):
+			return members(val, "status", func(key string, val []byte) error {
+				switch {
+				case fieldIs(key, "code"):
+					return status.UnmarshalJSON(val)
+				case fieldIs(key, "message"):
+					return str(val, "status.message", &sp.Status)
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	if err != nil {
 		return Span{}, err
 	}
-	sp := Span{Name: w.Name, Start: clampNanos(w.StartTimeUnixNano), End: clampNanos(w.EndTimeUnixNano),
-		Error: bool(w.Status.Code), Status: w.Status.Message, Size: len(raw)}
-	var err error
-	if sp.TraceID, err = decodeID(w.TraceID, 16, "traceId"); err != nil {
+	sp.Start, sp.End, sp.Error = clampNanos(start), clampNanos(end), bool(status)
+	if sp.TraceID, err = decodeID(traceID, 16, "traceId"); err != nil {
 		return Span{}, err
 	}
-	if sp.SpanID, err = decodeID(w.SpanID, 8, "spanId"); err != nil {
+	if sp.SpanID, err = decodeID(spanID, 8, "spanId"); err != nil {
 		return Span{}, err
 	}
-	if w.ParentSpanID != "" {
-		if sp.ParentID, err = decodeID(w.ParentSpanID, 8, "parentSpanId"); err != nil {
+	if parentID != "" {
+		if sp.ParentID, err = decodeID(parentID, 8, "parentSpanId"); err != nil {
 			return Span{}, err
 		}
 	}
-	if sp.Attrs, err = attrMap(w.Attributes, 0); err != nil {
+	if sp.Attrs, err = attrMap(attrs, 0); err != nil {
 		return Span{}, err
 	}
-	for _, e := range w.Events {
-		attrs, err := attrMap(e.Attributes, 0)
+	var ev eventKeeper
+	err = rawList(events).each("events", func(elem []byte) error {
+		var name string
+		var attrs []byte
+		err := members(elem, "event", func(key string, val []byte) error {
+			switch {
+			case fieldIs(key, "name"):
+				return str(val, "event name", &name)
+			case fieldIs(key, "attributes"):
+				attrs = val
+			}
+			return nil
+		})
 		if err != nil {
-			return Span{}, err
+			return err
 		}
-		sp.Events = append(sp.Events, Event{Name: e.Name, Attrs: attrs})
+		return ev.add(name, attrs)
+	})
+	if err != nil {
+		return Span{}, err
 	}
+	sp.Events = ev.kept
 	return sp, nil
+}
+
+// eventKeeper keeps of a span's events only what the mapping reads from
+// them: the deprecated attributes (semconv.go, mapper.attr), each from the
+// first event where it is set, as mapper.attr reads them. So a span holds at
+// most len(deprecatedNames) events of one attribute each, however many it
+// carried; every event is still converted, and an invalid one is an error
+// as before.
+type eventKeeper struct {
+	found [len(deprecatedNames)]bool
+	kept  []Event
+}
+
+func (k *eventKeeper) add(name string, list []byte) error {
+	attrs, err := attrMap(list, 0)
+	if err != nil {
+		return err
+	}
+	k.keep(name, attrs)
+	return nil
+}
+
+// keep keeps of an event's attributes those the mapping reads and no
+// earlier event set.
+func (k *eventKeeper) keep(name string, attrs map[string]any) {
+	for i, old := range deprecatedNames {
+		if v := attrs[old]; v != nil && !k.found[i] {
+			k.found[i] = true
+			k.kept = append(k.kept, Event{Name: name, Attrs: map[string]any{old: v}})
+		}
+	}
 }
 
 func clampNanos(u wireUint) int64 {
@@ -228,68 +321,6 @@ func decodeID(s string, n int, field string) (string, error) {
 }
 
 func allZero(b []byte) bool { return len(bytes.Trim(b, "\x00")) == 0 }
-
-// attrMap turns a key-value list into a map; a repeated key keeps the last
-// value (the collector's behaviour when it builds a map from the list).
-func attrMap(kvs []keyValue, depth int) (map[string]any, error) {
-	if len(kvs) == 0 {
-		return nil, nil
-	}
-	m := make(map[string]any, len(kvs))
-	for _, kv := range kvs {
-		v, err := kv.Value.value(depth + 1)
-		if err != nil {
-			return nil, fmt.Errorf("attribute %s: %v", clip(strconv.Quote(kv.Key)), err)
-		}
-		m[kv.Key] = v
-	}
-	return m, nil
-}
-
-var errDepth = errors.New("attribute value nested too deeply")
-
-// value converts the union to the engine's value model. doubleValue may be
-// a number or, as proto3 JSON allows, "NaN", "Infinity" or "-Infinity",
-// which JSON cannot carry: they become null. bytesValue stays its base64
-// text.
-func (a anyValue) value(depth int) (any, error) {
-	if depth > maxValueDepth {
-		return nil, errDepth
-	}
-	switch {
-	case a.StringValue != nil:
-		return *a.StringValue, nil
-	case a.BoolValue != nil:
-		return *a.BoolValue, nil
-	case a.IntValue != nil:
-		return json.Number(*a.IntValue), nil
-	case a.DoubleValue != nil:
-		var f float64
-		if err := json.Unmarshal(*a.DoubleValue, &f); err != nil {
-			return nil, nil
-		}
-		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
-	case a.ArrayValue != nil:
-		out := make([]any, len(a.ArrayValue.Values))
-		for i, v := range a.ArrayValue.Values {
-			x, err := v.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = x
-		}
-		return out, nil
-	case a.KvlistValue != nil:
-		m, err := attrMap(a.KvlistValue.Values, depth)
-		if m == nil && err == nil {
-			m = map[string]any{}
-		}
-		return m, err
-	case a.BytesValue != nil:
-		return *a.BytesValue, nil
-	}
-	return nil, nil
-}
 
 // clip shortens text quoted in an error message.
 func clip(s string) string {

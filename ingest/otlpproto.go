@@ -9,15 +9,14 @@ import (
 	"strconv"
 )
 
-// Bounds of one span read from protobuf (README "Bounds"). Past them the
-// further events or attributes are dropped, as OpenTelemetry SDKs drop
-// past their own limits (128 of each by default): an empty event costs two
-// bytes on the wire and far more in memory, so a body of --max-line bytes
-// alone does not bound what a span holds.
-const (
-	maxProtoEvents = 1024 // events per span
-	maxProtoAttrs  = 1024 // attributes per span and per event
-)
+// maxProtoAttrs bounds the attributes of a span, an event or a key-value
+// list read from protobuf (README "Bounds"). Past it the further ones are
+// dropped, as OpenTelemetry SDKs drop past their own limits (128 by
+// default): an empty attribute costs two bytes on the wire and far more in
+// memory, so a body of --max-line bytes alone does not bound what a span
+// holds. Events are bounded as from JSON: a span keeps at most five
+// (eventKeeper).
+const maxProtoAttrs = 1024
 
 // desc names a known field and its wire type; a schema is indexed by field
 // number, the zero desc meaning an unknown field (skipped).
@@ -218,9 +217,11 @@ func decodeSpan(b []byte) (Span, error) {
 		}
 	}
 	if events > 0 {
-		sp.Events = make([]Event, 0, min(events, maxProtoEvents))
+		// Every event is read, one at a time, and kept as ParseOTLP keeps
+		// them (eventKeeper): at most five, of one attribute each.
+		var ev eventKeeper
 		r := fields{b: b}
-		for r.more() && len(sp.Events) < maxProtoEvents {
+		for r.more() {
 			f, _ := r.nextIn(spanSchema) // framing checked above
 			if f.num != 11 {
 				continue
@@ -229,8 +230,9 @@ func decodeSpan(b []byte) (Span, error) {
 			if err != nil {
 				return Span{}, err
 			}
-			sp.Events = append(sp.Events, e)
+			ev.keep(e.Name, e.Attrs)
 		}
+		sp.Events = ev.kept
 	}
 	return sp, nil
 }

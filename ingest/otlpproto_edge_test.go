@@ -109,34 +109,47 @@ func mustProto(t testing.TB, js string) string {
 	return string(pb)
 }
 
-// TestProtoSpanBounds: README "Bounds": past 1,024 events per span and
-// 1,024 attributes per span or event the rest are dropped, the first ones
-// kept; at the bound nothing is.
+// TestProtoSpanBounds: README "Bounds": past 1,024 attributes per span or
+// event the rest are dropped, the first ones kept; at the bound nothing is.
+// Every event is read and a span keeps those the mapping reads, as from
+// JSON: one that sets a deprecated attribute after 100,000 others is kept.
 func TestProtoSpanBounds(t *testing.T) {
-	attrs := func(num, n int) []byte {
+	kv := func(key, val string) []byte {
+		return enc(func(m *pbMsg) {
+			m.bytes(1, true, []byte(key))
+			if val != "" {
+				m.bytes(2, true, enc(func(m *pbMsg) { m.bytes(1, true, []byte(val)) }))
+			}
+		})
+	}
+	attrs := func(num, n int, last string) []byte {
 		var m pbMsg
 		for i := range n {
-			kv := enc(func(m *pbMsg) { m.bytes(1, true, []byte(strconv.Itoa(i))) })
-			m.bytes(num, false, kv)
+			if i == n-1 && last != "" {
+				m.bytes(num, false, kv(last, "v"))
+				continue
+			}
+			m.bytes(num, false, kv(strconv.Itoa(i), ""))
 		}
 		return (&pbEncoder{}).finish(m)
 	}
-	for _, n := range []int{maxProtoEvents, maxProtoEvents + 1, 100000} {
+	for _, n := range []int{1, 1024, 100000} {
 		event := enc(func(m *pbMsg) { m.bytes(2, true, []byte("e")) })
-		events := slices.Repeat(wrap(event, 11), n)
+		late := enc(func(m *pbMsg) { m.bytes(2, true, []byte("late")); m.bytes(3, false, kv("gen_ai.prompt", "hi")) })
+		events := slices.Concat(slices.Repeat(wrap(event, 11), n), wrap(late, 11))
 		spans, err := ParseOTLPProto(protoSpan(goodTrace, goodSpan, events))
-		if err != nil || len(spans[0].Events) != min(n, maxProtoEvents) {
-			t.Fatalf("%d events: error %v, kept %d", n, err, len(spans[0].Events))
+		if err != nil || len(spans[0].Events) != 1 || spans[0].Events[0].Attrs["gen_ai.prompt"] != "hi" {
+			t.Fatalf("%d events then one with gen_ai.prompt: error %v, kept %+v", n, err, spans[0].Events)
 		}
 	}
 	for _, n := range []int{maxProtoAttrs, maxProtoAttrs + 1, 5000} {
-		spans, err := ParseOTLPProto(protoSpan(goodTrace, goodSpan, attrs(9, n), wrap(attrs(3, n), 11)))
+		spans, err := ParseOTLPProto(protoSpan(goodTrace, goodSpan, attrs(9, n, ""), wrap(attrs(3, n, "gen_ai.system"), 11)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		sp := spans[0]
-		if len(sp.Attrs) != min(n, maxProtoAttrs) || len(sp.Events[0].Attrs) != min(n, maxProtoAttrs) {
-			t.Errorf("%d attributes: kept %d on the span, %d on the event", n, len(sp.Attrs), len(sp.Events[0].Attrs))
+		if len(sp.Attrs) != min(n, maxProtoAttrs) || (len(sp.Events) == 1) != (n <= maxProtoAttrs) {
+			t.Errorf("%d attributes: kept %d on the span, events %+v (the event's last attribute is kept only within the bound)", n, len(sp.Attrs), sp.Events)
 		}
 		if _, ok := sp.Attrs[strconv.Itoa(maxProtoAttrs-1)]; !ok {
 			t.Errorf("%d attributes: the %dth is not kept", n, maxProtoAttrs)
@@ -173,7 +186,7 @@ func FuzzParseOTLPProto(f *testing.F) {
 				(sp.ParentID != "" && (len(sp.ParentID) != 16 || !lowerHex.MatchString(sp.ParentID))) {
 				t.Fatalf("span %d: ids %q %q %q", i, sp.TraceID, sp.SpanID, sp.ParentID)
 			}
-			if sp.Size > len(data) || len(sp.Events) > maxProtoEvents || len(sp.Attrs) > maxProtoAttrs {
+			if sp.Size > len(data) || len(sp.Events) > len(deprecatedNames) || len(sp.Attrs) > maxProtoAttrs {
 				t.Fatalf("span %d: Size %d of %d bytes, %d events, %d attributes", i, sp.Size, len(data), len(sp.Events), len(sp.Attrs))
 			}
 			if _, err := json.Marshal(sp.Attrs); err != nil {

@@ -51,6 +51,10 @@ var deprecated = map[string]string{
 	"gen_ai.completion":              attrOutputMessages,
 }
 
+// deprecatedNames are deprecated's keys, sorted: the attributes a span's
+// events are read for (parseEvents).
+var deprecatedNames = [...]string{"gen_ai.completion", "gen_ai.prompt", "gen_ai.system", "gen_ai.usage.completion_tokens", "gen_ai.usage.prompt_tokens"}
+
 // replacedBy is deprecated reversed: the old name to try for a current one.
 var replacedBy = func() map[string]string {
 	m := map[string]string{}
