@@ -1,0 +1,86 @@
+// spoolcodec.go: a recorded result as bytes in a spool file, exactly (every string byte, every float bit).
+
+package report
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+
+	"attest-engine/assert"
+)
+
+// A spooled record is its length (uvarint) then its fields: the strings
+// TraceID, Suite, Plugin, Type, Spec, AssertionID, Status, Explanation and
+// RequestID, each as a uvarint length and its bytes; Score and Cost as the
+// 8 bytes of their IEEE 754 bits; DurationMS as a varint; a byte of flags
+// (1 Skipped, 2 Replayed). Binary, not JSON: a report read back from the
+// spool must be the report the same results make in memory, byte for byte,
+// and JSON would turn invalid UTF-8 in an explanation into U+FFFD and
+// cannot carry a NaN. TestSpoolCodecEveryField fails when a field is added
+// to Recorded or assert.Result and not here.
+
+var errSpoolRecord = errors.New("spool: malformed record")
+
+// appendRecord appends r's frame to b.
+func appendRecord(b []byte, r *Recorded) []byte {
+	start := len(b)
+	b = append(b, make([]byte, binary.MaxVarintLen64)...) // room for the length, moved down below
+	body := len(b)
+	for _, s := range [...]string{r.TraceID, r.Suite, r.Plugin, r.Type, r.Spec, r.Result.AssertionID,
+		string(r.Result.Status), r.Result.Explanation, r.Result.RequestID} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(r.Result.Score))
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(r.Result.Cost))
+	b = binary.AppendVarint(b, r.Result.DurationMS)
+	var flags byte
+	if r.Result.Skipped {
+		flags |= 1
+	}
+	if r.Result.Replayed {
+		flags |= 2
+	}
+	b = append(b, flags)
+	var n [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(n[:], uint64(len(b)-body))
+	copy(b[start:], n[:k])
+	return append(b[:start+k], b[body:]...)
+}
+
+// decodeRecord reads the fields of one record from body (its frame without
+// the length).
+func decodeRecord(body []byte) (Recorded, error) {
+	var r Recorded
+	var strs [9]string
+	for i := range strs {
+		n, k := binary.Uvarint(body)
+		if k <= 0 || n > uint64(len(body)-k) {
+			return r, errSpoolRecord
+		}
+		strs[i] = string(body[k : k+int(n)])
+		body = body[k+int(n):]
+	}
+	if len(body) < 16 {
+		return r, errSpoolRecord
+	}
+	r.TraceID, r.Suite, r.Plugin, r.Type, r.Spec = strs[0], strs[1], strs[2], strs[3], strs[4]
+	r.Result = assert.Result{AssertionID: strs[5], Status: assert.Status(strs[6]), Explanation: strs[7], RequestID: strs[8],
+		Score: math.Float64frombits(binary.BigEndian.Uint64(body)), Cost: math.Float64frombits(binary.BigEndian.Uint64(body[8:]))}
+	body = body[16:]
+	d, k := binary.Varint(body)
+	if k <= 0 || len(body) != k+1 {
+		return r, errSpoolRecord
+	}
+	r.Result.DurationMS = d
+	r.Result.Skipped, r.Result.Replayed = body[k]&1 != 0, body[k]&2 != 0
+	return r, nil
+}
+
+// recordSize is what a record costs held in memory: its strings and the
+// struct (Recorded with its Result is 176 bytes on 64-bit systems).
+func recordSize(r *Recorded) int {
+	return 176 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) +
+		len(r.Result.AssertionID) + len(r.Result.Status) + len(r.Result.Explanation) + len(r.Result.RequestID)
+}
