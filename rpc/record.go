@@ -18,12 +18,37 @@ type Record struct {
 	Result  assert.Result
 }
 
-// recorder keeps results only when a report was asked for (Options.Report).
+// recorder keeps results only when a report was asked for (Options.Report,
+// or RecordTo). With RecordTo it keeps none itself: each goes to the sink
+// as it is recorded.
 type recorder struct {
 	mu   sync.Mutex
 	on   bool
 	spec func(map[string]any) string // Options.ReportSpec
 	list []Record
+	sink func(Record) // RecordTo's add
+	done func()       // RecordTo's done
+}
+
+// RecordTo hands every result of the session to add as it is recorded,
+// in the order Options.Report would list them (under one lock: a batch's
+// results come together), instead of keeping them for Options.Report; done
+// is called once when serving ends, where Report would be, whichever way
+// it ends. main's --report passes them to a report.Spool this way, so a
+// long session's results wait on disk past a bound rather than all in
+// memory. add must not block for long: it runs under the recorder's lock.
+// Call RecordTo before Serve.
+func (s *Server) RecordTo(add func(Record), done func()) {
+	s.record.on, s.record.sink, s.record.done = true, add, done
+}
+
+// keep records one result; the caller holds r.mu.
+func (r *recorder) keep(rec Record) {
+	if r.sink != nil {
+		r.sink(rec)
+		return
+	}
+	r.list = append(r.list, rec)
 }
 
 func (r *recorder) add(traceID, suite, plugin string, results ...assert.Result) {
@@ -33,7 +58,7 @@ func (r *recorder) add(traceID, suite, plugin string, results ...assert.Result) 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, res := range results {
-		r.list = append(r.list, Record{TraceID: traceID, Suite: suite, Plugin: plugin, Result: res})
+		r.keep(Record{TraceID: traceID, Suite: suite, Plugin: plugin, Result: res})
 	}
 }
 
@@ -56,7 +81,7 @@ func (r *recorder) addBatch(traceID, suite string, list []assert.Assertion, resu
 				rec.Spec = r.spec(list[i].Spec)
 			}
 		}
-		r.list = append(r.list, rec)
+		r.keep(rec)
 	}
 }
 
@@ -72,6 +97,10 @@ func (r *recorder) snapshot() []Record {
 // whichever way it ends: after the shutdown answer, at end of input, or at
 // SIGTERM. What it does with them never changes the protocol's answers.
 func (s *Server) report() {
+	if s.record.done != nil {
+		s.record.done()
+		return
+	}
 	if s.reportTo != nil {
 		s.reportTo(s.record.snapshot())
 	}

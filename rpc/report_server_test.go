@@ -159,3 +159,71 @@ func TestNoReportNoRecord(t *testing.T) {
 		t.Errorf("results recorded without --report: memory grows for nothing")
 	}
 }
+
+// TestServerRecordTo: with RecordTo the results go to the sink as they are recorded, the ones
+// Options.Report receives in the same order, and done is called once when serving ends, whichever way;
+// the recorder keeps none of them itself.
+func TestServerRecordTo(t *testing.T) {
+	type rec struct{ TraceID, Plugin, AssertionID, Type string }
+	for _, ending := range []string{"shutdown", "eof", "sigterm"} {
+		t.Run(ending, func(t *testing.T) {
+			_, calls := serveWithReport(t, ending)
+			var want []rec
+			for _, r := range calls[0] {
+				want = append(want, rec{r.TraceID, r.Plugin, r.Result.AssertionID, r.Type})
+			}
+			eng, err := assert.New(assert.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var (
+				mu   sync.Mutex
+				got  []rec
+				done int
+			)
+			s := New(Options{Engine: eng})
+			s.RecordTo(func(r Record) {
+				mu.Lock()
+				defer mu.Unlock()
+				got = append(got, rec{r.TraceID, r.Plugin, r.Result.AssertionID, r.Type})
+			}, func() {
+				mu.Lock()
+				defer mu.Unlock()
+				done++
+			})
+			s.record.add("trc_seed", "", "", assert.Result{AssertionID: "native_1", Status: assert.HardFail, Explanation: "seeded"})
+			s.record.add("trc_seed", "", "safety", assert.Result{AssertionID: "plugin_1", Status: assert.Pass, Score: 0.9, Explanation: "seeded plugin"})
+			input := reportInit + "\n" + reportEval + "\n"
+			if ending == "shutdown" {
+				input += reportClose + "\n"
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var out lockedBuffer
+			pr, pw := io.Pipe()
+			go func() {
+				_, _ = io.WriteString(pw, input)
+				if ending != "sigterm" {
+					pw.Close()
+					return
+				}
+				for !strings.Contains(out.String(), `"id":2`) {
+					time.Sleep(time.Millisecond)
+				}
+				cancel()
+			}()
+			if err := s.Serve(ctx, pr, &out); err != nil {
+				t.Fatal(err)
+			}
+			pw.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(want, got); diff != "" || done != 1 {
+				t.Errorf("done called %d times (want 1); the sink's results differ from Options.Report's (-Report +sink):\n%s", done, diff)
+			}
+			if n := len(s.record.snapshot()); n != 0 {
+				t.Errorf("the recorder kept %d results itself", n)
+			}
+		})
+	}
+}
