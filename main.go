@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -174,38 +175,47 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		engine.SetThresholds(store.Threshold)
 		opts.History = store
 	}
-	if *reportPath != "" {
-		opts.Report = reportTo(*reportPath, logger, func() []simulate.ScenarioSummary { return srv.Scenarios() })
-		if report.FormatForPath(*reportPath) == report.FormatHTML {
-			opts.ReportSpec = report.SpecText // the page shows each assertion's spec on demand
-		}
+	if *reportPath != "" && report.FormatForPath(*reportPath) == report.FormatHTML {
+		opts.ReportSpec = report.SpecText // the page shows each assertion's spec on demand
 	}
 	srv = rpc.New(opts)
+	if *reportPath != "" {
+		srv.RecordTo(reportTo(*reportPath, logger, srv.Scenarios))
+	}
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		logger.Error("serving stopped", "error", err.Error())
 	}
 	return 0
 }
 
-// reportTo is the server's --report: when serving ends, every result of the
-// session goes to path, in the format its extension names. A failure is
-// logged; it never changes the protocol's answers or the exit status.
-func reportTo(path string, logger *slog.Logger, scenarios func() []simulate.ScenarioSummary) func([]rpc.Record) {
-	return func(records []rpc.Record) {
+// reportMemory is the bytes of results --report holds in memory before it
+// spools them to disk (a variable so that tests can lower it).
+var reportMemory = report.SpoolMemory
+
+// reportTo is the server's --report: every result of the session goes to a
+// report.Spool as it is recorded (add), held in memory up to
+// report.SpoolMemory and past it in scratch files beside path, and when
+// serving ends (done) the report goes to path, in the format its extension
+// names. A failure is logged; it never changes the protocol's answers or
+// the exit status.
+func reportTo(path string, logger *slog.Logger, scenarios func() []simulate.ScenarioSummary) (add func(rpc.Record), done func()) {
+	sp := report.NewSpool(filepath.Dir(path), reportMemory)
+	add = func(r rpc.Record) {
 		// rpc.Record and report.Recorded have the same fields (rpc, the
 		// protocol only, does not import report): a conversion, which stops
 		// compiling if they part, rather than a copy that could drop a field.
-		list := make([]report.Recorded, len(records))
-		for i, r := range records {
-			list[i] = report.Recorded(r)
-		}
-		traces := report.ByTrace(list)
-		if err := report.WriteFile(path, traces, scenarios()...); err != nil {
+		sp.Add(report.Recorded(r))
+	}
+	done = func() {
+		defer sp.Close()
+		traces, err := sp.WriteFile(path, scenarios()...)
+		if err != nil {
 			logger.Error("writing report", "path", path, "error", err.Error())
 			return
 		}
-		logger.Info("report written", "path", path, "format", string(report.FormatForPath(path)), "traces", len(traces))
+		logger.Info("report written", "path", path, "format", string(report.FormatForPath(path)), "traces", traces)
 	}
+	return add, done
 }
 
 // printVersion is what --version and the version subcommand print: the

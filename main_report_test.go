@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,8 +15,11 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/eval"
+	"attest-engine/report"
 	"attest-engine/rpc"
 	"attest-engine/simulate"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // sessionRecords are a session's results as the server hands them over: a
@@ -102,7 +106,7 @@ func TestReportFile(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tc.file)
 			var log bytes.Buffer
-			reportTo(path, slog.New(slog.NewJSONHandler(&log, nil)), sessionScenarios)(sessionRecords)
+			writeReport(path, slog.New(slog.NewJSONHandler(&log, nil)), sessionRecords)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.reason, err)
@@ -121,9 +125,53 @@ func TestReportFile(t *testing.T) {
 	}
 }
 
+// writeReport hands records to --report as the server does, one at a time, then ends serving.
+func writeReport(path string, logger *slog.Logger, records []rpc.Record) {
+	add, done := reportTo(path, logger, sessionScenarios)
+	for _, r := range records {
+		add(r)
+	}
+	done()
+}
+
+// TestReportSpooled: a session past --report's memory bound, its results spooled to disk beside the
+// report, gives the report file the same session gives held in memory, and leaves no file behind.
+func TestReportSpooled(t *testing.T) {
+	var records []rpc.Record
+	for i := range 300 {
+		for _, r := range sessionRecords {
+			r.TraceID = fmt.Sprintf("%s_%d", r.TraceID, i%40) // traces come back across batches
+			records = append(records, r)
+		}
+	}
+	for _, file := range []string{"report.json", "report.xml", "report.txt"} {
+		var files [2][]byte
+		for i, limit := range []int{report.SpoolMemory, 0} {
+			func() {
+				defer func(m int) { reportMemory = m }(reportMemory)
+				reportMemory = limit
+				dir := t.TempDir()
+				var log bytes.Buffer
+				writeReport(filepath.Join(dir, file), slog.New(slog.NewJSONHandler(&log, nil)), records)
+				data, err := os.ReadFile(filepath.Join(dir, file))
+				if err != nil {
+					t.Fatalf("%s: %v (%s)", file, err, log.String())
+				}
+				files[i] = data
+				if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+					t.Errorf("%s: files left behind: %v", file, left)
+				}
+			}()
+		}
+		if diff := cmp.Diff(string(files[0]), string(files[1])); diff != "" {
+			t.Errorf("%s: the spooled report differs (-memory +spooled):\n%s", file, diff)
+		}
+	}
+}
+
 func TestReportFailureIsOnlyLogged(t *testing.T) {
 	var log bytes.Buffer
-	reportTo(filepath.Join(t.TempDir(), "missing-dir", "report.json"), slog.New(slog.NewJSONHandler(&log, nil)), sessionScenarios)(sessionRecords)
+	writeReport(filepath.Join(t.TempDir(), "missing-dir", "report.json"), slog.New(slog.NewJSONHandler(&log, nil)), sessionRecords)
 	if !strings.Contains(log.String(), "writing report") {
 		t.Errorf("the failed report write was not logged: %s", log.String())
 	}
