@@ -3,6 +3,7 @@
 package simulate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,16 @@ const maxCanonDepth = 512
 // holds a call's args and fault this way, so that what it keeps is the text it counts. Canonical writes a
 // Text as it is.
 type Text []byte
+
+// Value decodes the text into the value model (numbers as json.Number), whose canonical text it is: a
+// fault reads a mock's result this way to change it (fault.go).
+func (t Text) Value() (any, error) {
+	d := json.NewDecoder(bytes.NewReader(t))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
+}
 
 // Canonical returns the canonical JSON text of v (see the package documentation, "Canonical JSON"): no
 // white space, object members sorted by the UTF-16 code units of their names, strings escaped minimally,

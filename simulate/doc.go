@@ -11,7 +11,9 @@
 // bytes, tool patterns of at most 256, a payload (a result, one sequence entry, an error, a match value)
 // of at most 1 MiB of canonical JSON and 8 MiB for the table, sequences of at most 1024 entries, texts of
 // at most 4096 bytes, durations of at most 600,000 ms. A bad rule is a *RuleError naming the rule's id
-// and field.
+// and field. A table keeps what it counts: its payloads and equals values as canonical text (Text), not
+// the request's decoded values; a subset pattern, matched decoded on every call, is counted as it is held
+// (heldBytes), beyond its canonical text (TestTableHoldsWhatItCounts).
 //
 // tool is a name or a glob: "*" matches any run of characters, "?" one character, everything else only
 // itself (no classes, no escapes). match is one of equals (canonical JSON equality), subset (every member

@@ -45,16 +45,28 @@ func (f *Fault) apply(a *Answer, d [32]byte) {
 		a.LatencyMS = Pick(d, f.MinMS, f.MaxMS)
 		a.Fault = f.fired(map[string]any{"ms": a.LatencyMS})
 	case KindMalformed:
-		a.Result = malform(a.Result, f.Variant, f.Field)
+		a.Result = malform(decoded(a.Result), f.Variant, f.Field)
 		a.Fault = f.fired(map[string]any{"variant": f.Variant})
 	case KindEmpty:
-		a.Result = empty(a.Result)
+		a.Result = empty(decoded(a.Result))
 		a.Fault = f.fired(nil)
 	case KindInject:
 		canary := Canary(d)
-		a.Result = inject(a.Result, strings.ReplaceAll(f.Text, "{canary}", canary), f.Field)
+		a.Result = inject(decoded(a.Result), strings.ReplaceAll(f.Text, "{canary}", canary), f.Field)
 		a.Fault = f.fired(map[string]any{"canary": canary})
 	}
+}
+
+// decoded is a result as a value to change: a mock's payload is kept as canonical text (Mock), read here
+// for the fault that changes it. Reading canonical text gives back the value it was made from, and that
+// value's canonical text is the text (its numbers as json.Number, written as they were).
+func decoded(v any) any {
+	if t, ok := v.(Text); ok {
+		if x, err := t.Value(); err == nil {
+			return x
+		}
+	}
+	return v
 }
 
 // providerError is an HTTP error as the named provider's API writes its body, with the status and the

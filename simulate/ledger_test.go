@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -45,4 +46,31 @@ func TestLedgerHoldsWhatItCounts(t *testing.T) {
 	if e, _ := sim.Ledger("s1"); len(e) != n/8 {
 		t.Errorf("scenario s1 has %d entries, want %d", len(e), n/8)
 	}
+}
+
+// TestTableHoldsWhatItCounts: MaxTableBytes bounds what a parsed table keeps, not only what it counts.
+// A table of payloads and a subset match of many tiny values ("{}" is 2 bytes of canonical text), its
+// request decoded and dropped as the server does, holds at most 64 KiB more than it counts. It failed
+// when a mock kept the request's decoded values, counted as their canonical text: 3.3 MB of payloads
+// held 74 MB (8 MiB, a table's bound, held 172 MB; a session keeps 64 tables).
+func TestTableHoldsWhatItCounts(t *testing.T) {
+	tiny := func(n int) string { return "[" + strings.Repeat("{},", n-1) + "{}]" }
+	text := `{"mocks": [
+		{"id": "r", "tool": "a", "result": ` + tiny(300_000) + `},
+		{"id": "e", "tool": "b", "error": ` + tiny(300_000) + `},
+		{"id": "s", "tool": "c", "sequence": [` + tiny(100_000) + `, ` + tiny(100_000) + `]},
+		{"id": "m", "tool": "d", "match": {"subset": {"list": ` + tiny(40_000) + `}}, "result": 1}]}`
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	tb := table(t, text)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("a table counted as %d bytes (%d of canonical payloads) holds %d", tb.bytes, 2*len(tiny(300_000))+2*len(tiny(100_000)), held)
+	if held > int64(tb.bytes)+64<<10 {
+		t.Errorf("the table holds %d bytes and counts %d (want at most 64 KiB more)", held, tb.bytes)
+	}
+	runtime.KeepAlive(tb)
+	runtime.KeepAlive(text) // alive before and after: not in what is measured
 }

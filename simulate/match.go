@@ -4,6 +4,7 @@ package simulate
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"attest-engine/jsonpath"
@@ -29,18 +30,23 @@ func parseMatch(r *fields, budget *int) (matcher, error) {
 	{
 		switch k {
 		case "equals":
-			if err := r.payload(field, v, budget); err != nil {
+			c, err := r.payload(field, v, budget)
+			if err != nil {
 				return nil, err
 			}
-			c, _ := Canonical(v)
 			return equalsMatch(c), nil
 		case "subset":
-			if err := r.payload(field, v, budget); err != nil {
+			c, err := r.payload(field, v, budget)
+			if err != nil {
 				return nil, err
+			}
+			// Kept decoded, so a call is matched without reading the pattern again; counted as held.
+			if *budget -= max(0, heldBytes(v, 0)-len(c)); *budget < 0 {
+				return nil, r.fail(field, "the table's payloads exceed %d bytes in all (a subset pattern counts as it is held, %d bytes)", MaxTableBytes, heldBytes(v, 0))
 			}
 			return subsetMatch{v}, nil
 		case "schema":
-			if err := r.payload(field, v, budget); err != nil {
+			if _, err := r.payload(field, v, budget); err != nil {
 				return nil, err
 			}
 			// No Loader: a $ref outside the schema is a compile error, and nothing is ever read.
@@ -72,9 +78,41 @@ func (m equalsMatch) matches(_ any, canon []byte) bool { return bytes.Equal(m, c
 
 // subsetMatch accepts args that contain the pattern: every member of a pattern object is present and
 // matches recursively; arrays match element by element with equal lengths; scalars compare canonically.
+// The pattern is kept decoded, as the request's value, and counted as such (heldBytes).
 type subsetMatch struct{ pattern any }
 
 func (m subsetMatch) matches(args any, _ []byte) bool { return subset(m.pattern, args, 0) }
+
+// heldBytes is about what a decoded value holds in memory beyond the interface that refers to it: a map
+// its header (48 bytes, 64 with the allocator's rounding and accounting) and slots of 8 (8 bytes of
+// control and 32 of key and value each), its keys' bytes and its values; a slice its 16-byte elements and
+// what they hold; a string or number its header and bytes (TestTableHoldsWhatItCounts measures it).
+func heldBytes(v any, depth int) int {
+	if depth > maxCanonDepth {
+		return 0
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		n := 64 + (len(x)+7)/8*8*(32+1)
+		for k, e := range x {
+			n += len(k) + heldBytes(e, depth+1)
+		}
+		return n
+	case []any:
+		n := 24 + 16*len(x)
+		for _, e := range x {
+			n += heldBytes(e, depth+1)
+		}
+		return n
+	case string:
+		return 16 + len(x)
+	case json.Number:
+		return 16 + len(x)
+	case float64, int, int64:
+		return 8
+	}
+	return 0
+}
 
 func subset(p, v any, depth int) bool {
 	if depth > maxCanonDepth {

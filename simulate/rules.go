@@ -3,6 +3,7 @@
 package simulate
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -51,9 +52,13 @@ func (e *RuleError) Error() string {
 type Table struct {
 	Mocks  []*Mock
 	Faults []*Fault
+	bytes  int // what its payloads and match values count against MaxTableBytes
 }
 
-// Mock answers the calls its tool pattern and match accept with a result, a sequence or an error.
+// Mock answers the calls its tool pattern and match accept with a result, a sequence or an error. Its
+// payloads are kept as their canonical text (a Text in each any, boxed once here rather than on every
+// answer), the size MaxPayload and MaxTableBytes count, never as the request's decoded values (many times
+// larger for many small values); a fault that changes a result decodes it (fault.go).
 type Mock struct {
 	ID       string
 	Tool     string
@@ -116,6 +121,7 @@ func ParseTable(mocks, faults any) (*Table, error) {
 			t.Mocks = append(t.Mocks, m)
 		}
 	}
+	t.bytes = MaxTableBytes - budget
 	if faults != nil {
 		list, ok := faults.([]any)
 		if !ok {
@@ -213,19 +219,20 @@ func (r *fields) integer(name string, lo, hi, def int) (int, error) {
 
 func (r *fields) has(name string) bool { _, ok := r.obj[name]; return ok }
 
-// payload checks a value's canonical size against MaxPayload and the table's remaining budget.
-func (r *fields) payload(name string, v any, budget *int) error {
+// payload checks a value's canonical size against MaxPayload and the table's remaining budget, and returns
+// its canonical text, as long as it is (what a table keeps is what it counts).
+func (r *fields) payload(name string, v any, budget *int) (Text, error) {
 	c, err := Canonical(v)
 	if err != nil {
-		return r.fail(name, "%v", err)
+		return nil, r.fail(name, "%v", err)
 	}
 	if len(c) > MaxPayload {
-		return r.fail(name, "payload of %d bytes exceeds %d bytes", len(c), MaxPayload)
+		return nil, r.fail(name, "payload of %d bytes exceeds %d bytes", len(c), MaxPayload)
 	}
 	if *budget -= len(c); *budget < 0 {
-		return r.fail(name, "the table's payloads exceed %d bytes in all", MaxTableBytes)
+		return nil, r.fail(name, "the table's payloads exceed %d bytes in all", MaxTableBytes)
 	}
-	return nil
+	return Text(bytes.Clone(c)), nil
 }
 
 func parseMock(i int, v any, ids map[string]string, budget *int) (*Mock, error) {
@@ -249,22 +256,20 @@ func parseMock(i int, v any, ids map[string]string, budget *int) (*Mock, error) 
 	}
 	switch m.kind {
 	case "result":
-		m.Result = r.obj["result"]
-		err = r.payload("result", m.Result, budget)
+		m.Result, err = r.payload("result", r.obj["result"], budget)
 	case "error":
-		m.Error = r.obj["error"]
-		err = r.payload("error", m.Error, budget)
+		m.Error, err = r.payload("error", r.obj["error"], budget)
 	case "sequence":
 		seq, ok := r.obj["sequence"].([]any)
 		if !ok || len(seq) == 0 || len(seq) > MaxSequence {
 			return nil, r.fail("sequence", "must be an array of 1 to %d answers", MaxSequence)
 		}
+		m.Sequence = make([]any, len(seq))
 		for j, e := range seq {
-			if err = r.payload(fmt.Sprintf("sequence[%d]", j), e, budget); err != nil {
+			if m.Sequence[j], err = r.payload(fmt.Sprintf("sequence[%d]", j), e, budget); err != nil {
 				return nil, err
 			}
 		}
-		m.Sequence = seq
 	}
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@
 package simulate
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"sync"
@@ -172,9 +171,10 @@ func (s *Simulator) Call(t *Table, c Call) (*Answer, error) {
 		s.mu.Unlock()
 		return nil, &LimitError{fmt.Sprintf("scenario %q has recorded %d calls, the most one scenario keeps", c.ScenarioID, MaxCalls)}
 	}
-	// The fault's text is known once answered; it is counted then (at most a few hundred bytes: an id of
-	// MaxIDLen and a few numbers), so the ledgers may pass MaxLedgerBytes by that much.
-	cost := len(canon) + len(c.Tool) + entryBytes
+	// canon is kept as the entry's args: counted with its room to spare, as it was grown by appending.
+	// The fault's text is appended to it once answered and counted then (at most a few hundred bytes: an
+	// id of MaxIDLen and a few numbers), so the ledgers may pass MaxLedgerBytes by that much.
+	cost := cap(canon) + len(c.Tool) + entryBytes
 	if s.ledgerBytes+cost > MaxLedgerBytes {
 		s.mu.Unlock()
 		return nil, &LimitError{fmt.Sprintf("the simulation ledgers hold %d bytes of args, the most a session keeps", MaxLedgerBytes)}
@@ -197,23 +197,26 @@ func (s *Simulator) Call(t *Table, c Call) (*Answer, error) {
 
 	a := answer(t, mock, c, canon, occ)
 	a.Warnings = warnings
-	// A copy of the args' text: canon was grown by appending and may have room to spare. The tool name
-	// is a string of its own; nothing kept refers to the request's decoded args.
-	e := Entry{Seq: slot + 1, Tool: c.Tool, Args: Text(bytes.Clone(canon)), Occurrence: a.Occurrence, Attempt: a.Attempt,
-		RuleID: a.RuleID, Outcome: "result", LatencyMS: a.LatencyMS}
+	// The args' text and the fault's share one allocation, canon's when it has the room; the tool name
+	// is a string of its own: nothing kept refers to the request's decoded args.
+	n, kept := len(canon), canon
 	if a.Fault != nil {
-		f, err := Canonical(a.Fault)
-		if err != nil { // a fault's members are strings and integers: never
+		var err error
+		if kept, err = appendCanonical(canon, a.Fault, 0); err != nil { // a fault's members are strings and integers: never
 			return nil, err
 		}
-		e.Fault = Text(f)
+	}
+	e := Entry{Seq: slot + 1, Tool: c.Tool, Args: Text(kept[:n:n]), Occurrence: a.Occurrence, Attempt: a.Attempt,
+		RuleID: a.RuleID, Outcome: "result", LatencyMS: a.LatencyMS}
+	if a.Fault != nil {
+		e.Fault = Text(kept[n:len(kept):len(kept)])
 	}
 	if a.HasError {
 		e.Outcome = "error"
 	}
 	s.mu.Lock()
 	sc.ledger[slot] = e
-	s.ledgerBytes += len(e.Fault)
+	s.ledgerBytes += cap(kept) - cap(canon) // a new allocation when the fault did not fit in canon's room
 	s.mu.Unlock()
 	return a, nil
 }
