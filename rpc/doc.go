@@ -21,6 +21,7 @@
 // the methods, concurrency, and the mapping of errors to wire codes.
 // The evaluation itself is assert's (assert.Engine.Run, shared with the
 // eval command); reports are written by the program (main.go, package
-// report) from what Options.Report receives. rpc imports neither net/http
+// report) from the results Server.RecordTo hands it as they are recorded
+// (or Options.Report receives at the end). rpc imports neither net/http
 // nor encoding/xml.
 package rpc
