@@ -94,9 +94,12 @@ func (k *formatKw) evalValue(v *validator, x tape.Value) bool {
 }
 
 // Object keywords (kw_object.go). Members come in document order where eval takes them in Go's map
-// order: with no annotations the keyword's verdict does not depend on the order, only the work spent
-// before a failing member does. That matters only when the step limit is reached, and there Valid's own
-// verdict varies with the map order from one call to the next.
+// order: with no annotations the keyword's verdict does not depend on the order, only what is evaluated
+// before a failing member does. That matters only when evaluation stops at a limit (steps, depth, a $ref
+// loop) in a member that comes after a failing one in one order and before it in the other, under not,
+// anyOf, oneOf or if (which can turn the member's failure into success, never the limit): there Valid's
+// own verdict varies with the map order from one call to the next, and ValidValue's is that of document
+// order.
 
 func (k *propertiesKw) evalValue(v *validator, x tape.Value) bool {
 	if x.Kind() != tape.Object {
