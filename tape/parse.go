@@ -77,8 +77,8 @@ type node struct {
 type Doc struct {
 	src   []byte
 	nodes []node
-	// keys is the parser's stack of member name nodes of the objects being
-	// parsed, innermost last.
+	// keys is noteDuplicate's scratch: the name nodes of the object whose
+	// names it compares.
 	keys  []uint32
 	depth int
 	pos   int
