@@ -131,7 +131,7 @@ func (k *patternPropertiesKw) evalValue(v *validator, x tape.Value) bool {
 func (k *additionalPropertiesKw) evalValue(v *validator, x tape.Value) bool {
 	for name, val := range x.Members() {
 		v.work++
-		if k.props.hasBytes(v.text(name)) || k.matchesPattern(v, name) {
+		if key := v.text(name); k.props.hasBytes(key) || k.matchesPattern(v, key) {
 			continue
 		}
 		if k.sub.n.isBool && !k.sub.n.val || !v.evalValueAt(k.sub, val) {
@@ -141,12 +141,8 @@ func (k *additionalPropertiesKw) evalValue(v *validator, x tape.Value) bool {
 	return true
 }
 
-// matchesPattern reports whether the member name matches one of patternProperties.
-func (k *additionalPropertiesKw) matchesPattern(v *validator, name tape.Value) bool {
-	if len(k.patterns) == 0 {
-		return false
-	}
-	key := v.text(name)
+// matchesPattern reports whether the member name key matches one of patternProperties.
+func (k *additionalPropertiesKw) matchesPattern(v *validator, key []byte) bool {
 	for _, re := range k.patterns {
 		if v.matchBytes(re, key) {
 			return true
