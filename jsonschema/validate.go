@@ -236,16 +236,8 @@ func (v *validator) eval(n *node, inst any, ann *annot) bool {
 		}
 		return n.val
 	}
-	v.work += stepWork
-	v.depth++
-	if v.depth > maxEvalDepth {
-		v.setFatal(n.loc, "", fmt.Sprintf("evaluation deeper than %d schemas; the schema or instance is too deeply nested", maxEvalDepth))
-		v.depth--
-		return false
-	}
-	if v.work > maxEvalWork {
-		v.setFatal(n.loc, "", fmt.Sprintf("evaluation took more than %d steps; the schema is too expensive to evaluate", maxEvalSteps))
-		v.depth--
+	if !v.enter() {
+		v.stop(n)
 		return false
 	}
 	pushed := false
@@ -276,6 +268,25 @@ func (v *validator) eval(n *node, inst any, ann *annot) bool {
 	}
 	v.depth--
 	return ok
+}
+
+// enter counts the evaluation of a schema object and steps into it (the caller steps out with v.depth--
+// when done), and reports whether that stays within the depth and step limits; when not, the caller
+// calls stop. eval and evalValue (value.go) both start so: inlined in both.
+func (v *validator) enter() bool {
+	v.work += stepWork
+	v.depth++
+	return v.depth <= maxEvalDepth && v.work <= maxEvalWork
+}
+
+// stop records the limit enter passed at schema n, and steps back out of n.
+func (v *validator) stop(n *node) {
+	if v.depth > maxEvalDepth {
+		v.setFatal(n.loc, "", fmt.Sprintf("evaluation deeper than %d schemas; the schema or instance is too deeply nested", maxEvalDepth))
+	} else {
+		v.setFatal(n.loc, "", fmt.Sprintf("evaluation took more than %d steps; the schema is too expensive to evaluate", maxEvalSteps))
+	}
+	v.depth--
 }
 
 // evalIn evaluates a subschema against the same instance (in-place applicators).

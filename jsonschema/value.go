@@ -5,7 +5,6 @@ package jsonschema
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"attest-engine/tape"
 )
@@ -89,16 +88,8 @@ func (v *validator) evalValue(n *node, x tape.Value) bool {
 		v.work++
 		return n.val
 	}
-	v.work += stepWork
-	v.depth++
-	if v.depth > maxEvalDepth {
-		v.setFatal(n.loc, "", fmt.Sprintf("evaluation deeper than %d schemas; the schema or instance is too deeply nested", maxEvalDepth))
-		v.depth--
-		return false
-	}
-	if v.work > maxEvalWork {
-		v.setFatal(n.loc, "", fmt.Sprintf("evaluation took more than %d steps; the schema is too expensive to evaluate", maxEvalSteps))
-		v.depth--
+	if !v.enter() {
+		v.stop(n)
 		return false
 	}
 	ok := true

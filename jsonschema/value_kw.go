@@ -94,9 +94,12 @@ func (k *formatKw) evalValue(v *validator, x tape.Value) bool {
 }
 
 // Object keywords (kw_object.go). Members come in document order where eval takes them in Go's map
-// order: with no annotations the keyword's verdict does not depend on the order, only the work spent
-// before a failing member does. That matters only when the step limit is reached, and there Valid's own
-// verdict varies with the map order from one call to the next.
+// order: with no annotations the keyword's verdict does not depend on the order, only what is evaluated
+// before a failing member does. That matters only when evaluation stops at a limit (steps, depth, a $ref
+// loop) in a member that comes after a failing one in one order and before it in the other, under not,
+// anyOf, oneOf or if (which can turn the member's failure into success, never the limit): there Valid's
+// own verdict varies with the map order from one call to the next, and ValidValue's is that of document
+// order.
 
 func (k *propertiesKw) evalValue(v *validator, x tape.Value) bool {
 	if x.Kind() != tape.Object {
@@ -128,7 +131,7 @@ func (k *patternPropertiesKw) evalValue(v *validator, x tape.Value) bool {
 func (k *additionalPropertiesKw) evalValue(v *validator, x tape.Value) bool {
 	for name, val := range x.Members() {
 		v.work++
-		if k.props.hasBytes(v.text(name)) || k.matchesPattern(v, name) {
+		if key := v.text(name); k.props.hasBytes(key) || k.matchesPattern(v, key) {
 			continue
 		}
 		if k.sub.n.isBool && !k.sub.n.val || !v.evalValueAt(k.sub, val) {
@@ -138,12 +141,8 @@ func (k *additionalPropertiesKw) evalValue(v *validator, x tape.Value) bool {
 	return true
 }
 
-// matchesPattern reports whether the member name matches one of patternProperties.
-func (k *additionalPropertiesKw) matchesPattern(v *validator, name tape.Value) bool {
-	if len(k.patterns) == 0 {
-		return false
-	}
-	key := v.text(name)
+// matchesPattern reports whether the member name key matches one of patternProperties.
+func (k *additionalPropertiesKw) matchesPattern(v *validator, key []byte) bool {
 	for _, re := range k.patterns {
 		if v.matchBytes(re, key) {
 			return true

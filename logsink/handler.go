@@ -19,8 +19,10 @@ import (
 // then the record's attributes as slog's JSON handler writes them (its
 // encoding of every kind of value, groups and LogValuers included). slog's
 // own handler puts time, level and msg first, and an attribute such as
-// logger only after msg. Attributes named level, msg or time at the top
-// are dropped: the first two are the line's own, and slog's time is ts.
+// logger only after msg. Attributes named level, ts, logger, msg or time
+// at the top are dropped: the first four are the line's own (a second
+// member of the same name would make the line's JSON ambiguous), and
+// slog's time is ts.
 type Handler struct {
 	w      io.Writer
 	level  slog.Leveler
@@ -55,8 +57,11 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	var enc slog.Handler = slog.NewJSONHandler(&rest, &slog.HandlerOptions{
 		Level: slog.LevelDebug,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.MessageKey) {
-				return slog.Attr{}
+			if len(groups) == 0 {
+				switch a.Key {
+				case slog.TimeKey, slog.LevelKey, slog.MessageKey, "ts", "logger":
+					return slog.Attr{}
+				}
 			}
 			return a
 		},

@@ -34,6 +34,8 @@ func TestHandler(t *testing.T) {
 		}, `{"level":"debug","ts":"2026-02-18T10:30:00.000Z","logger":"engine","msg":"read","session":2,"req":{"id":"7","bytes":10}}`},
 		{"the line's own names", func(l *slog.Logger) { l.Info("x", "level", "fake", "msg", "fake", "n", 1) },
 			`{"level":"info","ts":"2026-02-18T10:30:00.000Z","logger":"engine","msg":"x","n":1}`},
+		{"ts and logger are the line's own too", func(l *slog.Logger) { l.With("logger", "w").Info("x", "ts", "t", "n", 1) },
+			`{"level":"info","ts":"2026-02-18T10:30:00.000Z","logger":"engine","msg":"x","n":1}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

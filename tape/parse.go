@@ -77,8 +77,8 @@ type node struct {
 type Doc struct {
 	src   []byte
 	nodes []node
-	// keys is the parser's stack of member name nodes of the objects being
-	// parsed, innermost last.
+	// keys is noteDuplicate's scratch: the name nodes of the object whose
+	// names it compares.
 	keys  []uint32
 	depth int
 	pos   int
@@ -285,7 +285,8 @@ func (d *Doc) object() error {
 	var (
 		members uint32
 		// seen has the nameBit of every name so far; again is set when a
-		// name's bit was seen before or a name has escapes, and only then
+		// name's bit was seen before or a name was not taken inline
+		// (escapes, non-ASCII), and only then, with two members or more,
 		// are the names compared (noteDuplicate).
 		seen  uint64
 		again bool
@@ -364,7 +365,7 @@ func (d *Doc) object() error {
 	d.depth--
 	d.nodes[obj].n = members
 	d.done(obj)
-	if again {
+	if again && members > 1 {
 		d.noteDuplicate(obj)
 	}
 	return nil

@@ -354,3 +354,25 @@ func TestReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestParseNamesCompared: an object's names are compared (for a repeat)
+// only when it has two members or more; one member named with escapes
+// costs Parse no allocation.
+func TestParseNamesCompared(t *testing.T) {
+	src := []byte(`{"a\u0062":[{"\u00e9\n":1},{"é":2}]}`)
+	d, err := Parse(src) // a Doc in the pool, with room for the tape
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Release()
+	allocs := testing.AllocsPerRun(100, func() {
+		d, err := Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Release()
+	})
+	if allocs != 0 {
+		t.Errorf("Parse(%s) allocates %v times", src, allocs)
+	}
+}
