@@ -120,8 +120,8 @@ func FuzzCompile(f *testing.F) {
 	})
 }
 
-// FuzzValidate: for any schema that compiles and any instance, Valid and Validate agree and neither
-// panics.
+// FuzzValidate: for any schema that compiles and any instance, Valid and Validate agree (unless a
+// limit was hit, see below) and neither panics.
 func FuzzValidate(f *testing.F) {
 	addSeeds(f, true)
 	f.Fuzz(func(t *testing.T, schemaData, instData []byte) {
@@ -146,7 +146,13 @@ func FuzzValidate(f *testing.F) {
 			}
 			_ = verr.Summary()
 		}
-		if s.Valid(inst) != (verr == nil) {
+		// Compared only where neither stopped on a limit: then the verdict
+		// may turn on the order members were visited in (the fast path's
+		// map order, the detailed one's sorted order), and Valid's may
+		// differ from one call to the next.
+		fast, limitedFast := evalDecoded(s, inst, false)
+		_, limitedDetail := evalDecoded(s, inst, true)
+		if !limitedFast && !limitedDetail && !reportsLimit(verr) && fast != (verr == nil) {
 			t.Fatalf("Valid and Validate disagree: %v", verr)
 		}
 	})
@@ -172,4 +178,19 @@ func FuzzRegex(f *testing.F) {
 			t.Fatalf("pattern %q on %q: matchBytes says %v, MatchString %v", pattern, s, got, want)
 		}
 	})
+}
+
+// reportsLimit reports whether verr names a limit that stopped the evaluation (setFatal's messages).
+func reportsLimit(verr *ValidationError) bool {
+	if verr == nil {
+		return false
+	}
+	for _, u := range verr.Units {
+		for _, m := range []string{" loops: ", "evaluation deeper than", "evaluation took more than"} {
+			if strings.Contains(u.Message, m) {
+				return true
+			}
+		}
+	}
+	return false
 }
