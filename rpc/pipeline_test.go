@@ -162,15 +162,21 @@ func (a *answers) check(t *testing.T, want map[string]bool, nulls int) {
 	}
 }
 
-// countingReader counts the bytes the engine has read from stdin.
+// countingReader counts the bytes the engine has read from stdin, and
+// closes ended (when set) once a read fails: the read loop is done.
 type countingReader struct {
-	r io.Reader
-	n atomic.Int64
+	r     io.Reader
+	n     atomic.Int64
+	ended chan struct{}
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
+	if err != nil && c.ended != nil {
+		close(c.ended)
+		c.ended = nil
+	}
 	return n, err
 }
 
@@ -178,11 +184,19 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // held by their judge while the rest goes on, then end of input: every
 // request is answered once, notifications never, and every slot is
 // freed.
+// With a small line limit, the lines past inlineMaxBytes are too long
+// instead (answered by the read loop between groups).
 func TestPipelinedMixedBurst(t *testing.T) {
+	for _, maxLine := range []int{MaxLineBytes, 4 << 10} {
+		t.Run(fmt.Sprint(maxLine), func(t *testing.T) { mixedBurst(t, maxLine) })
+	}
+}
+
+func mixedBurst(t *testing.T, maxLine int) {
 	eng, release := blockingJudge(t)
 	b := newBurst(t)
 	s := New(Options{Engine: eng})
-	s.state = stateReady
+	s.state, s.maxLine = stateReady, maxLine
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	a := readAnswers(t, outR)
@@ -392,7 +406,9 @@ func TestPipelinedSIGTERMMidBurst(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, inR, outW); outW.Close() }()
+	in := &countingReader{r: inR, ended: make(chan struct{})}
+	ended := in.ended
+	go func() { served <- s.Serve(ctx, in, outW); outW.Close() }()
 	go func() {
 		for k := 0; ; k++ {
 			line, _ := b.line(k, true)
@@ -415,7 +431,10 @@ func TestPipelinedSIGTERMMidBurst(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("Serve did not return after SIGTERM; %d answers, %d slots taken", a.count(), len(s.sem))
 	}
+	// The read loop outlives Serve after a SIGTERM (main exits then): it
+	// ends here, so that nothing of this test runs into the next.
 	inW.CloseWithError(errors.New("test over"))
+	<-ended
 	a.mu.Lock()
 	seen := map[string]bool{}
 	for _, id := range a.ids {
