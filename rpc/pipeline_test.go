@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +17,7 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/provider"
+	"attest-engine/providertest"
 )
 
 // burst builds pipelined request lines of every kind the read loop sorts:
@@ -75,27 +74,22 @@ func (b burst) line(k int, judged bool) (line, id string) {
 	return b.batch(id, cheapAssertion), id
 }
 
-// blockingJudge is an OpenAI-compatible judge that answers once released.
+// blockingJudge is an engine whose judge (the fake provider) answers
+// once released.
 func blockingJudge(t *testing.T) (eng *assert.Engine, release func()) {
 	gate := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		select {
-		case <-gate:
-		case <-r.Context().Done():
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"{\"score\": 0.9, \"reason\": \"Polite.\"}"}}],"usage":{"prompt_tokens":10,"completion_tokens":5}}`)
-	}))
+	judge := providertest.New(t, nil)
+	judge.Reply = func(string) string {
+		<-gate
+		return `{"score": 0.9, "reason": "Polite."}`
+	}
 	var once sync.Once
 	release = func() { once.Do(func() { close(gate) }) }
-	t.Cleanup(srv.Close)
-	t.Cleanup(release)
+	t.Cleanup(release) // before the fake's own Close: its handlers wait on gate
 	eng, err := assert.New(assert.Config{Settings: provider.Settings{
-		Judge:      provider.Config{Provider: "openai", BaseURL: srv.URL + "/v1"},
-		Getenv:     func(k string) string { return map[string]string{"OPENAI_API_KEY": "test-key"}[k] },
-		HTTPClient: srv.Client(),
+		Judge:      provider.Config{Provider: "openai", BaseURL: judge.URL + "/v1"},
+		Getenv:     providertest.Env("OPENAI_API_KEY", providertest.Key),
+		HTTPClient: judge.Client(),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -477,7 +471,9 @@ func TestPipelinedStdoutClosed(t *testing.T) {
 			in.WriteString(line + "\n")
 		}
 		served := make(chan error, 1)
-		go func() { served <- s.Serve(context.Background(), strings.NewReader(in.String()), &closingWriter{left: left}) }()
+		go func() {
+			served <- s.Serve(context.Background(), strings.NewReader(in.String()), &closingWriter{left: left})
+		}()
 		select {
 		case err := <-served:
 			if err == nil {
