@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -240,8 +242,8 @@ func mixedBurst(t *testing.T, maxLine int) {
 
 // TestPipelinedStalledReader: while the SDK does not read stdout, the
 // engine stops reading stdin once every slot is taken, with a bounded
-// number of answers queued (spec §1.5); once it reads again, every
-// request is answered.
+// number of answers queued (spec §1.5); once it reads again (slowly),
+// every request is answered, and the shutdown that ends the burst last.
 func TestPipelinedStalledReader(t *testing.T) {
 	b := newBurst(t)
 	s := newReadyServer(t)
@@ -266,6 +268,9 @@ func TestPipelinedStalledReader(t *testing.T) {
 		longest = max(longest, len(line)+1)
 		all.WriteString(line + "\n")
 	}
+	before := maps.Clone(want)
+	all.WriteString(`{"jsonrpc":"2.0","id":"sd","method":"shutdown","params":{}}` + "\n")
+	want["sd"] = true
 	sent := make(chan error, 1)
 	go func() {
 		_, err := io.WriteString(inW, all.String())
@@ -296,7 +301,8 @@ func TestPipelinedStalledReader(t *testing.T) {
 	if pending > MaxInFlight*4096 {
 		t.Errorf("stdout unread: %d bytes of answers queued, want at most an answer per slot", pending)
 	}
-	a := readAnswers(t, outR)
+	// It reads again, slowly: the engine stalls and resumes over and over.
+	a := readAnswers(t, &slowReader{r: outR})
 	select {
 	case err := <-served:
 		if err != nil {
@@ -310,6 +316,28 @@ func TestPipelinedStalledReader(t *testing.T) {
 	}
 	<-a.done
 	a.check(t, want, nulls)
+	a.before(t, before, "sd")
+}
+
+// slowReader reads a little at a time, pausing before each read.
+type slowReader struct{ r io.Reader }
+
+func (r *slowReader) Read(p []byte) (int, error) {
+	time.Sleep(200 * time.Microsecond)
+	return r.r.Read(p[:min(len(p), 2048)])
+}
+
+// before: every id in ids was answered before last.
+func (a *answers) before(t *testing.T, ids map[string]bool, last string) {
+	t.Helper()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	at := slices.Index(a.ids, last)
+	for i, id := range a.ids {
+		if ids[id] && i > at {
+			t.Errorf("%s, sent before %s, answered after it", id, last)
+		}
+	}
 }
 
 // TestPipelinedShutdownMidBurst: a shutdown inside a burst is answered
@@ -368,19 +396,11 @@ func TestPipelinedShutdownMidBurst(t *testing.T) {
 		want[id] = true
 	}
 	a.check(t, want, nulls)
+	a.before(t, before, "sd")
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	sd := -1
 	for i, id := range a.ids {
-		if id == "sd" {
-			sd = i
-		}
-	}
-	for i, id := range a.ids {
-		switch {
-		case before[id] && i > sd:
-			t.Errorf("%s, sent before the shutdown, answered after it", id)
-		case after[id] && !strings.Contains(a.lines[i], `"code":3003`):
+		if after[id] && !strings.Contains(a.lines[i], `"code":3003`) {
 			t.Errorf("%s, sent after the shutdown: %.200s; want 3003", id, a.lines[i])
 		}
 	}
@@ -451,6 +471,8 @@ func (w *closingWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.left == 0 {
+		// Slow to fail, so that answers queue behind the failing write.
+		time.Sleep(time.Millisecond)
 		return 0, errors.New("write |1: broken pipe")
 	}
 	w.left--
@@ -506,6 +528,8 @@ func (w *jitterWriter) Write(p []byte) (int, error) {
 		time.Sleep(50 * time.Microsecond)
 	}
 	if w.failAt > 0 && n >= w.failAt {
+		// Slow to fail, so that answers queue behind the failing write.
+		time.Sleep(2 * time.Millisecond)
 		return 0, errors.New("write |1: broken pipe")
 	}
 	w.mu.Lock()
