@@ -183,10 +183,10 @@ const inlineMaxBytes = 64 << 10
 // evaluate it unless it is costly: when nothing else is in flight and
 // nothing more has arrived (an SDK sending one request at a time), the
 // hand-off to another thread costs more than a small batch. When more input
-// is already buffered the SDK is pipelining, and the line goes to a worker
-// undecoded, so that all cores decode and evaluate (answering inline there
-// would serialize the whole stream on the read loop). Only small lines
-// qualify.
+// is already buffered the SDK is pipelining, and the line is answered in a
+// group with the lines behind it, shared with idle helpers so that all
+// cores decode and evaluate (group.go; answering each inline there would
+// serialize the whole stream on the read loop). Only small lines qualify.
 func (s *Server) inline(line []byte) bool {
 	return len(line) <= inlineMaxBytes && len(s.sem) == 0 &&
 		(s.lines == nil || s.lines.r.Buffered() == 0)
