@@ -247,7 +247,9 @@ func (lw *lineWriter) armTimer() {
 // their slots are freed once they are written; lines held for others
 // (write with hold) leave with them at once. A group's answers are
 // already a batch, so they are never held themselves.
-func (lw *lineWriter) hand(lines []byte, n int) {
+// It returns the error of a write it made itself (a queued write's error
+// is its writer's to report).
+func (lw *lineWriter) hand(lines []byte, n int) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if lw.done == nil {
@@ -260,8 +262,9 @@ func (lw *lineWriter) hand(lines []byte, n int) {
 		lw.pending = append(lw.pending, lines...)
 		lw.handed += n
 	default:
-		_ = lw.flushHanded(lines, n)
+		return lw.flushHanded(lines, n)
 	}
+	return nil
 }
 
 // free frees n handed requests' slots.

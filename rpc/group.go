@@ -202,11 +202,11 @@ func (s *Server) answerGroup(g *group) {
 			held = time.Since(first)
 		}
 		if held >= maxHoldFor || len(g.out) >= maxHeldBytes {
-			s.out.hand(g.out, g.slots)
+			s.wrote(s.out.hand(g.out, g.slots))
 			g.out, g.slots, first = g.out[:0], 0, time.Time{}
 		}
 	}
-	s.out.hand(g.out, g.slots)
+	s.wrote(s.out.hand(g.out, g.slots))
 	g.recycle()
 }
 

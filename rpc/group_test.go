@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -259,5 +260,29 @@ func TestGroupHoldBounded(t *testing.T) {
 	s.answerGroup(g)
 	if writes() != 2 || len(s.sem) != 0 {
 		t.Errorf("%d writes, %d slots taken: want 2, every slot freed", writes(), len(s.sem))
+	}
+}
+
+// TestGroupWriteFailureLogged: when stdout fails under a group's answers,
+// the failure is counted and logged once, as a caller's failed write is
+// (send): a group hands its answers to the writer instead of writing them.
+func TestGroupWriteFailureLogged(t *testing.T) {
+	var logs bytes.Buffer
+	s := newReadyServer(t)
+	s.log = slog.New(slog.NewJSONHandler(&logs, nil))
+	s.out = &lineWriter{w: failingOut{}, freed: s.free}
+	g := groups.Get().(*group)
+	for _, line := range sdkWorkloadLines(t, 3) {
+		if !s.acquire(false) {
+			t.Fatal("no slot free")
+		}
+		g.add(line, (*Server).evaluate)
+	}
+	s.answerGroup(g)
+	if n := strings.Count(logs.String(), "writing stdout"); n != 1 || s.writeFailed.Load() == 0 {
+		t.Errorf("%d log lines about writing stdout (%d failures counted), want 1:\n%s", n, s.writeFailed.Load(), logs.String())
+	}
+	if n := len(s.sem); n != 0 {
+		t.Errorf("%d slots still taken after the failed write", n)
 	}
 }

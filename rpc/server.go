@@ -241,7 +241,12 @@ func (s *Server) send(req *request, line []byte, hold bool) {
 	if req != nil && req.notification {
 		return
 	}
-	if err := s.out.write(line, hold); err != nil && s.writeFailed.Add(1) == 1 {
+	s.wrote(s.out.write(line, hold))
+}
+
+// wrote counts a failed write of answers to stdout, and logs the first.
+func (s *Server) wrote(err error) {
+	if err != nil && s.writeFailed.Add(1) == 1 {
 		s.log.Error("writing stdout (further failed writes are not logged)", "error", err.Error())
 	}
 }
