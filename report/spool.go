@@ -69,17 +69,30 @@ func (s *Spool) Add(r Recorded) {
 	if s.done || s.err != nil {
 		return
 	}
+	var err error
 	if s.data == nil {
 		s.mem = append(s.mem, r)
 		if s.memBytes += recordSize(&r); s.memBytes <= s.limit {
 			return
 		}
-		if s.err = s.spill(); s.err != nil {
-			s.mem = nil
-		}
-		return
+		err = s.spill()
+	} else {
+		err = s.write(&r)
 	}
-	s.err = s.write(&r)
+	if err != nil {
+		s.fail(err)
+	}
+}
+
+// fail records the spool's first failure, which the report fails with, and
+// lets go at once of what the spool holds: its results in memory, and its
+// scratch files, whose space on a full disk is then free for the rest of
+// the session rather than when serving ends.
+func (s *Spool) fail(err error) {
+	s.err = err
+	s.mem, s.memBytes = nil, 0
+	s.sc.close()
+	s.data, s.runs, s.dw, s.rw = nil, nil, nil, nil
 }
 
 // spill moves the results held in memory to scratch files.

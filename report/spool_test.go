@@ -3,14 +3,17 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"attest-engine/assert"
@@ -222,5 +225,33 @@ func BenchmarkSpool(b *testing.B) {
 				sp.Close()
 			}
 		})
+	}
+}
+
+// failWriter fails every write, as a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestSpoolFailureFreesScratch: once spooling fails (a full disk), the spool lets go of its scratch files
+// at once rather than when serving ends: the space they take on a full disk is freed for the rest of the
+// session, and the report then fails with the reason.
+func TestSpoolFailureFreesScratch(t *testing.T) {
+	sp := NewSpool(t.TempDir(), 0)
+	defer sp.Close()
+	sp.Add(Recorded{TraceID: "t", Result: assert.Result{AssertionID: "a", Status: assert.Pass}})
+	data, runs := sp.data, sp.runs
+	if data == nil {
+		t.Fatal("the spool did not spill past a bound of 0")
+	}
+	sp.dw = bufio.NewWriterSize(failWriter{}, 16) // the disk is full from now on
+	sp.Add(Recorded{TraceID: "t", Result: assert.Result{AssertionID: "b", Status: assert.Pass, Explanation: "longer than the buffer"}})
+	for _, f := range []*os.File{data, runs} {
+		if _, err := f.Stat(); !errors.Is(err, os.ErrClosed) {
+			t.Errorf("scratch file %s still open after spooling failed (stat: %v)", f.Name(), err)
+		}
+	}
+	if _, err := sp.Write(&bytes.Buffer{}, FormatJSON, Totals{}); err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("report error %v, want the spooling failure", err)
 	}
 }
