@@ -27,6 +27,31 @@ func BenchmarkCall(b *testing.B) {
 	}
 }
 
+// BenchmarkCallWire is BenchmarkCall with the answer written as the protocol sends it (canonical JSON of
+// Wire), as the server's mock_tool_call does.
+func BenchmarkCallWire(b *testing.B) {
+	tb := table(b, streamTable)
+	sim := New()
+	args := make([]any, 4096)
+	for i := range args {
+		args[i] = decode(b, fmt.Sprintf(`{"q": "query %d", "n": %d}`, i, i%3))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if i%(MaxCalls-1) == 0 {
+			sim = New() // a scenario keeps at most MaxCalls calls
+		}
+		a, err := sim.Call(tb, Call{ScenarioID: "bench", Seed: "1", Tool: "lookup_order", Args: args[i%len(args)]})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Canonical(a.Wire()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkDigest is one decision: SHA-256 over the length-prefixed fields.
 func BenchmarkDigest(b *testing.B) {
 	k := Key{Seed: "20260401", ScenarioID: "refund-broken-kettle", Tool: "process_refund", Args: []byte(`{"amount":89.99,"order_id":"ORD-123"}`), Occurrence: 1, Attempt: 1, FaultID: "flaky-refund"}
