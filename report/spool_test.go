@@ -83,6 +83,11 @@ func TestSpoolSameReport(t *testing.T) {
 				t.Fatalf("%s, %s: %v", f, c.name, err)
 			}
 			spilled := sp.data != nil
+			// Before Close too: a scratch file is unlinked as soon as it is made, so a SIGKILL now leaves
+			// nothing (where an open file can be removed: not on Windows).
+			if left, _ := os.ReadDir(dir); len(left) != 0 && runtime.GOOS != "windows" {
+				t.Errorf("%s, %s: scratch files in the directory while the report is written: %v", f, c.name, left)
+			}
 			sp.Add(session[0]) // late: not in the report, and no failure
 			sp.Close()
 			if n != len(ByTrace(session)) || spilled != (c.limit < 1<<30) {
