@@ -5,6 +5,7 @@ package ingest
 import (
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -109,5 +110,38 @@ func TestDeprecatedNames(t *testing.T) {
 		if _, ok := deprecated[n]; !ok || (i > 0 && deprecatedNames[i-1] >= n) {
 			t.Errorf("deprecatedNames[%d] = %q: not a deprecated name, or out of order", i, n)
 		}
+	}
+}
+
+// TestProtoMergeInflation: a protobuf message sent in parts is merged (protovalue.go), and values nest
+// maxValueDepth deep: a long string under every level of arrays and key-value lists each sent in two parts
+// (the second empty) is decoded in at most a few times the body's length, not a copy of it per level.
+func TestProtoMergeInflation(t *testing.T) {
+	const size = 1 << 20
+	str := enc(func(m *pbMsg) { m.bytes(1, true, []byte(strings.Repeat("x", size))) }) // AnyValue{stringValue}
+	arrays, kvlists := str, str
+	for range maxValueDepth - 1 {
+		arrays = append(wrap(arrays, 1, 5), 0x2a, 0) // AnyValue{arrayValue{values: [v]}, arrayValue{}}
+		kv := slices.Concat(wrap([]byte("k"), 1), wrap(kvlists, 2), []byte{0x12, 0})
+		kvlists = append(wrap(kv, 1, 6), 0x32, 0) // AnyValue{kvlistValue{values: [{k, v, {}}]}, kvlistValue{}}
+	}
+	for _, c := range []struct {
+		name  string
+		value []byte
+	}{{"arrays", arrays}, {"kvlists", kvlists}} {
+		body := protoSpan(goodTrace, goodSpan, attr("a", c.value))
+		var spans []Span
+		var err error
+		peak, held := peakHeap(func() { spans, err = ParseOTLPProto(body) })
+		n := float64(len(body))
+		t.Logf("%-8s %d-byte body: peak %5.1f MiB (%4.1f×), held %5.1f MiB (%4.1f×), error %v", c.name, len(body),
+			float64(peak)/(1<<20), float64(peak)/n, float64(held)/(1<<20), float64(held)/n, err)
+		if err != nil || len(spans) != 1 {
+			t.Fatalf("%s: %d spans, error %v", c.name, len(spans), err)
+		}
+		if float64(peak) > 2*n+2*float64(held) {
+			t.Errorf("%s: decoding a %d-byte body took %d bytes at its peak and holds %d after, want at most twice its length and twice what it holds", c.name, len(body), peak, held)
+		}
+		runtime.KeepAlive(spans)
 	}
 }

@@ -212,7 +212,7 @@ func decodeSpan(b []byte) (Span, error) {
 		}
 	}
 	if attrs > 0 {
-		if sp.Attrs, err = attrMapProto(b, 9, spanSchema, attrs, 0, true); err != nil {
+		if sp.Attrs, err = attrMapProto(msg{cur: fields{b: b}}, 9, spanSchema, attrs, 0, true); err != nil {
 			return Span{}, err
 		}
 	}
@@ -255,7 +255,7 @@ func decodeEvent(b []byte) (Event, error) {
 	}
 	if attrs > 0 {
 		var err error
-		if e.Attrs, err = attrMapProto(b, 3, eventSchema, attrs, 0, true); err != nil {
+		if e.Attrs, err = attrMapProto(msg{cur: fields{b: b}}, 3, eventSchema, attrs, 0, true); err != nil {
 			return Event{}, err
 		}
 	}

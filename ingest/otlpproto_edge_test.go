@@ -333,8 +333,9 @@ func benchParse(b *testing.B, proto bool) {
 
 // TestProtoMergedParts: a value sent in many parts (a KeyValue's value, an
 // AnyValue's arrayValue) is merged part after part, as protobuf merges
-// messages; the last member set wins. (Merging copies each part once: a
-// copy of everything so far per part would make this input take minutes.)
+// messages; the last member set wins. (The parts are read in place, one
+// after the other: a copy of everything so far per part would make this
+// input take minutes; TestProtoMergeInflation bounds the memory.)
 func TestProtoMergedParts(t *testing.T) {
 	const n = 100000
 	var kv pbMsg
