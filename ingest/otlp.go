@@ -12,6 +12,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Span is one OTLP span, normalized: ids as lower-case hex, times in
@@ -322,10 +323,14 @@ func decodeID(s string, n int, field string) (string, error) {
 
 func allZero(b []byte) bool { return len(bytes.Trim(b, "\x00")) == 0 }
 
-// clip shortens text quoted in an error message.
+// clip shortens text quoted in an error message, at a character's start.
 func clip(s string) string {
 	if len(s) > 80 {
-		return s[:77] + "..."
+		i := 77
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		return s[:i] + "..."
 	}
 	return s
 }

@@ -13,6 +13,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"attest-engine/ingest"
@@ -104,8 +105,11 @@ var statusCodes = map[int]int{
 }
 
 // rpcStatus is a google.rpc.Status {code = 1, message = 2} in binary
-// protobuf (a varint and a length-delimited string).
+// protobuf (a varint and a length-delimited string). A proto3 string is
+// UTF-8, and a client's parser refuses a Status whose message is not, so
+// an invalid byte becomes U+FFFD (as encoding/json writes it in JSON).
 func rpcStatus(code int, msg string) []byte {
+	msg = strings.ToValidUTF8(msg, "\uFFFD")
 	b := binary.AppendUvarint([]byte{0x08}, uint64(code))       // field 1, varint
 	b = binary.AppendUvarint(append(b, 0x12), uint64(len(msg))) // field 2, length-delimited
 	return append(b, msg...)

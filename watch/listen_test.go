@@ -5,17 +5,20 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"attest-engine/ingest"
 
@@ -199,6 +202,7 @@ func TestListenErrors(t *testing.T) {
 		{"broken gzip, protobuf", "application/x-protobuf", "gzip", []byte("not gzip"), 400, 3, "bad gzip body"},
 		{"empty protobuf request", "application/x-protobuf", "", nil, 200, 0, ""},
 		{"protobuf with parameters", "application/x-protobuf; charset=binary", "", nil, 200, 0, ""},
+		{"long non-ASCII key, protobuf", "application/x-protobuf", "", deepAttr("a" + strings.Repeat("é", 60)), 400, 3, `OTLP/protobuf span 0: attribute "aééé`},
 	} {
 		listenRun(t, func(url string) {
 			req, _ := http.NewRequest("POST", url, bytes.NewReader(c.body))
@@ -224,7 +228,7 @@ func TestListenErrors(t *testing.T) {
 				return
 			}
 			code, msg, err := readStatus(reply, proto)
-			if err != nil || code != c.code || !strings.HasPrefix(msg, c.message) {
+			if err != nil || code != c.code || !strings.HasPrefix(msg, c.message) || !utf8.ValidString(msg) {
 				t.Errorf("%s: Status code %d, message %q (%v); want %d, %q", c.name, code, msg, err, c.code, c.message)
 			}
 		})
@@ -232,8 +236,7 @@ func TestListenErrors(t *testing.T) {
 }
 
 // readStatus reads a google.rpc.Status: JSON, or binary protobuf written
-// as the listener writes it (field 1 a one-byte varint, field 2 a string
-// shorter than 128 bytes).
+// as the listener writes it (field 1 a one-byte varint, then field 2).
 func readStatus(b []byte, proto bool) (int, string, error) {
 	if !proto {
 		var s struct {
@@ -243,8 +246,29 @@ func readStatus(b []byte, proto bool) (int, string, error) {
 		err := json.Unmarshal(b, &s)
 		return s.Code, s.Message, err
 	}
-	if len(b) < 4 || b[0] != 0x08 || b[2] != 0x12 || int(b[3]) != len(b)-4 {
+	if len(b) < 4 || b[0] != 0x08 || b[2] != 0x12 {
 		return 0, "", fmt.Errorf("not a Status: % x", b)
 	}
-	return int(b[1]), string(b[4:]), nil
+	n, k := binary.Uvarint(b[3:])
+	if k <= 0 || n != uint64(len(b)-3-k) {
+		return 0, "", fmt.Errorf("not a Status: % x", b)
+	}
+	return int(b[1]), string(b[3+k:]), nil
+}
+
+// pbBytes is field num of a protobuf message, length-delimited.
+func pbBytes(num int, b []byte) []byte {
+	return append(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(num)<<3|2), uint64(len(b))), b...)
+}
+
+// deepAttr is an export request of one span with attribute key nested
+// past the depth the engine reads (an error quoting the key).
+func deepAttr(key string) []byte {
+	var v []byte // AnyValue{}
+	for range 40 {
+		v = pbBytes(5, pbBytes(1, v)) // AnyValue{arrayValue{values: [v]}}
+	}
+	span := slices.Concat(pbBytes(1, bytes.Repeat([]byte{1}, 16)), pbBytes(2, bytes.Repeat([]byte{2}, 8)),
+		pbBytes(9, append(pbBytes(1, []byte(key)), pbBytes(2, v)...)))
+	return pbBytes(1, pbBytes(2, pbBytes(2, span)))
 }
