@@ -72,15 +72,18 @@ func (u *wireUint) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// wireInt is an int64 sent as a decimal string or a JSON number.
+// wireInt is an int64 sent as a decimal string or a JSON number, kept as
+// its canonical decimal text (as from protobuf): strconv.ParseInt also
+// takes "+7" and "007", which are not JSON numbers, and a json.Number of
+// them would fail to encode.
 type wireInt string
 
 func (i *wireInt) UnmarshalJSON(b []byte) error {
-	s := strings.Trim(string(b), `"`)
-	if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+	n, err := strconv.ParseInt(strings.Trim(string(b), `"`), 10, 64)
+	if err != nil {
 		return fmt.Errorf("intValue %s is not a 64-bit integer", clip(string(b)))
 	}
-	*i = wireInt(s)
+	*i = wireInt(strconv.FormatInt(n, 10))
 	return nil
 }
 

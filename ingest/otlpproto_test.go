@@ -20,6 +20,7 @@ var protoCases = map[string]string{
 	"every value kind": `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeSpans":[{"spans":[{"traceId":"5B8EFFF798038103D269B633813FC60C","spanId":"eee19b7ec3c1b174","name":"chat","startTimeUnixNano":"1","endTimeUnixNano":18446744073709551615,"attributes":[` +
 		`{"key":"s","value":{"stringValue":"héllo ✓"}},{"key":"es","value":{"stringValue":""}},{"key":"t","value":{"boolValue":true}},{"key":"f","value":{"boolValue":false}},` +
 		`{"key":"i","value":{"intValue":"42"}},{"key":"in","value":{"intValue":-7}},{"key":"imin","value":{"intValue":"-9223372036854775808"}},{"key":"i0","value":{"intValue":"0"}},` +
+		`{"key":"i00","value":{"intValue":"007"}},{"key":"iplus","value":{"intValue":"+7"}},{"key":"ineg0","value":{"intValue":"-0"}},` +
 		`{"key":"d","value":{"doubleValue":3.25}},{"key":"dz","value":{"doubleValue":-0.0}},{"key":"d0","value":{"doubleValue":0}},{"key":"dbig","value":{"doubleValue":1e21}},{"key":"dint","value":{"doubleValue":2}},{"key":"dsmall","value":{"doubleValue":5e-324}},` +
 		`{"key":"dnan","value":{"doubleValue":"NaN"}},{"key":"dinf","value":{"doubleValue":"Infinity"}},{"key":"dninf","value":{"doubleValue":"-Infinity"}},` +
 		`{"key":"arr","value":{"arrayValue":{"values":[{"intValue":"1"},{"stringValue":"x"},{"arrayValue":{"values":[{"boolValue":true},{"arrayValue":{}}]}},{"kvlistValue":{"values":[{"key":"k","value":{"doubleValue":0.1}}]}},{}]}}},` +
