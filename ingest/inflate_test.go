@@ -3,6 +3,8 @@
 package ingest
 
 import (
+	"bytes"
+	"encoding/binary"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -144,4 +146,39 @@ func TestProtoMergeInflation(t *testing.T) {
 		}
 		runtime.KeepAlive(spans)
 	}
+}
+
+// TestProtoSpanSizeCountsMemory: what --max-open-bytes counts of a protobuf span (Size, protoSize)
+// covers what the span holds, as a JSON span's text length does (~3× at most): a body of the smallest
+// spans (28 bytes each on the wire, ~250 held) held ~9× the encoded length that Size first counted.
+func TestProtoSpanSizeCountsMemory(t *testing.T) {
+	const n = 100_000
+	var scope []byte
+	for i := range n {
+		span := []byte{0x0a, 16}
+		span = append(span, bytes.Repeat([]byte{0x5b}, 16)...)
+		span = append(span, 0x12, 8)
+		span = binary.BigEndian.AppendUint64(span, uint64(i+1))
+		scope = append(scope, 0x12, byte(len(span)))
+		scope = append(scope, span...)
+	}
+	wrap := func(field byte, b []byte) []byte {
+		return append(binary.AppendUvarint([]byte{field}, uint64(len(b))), b...)
+	}
+	body := wrap(0x0a, wrap(0x12, scope)) // ExportTraceServiceRequest{resource_spans{scope_spans{spans…}}}
+	var spans []Span
+	var err error
+	_, held := peakHeap(func() { spans, err = ParseOTLPProto(body) })
+	if err != nil || len(spans) != n {
+		t.Fatalf("%d spans, error %v", len(spans), err)
+	}
+	counted := 0
+	for _, sp := range spans {
+		counted += sp.Size
+	}
+	t.Logf("%d-byte body, %d spans: held %d bytes, counted %d (%.2f×)", len(body), n, held, counted, float64(held)/float64(counted))
+	if float64(held) > 3*float64(counted) {
+		t.Errorf("%d spans hold %d bytes but count %d against --max-open-bytes: more than 3× what is counted", n, held, counted)
+	}
+	runtime.KeepAlive(spans)
 }

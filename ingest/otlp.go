@@ -30,7 +30,7 @@ type Span struct {
 	Error    bool   // status code ERROR
 	Status   string // status message
 	Service  string // resource attribute service.name
-	Size     int    // length of the span's JSON text: what it costs to hold
+	Size     int    // what it costs to hold: its JSON text's length, or protoSize of its protobuf length
 	Seq      uint64 // the input item it came in (Item.Seq)
 }
 

@@ -162,12 +162,22 @@ func resourceService(b []byte) (string, error) {
 	return s, nil
 }
 
+// protoSize is what a protobuf span of n encoded bytes counts against
+// --max-open-bytes (Span.Size): 3n + 128. Protobuf is far denser than the
+// engine's memory: ids come raw (hex once read), attributes without member
+// names, and a span's fixed cost is ~250 bytes held, so the encoded length
+// alone let held spans take ~9× the budget (a 28-byte span), where a JSON
+// span's text holds ~3× its length. Counted so, a budget holds about the
+// same memory whichever encoding the spans came in, erring on the side of
+// fewer spans for long values.
+func protoSize(n int) int { return 3*n + 128 }
+
 // decodeSpan reads a span in two steps, so that its errors come in the
 // order OTLP/JSON reports them whatever the order of the fields: first
 // the scalar fields (the whole span's framing checked), then the ids, the
 // attributes and the events.
 func decodeSpan(b []byte) (Span, error) {
-	sp := Span{Size: len(b)}
+	sp := Span{Size: protoSize(len(b))}
 	var traceID, spanID, parentID []byte
 	attrs, events := 0, 0
 	r := fields{b: b}

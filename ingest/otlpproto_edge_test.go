@@ -186,7 +186,7 @@ func FuzzParseOTLPProto(f *testing.F) {
 				(sp.ParentID != "" && (len(sp.ParentID) != 16 || !lowerHex.MatchString(sp.ParentID))) {
 				t.Fatalf("span %d: ids %q %q %q", i, sp.TraceID, sp.SpanID, sp.ParentID)
 			}
-			if sp.Size > len(data) || len(sp.Events) > len(deprecatedNames) || len(sp.Attrs) > maxProtoAttrs {
+			if sp.Size > protoSize(len(data)) || len(sp.Events) > len(deprecatedNames) || len(sp.Attrs) > maxProtoAttrs {
 				t.Fatalf("span %d: Size %d of %d bytes, %d events, %d attributes", i, sp.Size, len(data), len(sp.Events), len(sp.Attrs))
 			}
 			if _, err := json.Marshal(sp.Attrs); err != nil {

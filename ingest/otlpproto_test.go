@@ -126,8 +126,8 @@ func TestProtoMatchesJSON(t *testing.T) {
 					return
 				}
 				for i, sp := range got {
-					if sp.Size != enc.spanSizes[i] {
-						t.Errorf("span %d: Size %d, encoded length %d", i, sp.Size, enc.spanSizes[i])
+					if sp.Size != protoSize(enc.spanSizes[i]) {
+						t.Errorf("span %d: Size %d, encoded length %d (want protoSize of it)", i, sp.Size, enc.spanSizes[i])
 					}
 				}
 				if diff := cmp.Diff(withoutSize(want), withoutSize(got)); diff != "" {
