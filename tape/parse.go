@@ -144,19 +144,11 @@ func (d *Doc) enter() error {
 // other values, errors) goes through the general path, which gives the
 // same tokens and the same errors at the same offsets.
 func (d *Doc) object() error {
-	if err := d.enter(); err != nil {
+	obj, empty, err := d.open(Object, '}')
+	if err != nil || empty {
 		return err
 	}
-	obj := d.push(Object, d.pos)
-	d.pos++ // '{'
-	d.skipSpace()
 	src, p := d.src, d.pos
-	if p < len(src) && src[p] == '}' {
-		d.pos = p + 1
-		d.depth--
-		d.done(obj)
-		return nil
-	}
 	var (
 		members uint32
 		// seen has the nameBit of every name so far; again is set when a
@@ -236,10 +228,7 @@ func (d *Doc) object() error {
 		}
 		break
 	}
-	d.pos = p
-	d.depth--
-	d.nodes[obj].n = members
-	d.done(obj)
+	d.finish(obj, p, members)
 	if again && members > 1 {
 		d.noteDuplicate(obj)
 	}
@@ -249,19 +238,11 @@ func (d *Doc) object() error {
 // array parses an array at d.pos (which holds '['), with the position in
 // a local and compact JSON's ',' and ']' taken inline, as object does.
 func (d *Doc) array() error {
-	if err := d.enter(); err != nil {
+	arr, empty, err := d.open(Array, ']')
+	if err != nil || empty {
 		return err
 	}
-	arr := d.push(Array, d.pos)
-	d.pos++ // '['
-	d.skipSpace()
 	src, p := d.src, d.pos
-	if p < len(src) && src[p] == ']' {
-		d.pos = p + 1
-		d.depth--
-		d.done(arr)
-		return nil
-	}
 	var elems uint32
 	for {
 		d.pos = p
@@ -294,9 +275,34 @@ func (d *Doc) array() error {
 		}
 		break
 	}
+	d.finish(arr, p, elems)
+	return nil
+}
+
+// open starts the array or object of kind k at d.pos, one level deeper,
+// and lays out its node i; empty reports one closed (by closing) at once,
+// its node then done.
+func (d *Doc) open(k Kind, closing byte) (i uint32, empty bool, err error) {
+	if err := d.enter(); err != nil {
+		return 0, false, err
+	}
+	i = d.push(k, d.pos)
+	d.pos++ // its opening bracket
+	d.skipSpace()
+	if d.pos < len(d.src) && d.src[d.pos] == closing {
+		d.pos++
+		d.depth--
+		d.done(i)
+		return i, true, nil
+	}
+	return i, false, nil
+}
+
+// finish ends container i, of n elements or members, whose closing bracket
+// ends just before p.
+func (d *Doc) finish(i uint32, p int, n uint32) {
 	d.pos = p
 	d.depth--
-	d.nodes[arr].n = elems
-	d.done(arr)
-	return nil
+	d.nodes[i].n = n
+	d.done(i)
 }
