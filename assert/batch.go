@@ -154,12 +154,5 @@ func Encode(tr any) (*tape.Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := tape.Parse(text)
-	if err != nil {
-		if doc != nil {
-			doc.Release()
-		}
-		return nil, err
-	}
-	return doc, nil
+	return tape.ParseUnique(text)
 }

@@ -85,7 +85,7 @@ func (d *docReader) next() (doc, error) {
 		}
 		// The line is the reader's buffer, reused by the next call: the
 		// document keeps a copy.
-		pd, derr := parse(bytes.Clone(line))
+		pd, derr := tape.ParseUnique(bytes.Clone(line))
 		if derr == nil {
 			d.mode = modeNDJSON
 			return doc{tv: pd.Root(), parsed: pd, line: d.line, size: len(line)}, nil
@@ -124,7 +124,7 @@ func (d *docReader) whole(first []byte, firstErr error) (doc, error) {
 	if buf == nil {
 		return doc{line: start, tooLong: true, size: total}, nil
 	}
-	pd, err := parse(buf)
+	pd, err := tape.ParseUnique(buf)
 	if err != nil {
 		at := start
 		var se *trace.SyntaxError
@@ -137,19 +137,6 @@ func (d *docReader) whole(first []byte, firstErr error) (doc, error) {
 		return doc{}, &inputError{file: d.file, msg: fmt.Sprintf("not JSON: neither one JSON document (line %d: %v) nor NDJSON (line %d: %v)", at, err, start, firstErr)}
 	}
 	return doc{tv: pd.Root(), parsed: pd, line: start, size: len(buf)}, nil
-}
-
-// parse reads a document's text as a tape; a duplicate member name is an
-// error, as every other problem.
-func parse(text []byte) (*tape.Doc, error) {
-	d, err := tape.Parse(text)
-	if err != nil {
-		if d != nil {
-			d.Release()
-		}
-		return nil, err
-	}
-	return d, nil
 }
 
 // value is the document decoded.

@@ -145,11 +145,8 @@ func ParseAttest(line []byte) Trace {
 	t := Trace{Format: FormatAttest, Size: len(line), ContentCaptured: true}
 	// The line is the reader's buffer, reused for the next line: the
 	// trace keeps a copy.
-	doc, err := tape.Parse(bytes.Clone(line))
+	doc, err := tape.ParseUnique(bytes.Clone(line)) // a duplicate member name: refused, as everywhere
 	if err != nil {
-		if doc != nil { // a duplicate member name: refused, as everywhere
-			doc.Release()
-		}
 		t.Err = err
 		return t
 	}

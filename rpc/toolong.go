@@ -31,11 +31,8 @@ func recoverID(b []byte) (id any, method string, found bool) {
 	topMembers(b, func(key string, raw []byte) bool {
 		switch key {
 		case "id", "method":
-			doc, err := tape.Parse(raw)
+			doc, err := tape.ParseUnique(raw) // a duplicate member: not one value to trust
 			if err != nil {
-				if doc != nil {
-					doc.Release() // a duplicate member: not one value to trust
-				}
 				return true
 			}
 			switch v := doc.Root(); {

@@ -47,6 +47,20 @@ func Parse(src []byte) (*Doc, error) {
 	return d, nil
 }
 
+// ParseUnique is Parse with a duplicate member name an error like any
+// other: it returns a Doc only for a text without one. The request line
+// (rpc) keeps Parse, to answer such a line with its id.
+func ParseUnique(src []byte) (*Doc, error) {
+	d, err := Parse(src)
+	if err != nil {
+		if d != nil {
+			d.Release()
+		}
+		return nil, err
+	}
+	return d, nil
+}
+
 // Release returns d to be reused by a later Parse. Neither d nor any of
 // its Values may be used after.
 func (d *Doc) Release() {

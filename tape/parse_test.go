@@ -376,3 +376,21 @@ func TestParseNamesCompared(t *testing.T) {
 		t.Errorf("Parse(%s) allocates %v times", src, allocs)
 	}
 }
+
+// TestParseUnique: a duplicate member name is an error with no Doc; any
+// other text is Parse's answer.
+func TestParseUnique(t *testing.T) {
+	d, err := ParseUnique([]byte(`{"a":1,"b":{"c":2,"c":3}}`))
+	var dup *DuplicateKeyError
+	if d != nil || !errors.As(err, &dup) || dup.Key != "c" {
+		t.Errorf("duplicate: doc %v, error %v; want no doc and the duplicate c", d, err)
+	}
+	if d, err := ParseUnique([]byte(`{"a":`)); d != nil || err == nil {
+		t.Errorf("truncated: doc %v, error %v", d, err)
+	}
+	d, err = ParseUnique([]byte(`{"a":1,"b":{"c":2}}`))
+	if err != nil || d.Root().Get("b").Get("c").Text() != "2" {
+		t.Fatalf("valid: %v", err)
+	}
+	d.Release()
+}

@@ -108,7 +108,7 @@ func Validate(t any, opts Options) (warnings []string, err *Error) {
 	if eerr != nil {
 		return nil, notJSON(eerr)
 	}
-	d, perr := tape.Parse(text)
+	d, perr := tape.ParseUnique(text)
 	if perr != nil {
 		return nil, notJSON(perr)
 	}
