@@ -389,7 +389,7 @@ func TestParseUnique(t *testing.T) {
 		t.Errorf("truncated: doc %v, error %v", d, err)
 	}
 	d, err = ParseUnique([]byte(`{"a":1,"b":{"c":2}}`))
-	if err != nil || d.Root().Get("b").Get("c").Text() != "2" {
+	if err != nil || string(d.Root().Get("b").Get("c").Text()) != "2" {
 		t.Fatalf("valid: %v", err)
 	}
 	d.Release()
