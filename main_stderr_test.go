@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,71 +25,6 @@ const (
 	unreadBatches = 20_000
 )
 
-// sessionBatch makes the evaluate_batch of JSON-RPC id i (from 1) and
-// returns it with its assertion ids in request order.
-type sessionBatch func(i int) (line string, ids []string)
-
-// cheapBatches is sdkBatchLine at one schema_version.
-func cheapBatches(schemaVersion int) sessionBatch {
-	return func(i int) (string, []string) { return sdkBatchLine(i, schemaVersion) }
-}
-
-// workloadBatches is the SDK workload of sdk_bench_test.go (five assertions:
-// schema, constraint, trace, content, soft content), request i-1 with a
-// new random id per assertion, as the SDKs make them.
-func workloadBatches(i int) (string, []string) {
-	var ids [5]string
-	for k := range ids {
-		ids[k] = sdkAssertionID()
-	}
-	return workloadBatchIDs(i-1, ids), ids[:]
-}
-
-// sdkBatchLine is one evaluate_batch as an SDK sends it: a new trace each
-// time, random assertion ids, three cheap assertions that all pass; it
-// returns the line and the assertion ids in request order.
-func sdkBatchLine(id, schemaVersion int) (string, []string) {
-	ids := make([]string, 3)
-	for i := range ids {
-		ids[i] = sdkAssertionID()
-	}
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"evaluate_batch","params":{"trace":{"schema_version":%d,"trace_id":"trc_%d_%08x",`+
-		`"input":{"user_message":"I want a refund for order ORD-%d"},`+
-		`"steps":[{"type":"tool_call","name":"lookup_order","args":{"order_id":"ORD-%d"},"result":{"status":"delivered"}},`+
-		`{"type":"tool_call","name":"process_refund","args":{"order_id":"ORD-%d"},"result":{"refund_id":"RFD-%d"}}],`+
-		`"output":{"message":"Your refund has been processed. Refund ID: RFD-%d."},"metadata":{"cost_usd":0.0067,"total_tokens":1350}},"assertions":[`+
-		`{"assertion_id":"%s","type":"content","spec":{"target":"output.message","check":"contains","value":"refund","case_sensitive":false,"soft":false}},`+
-		`{"assertion_id":"%s","type":"trace","spec":{"check":"contains_in_order","tools":["lookup_order","process_refund"],"soft":false}},`+
-		`{"assertion_id":"%s","type":"constraint","spec":{"field":"metadata.cost_usd","operator":"lte","value":0.01,"soft":false}}]}}`,
-		id, schemaVersion, id, rand.Uint32(), id, id, id, id, id, ids[0], ids[1], ids[2]), ids
-}
-
-// checkBatchAnswer checks an evaluate_batch answer: one result per
-// assertion, in request order, each a pass.
-func checkBatchAnswer(ans string, ids []string) error {
-	var a struct {
-		Result struct {
-			Results []struct {
-				AssertionID string `json:"assertion_id"`
-				Status      string `json:"status"`
-			} `json:"results"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal([]byte(ans), &a); err != nil {
-		return fmt.Errorf("answer is not JSON: %v: %s", err, ans)
-	}
-	rs := a.Result.Results
-	if len(rs) != len(ids) {
-		return fmt.Errorf("%d results, want %d: %s", len(rs), len(ids), ans)
-	}
-	for i, r := range rs {
-		if r.AssertionID != ids[i] || r.Status != "pass" {
-			return fmt.Errorf("result %d is %s %q, want %s pass: %s", i, r.AssertionID, r.Status, ids[i], ans)
-		}
-	}
-	return nil
-}
-
 func TestBinaryStderrNeverRead(t *testing.T) {
 	bin := buildEngine(t)
 	tests := []struct {
@@ -100,10 +34,16 @@ func TestBinaryStderrNeverRead(t *testing.T) {
 		// wantWarnings: at warn, stderr holds only the deprecation warning,
 		// once, and its count at the end; nothing is dropped.
 		wantWarnings bool
+		// pipelined: the batches written in bursts, up to pipelineInFlight
+		// unanswered (pipelinedSession), rather than one at a time.
+		pipelined bool
 	}{
-		{"debug", "a log line per batch (Python's --attest-log-level=debug): ~3 MB of log against a 64 KiB pipe", "debug", cheapBatches(1), false},
-		{"warn, schema_version 0", "the deprecation warning of every batch is logged once per session, then counted", "warn", cheapBatches(0), true},
-		{"SDK workload", "the five assertions SDKs send, schema and soft included, each batch new, as `attest-engine --log-level=warn`", "warn", workloadBatches, false},
+		{"debug", "a log line per batch (Python's --attest-log-level=debug): ~3 MB of log against a 64 KiB pipe", "debug", cheapBatches(1), false, false},
+		{"warn, schema_version 0", "the deprecation warning of every batch is logged once per session, then counted", "warn", cheapBatches(0), true, false},
+		{"SDK workload", "the five assertions SDKs send, schema and soft included, each batch new, as `attest-engine --log-level=warn`", "warn", workloadBatches, false, false},
+		{"debug, pipelined", "a log line per batch from the groups' helpers (rpc/group.go) at once, against a 64 KiB pipe", "debug", cheapBatches(1), false, true},
+		{"warn, schema_version 0, pipelined", "the deprecation warning logged once and counted exactly while groups answer in parallel", "warn", cheapBatches(0), true, true},
+		{"SDK workload, pipelined", "the five assertions SDKs send, each batch new, pipelined by an id-matching client as `attest-engine --log-level=warn`", "warn", workloadBatches, false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,7 +62,13 @@ func TestBinaryStderrNeverRead(t *testing.T) {
 
 			var answered atomic.Int64
 			done := make(chan error, 1)
-			go func() { done <- unreadSession(stdin, stdout, tc.batch, &answered) }()
+			go func() {
+				if tc.pipelined {
+					done <- pipelinedSession(stdin, stdout, tc.batch, unreadBatches, pipelineInFlight, &answered)
+				} else {
+					done <- unreadSession(stdin, stdout, tc.batch, &answered)
+				}
+			}()
 			start, last, lastN := time.Now(), time.Now(), int64(-1)
 			tick := time.NewTicker(100 * time.Millisecond)
 			defer tick.Stop()
@@ -167,65 +113,6 @@ func TestBinaryStderrNeverRead(t *testing.T) {
 			}
 		})
 	}
-}
-
-// unreadSession is the SDK's side: initialize, the batches one at a time
-// (one stdout line read per request), shutdown.
-func unreadSession(stdin io.WriteCloser, stdout *bufio.Reader, batch sessionBatch, answered *atomic.Int64) error {
-	return unreadSessionOf(stdin, stdout, batch, unreadBatches, answered)
-}
-
-func unreadSessionOf(stdin io.WriteCloser, stdout *bufio.Reader, batch sessionBatch, batches int, answered *atomic.Int64) error {
-	// call sends line and reads its answer, checked by check when not nil.
-	call := func(line string, id int, check func(string) error) error {
-		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
-			return err
-		}
-		ans, err := stdout.ReadString('\n')
-		if err != nil {
-			return fmt.Errorf("reading the answer to %d: %v", id, err)
-		}
-		if !strings.HasPrefix(ans, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":`, id)) {
-			return fmt.Errorf("answer to %d: %s", id, ans)
-		}
-		if check != nil {
-			if err := check(ans); err != nil {
-				return fmt.Errorf("answer to %d: %v", id, err)
-			}
-		}
-		answered.Add(1)
-		return nil
-	}
-	if err := call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"attest-python","sdk_version":"0.1.0","protocol_version":1,"required_capabilities":["layers_1_4"],"preferred_encoding":"json"}}`, 0, nil); err != nil {
-		return err
-	}
-	assertions := 0
-	for i := 1; i <= batches; i++ {
-		line, ids := batch(i)
-		assertions += len(ids)
-		if err := call(line, i, func(ans string) error { return checkBatchAnswer(ans, ids) }); err != nil {
-			return err
-		}
-	}
-	// shutdown counts every assertion of the session (spec §"shutdown").
-	countAll := func(ans string) error {
-		var a struct {
-			Result struct {
-				Evaluated int `json:"assertions_evaluated"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal([]byte(ans), &a); err != nil {
-			return fmt.Errorf("answer is not JSON: %v: %s", err, ans)
-		}
-		if want := assertions; a.Result.Evaluated != want {
-			return fmt.Errorf("assertions_evaluated %d, want %d: %s", a.Result.Evaluated, want, ans)
-		}
-		return nil
-	}
-	if err := call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"shutdown","params":{}}`, batches+1), batches+1, countAll); err != nil {
-		return err
-	}
-	return stdin.Close()
 }
 
 // checkOnceWithCount checks a warn-level log of 20,000 schema_version 0
