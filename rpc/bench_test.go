@@ -23,28 +23,8 @@ func BenchmarkBatchLine(b *testing.B) {
 	b.Run("fresh", func(b *testing.B) { benchBatchLine(b, false, false) })
 	b.Run("repeated", func(b *testing.B) { benchBatchLine(b, true, false) })
 	b.Run("new-traces", func(b *testing.B) { benchBatchLine(b, true, true) })
-	b.Run("sdk-workload", benchSDKWorkload)
-	b.Run("sdk-workload-read", benchSDKRead)
-}
-
-// benchSDKRead: the SDK-workload lines read into requests (parseBatch: the
-// tape, the envelope, the assertions, specs known by their text) and
-// released, without evaluating them: the request reader's share of a batch.
-func benchSDKRead(b *testing.B) {
-	lines := sdkWorkloadLines(b, 4096)
-	s := newReadyServer(b)
-	b.SetBytes(int64(len(lines[0])))
-	b.ReportAllocs()
-	i := 0
-	defer reportCPU(b, cpuTime())
-	for b.Loop() {
-		req, perr := s.parseBatch(lines[i%len(lines)])
-		i++
-		if perr != nil {
-			b.Fatal(perr)
-		}
-		req.release()
-	}
+	b.Run("sdk-workload", func(b *testing.B) { benchSDK(b, true) })
+	b.Run("sdk-workload-read", func(b *testing.B) { benchSDK(b, false) })
 }
 
 // sdkWorkloadLines: the spec batch as the SDKs in use send it
@@ -72,9 +52,12 @@ func sdkWorkloadLines(tb testing.TB, n int) [][]byte {
 	return lines
 }
 
-// benchSDKWorkload: 4,096 distinct SDK-workload lines, parsed as the read
-// loop does: only the specs are known (their text repeats, as in a suite).
-func benchSDKWorkload(b *testing.B) {
+// benchSDK: 4,096 distinct SDK-workload lines, parsed as the read loop does
+// (the tape, the envelope, the assertions; only the specs are known, by
+// their text, as in a suite), each request evaluated when evaluate is set
+// (else the request reader's share of a batch alone), then released, as the
+// server does once the answer is written.
+func benchSDK(b *testing.B, evaluate bool) {
 	lines := sdkWorkloadLines(b, 4096)
 	s := newReadyServer(b)
 	ctx := context.Background()
@@ -88,12 +71,12 @@ func benchSDKWorkload(b *testing.B) {
 		if perr != nil {
 			b.Fatal(perr)
 		}
-		res, err := s.evaluate(ctx, req)
-		if err != nil {
-			b.Fatal(err)
+		if evaluate {
+			if _, err := s.evaluate(ctx, req); err != nil {
+				b.Fatal(err)
+			}
 		}
-		_ = res
-		req.release() // as the server does once the answer is written
+		req.release()
 	}
 }
 
