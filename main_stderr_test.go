@@ -34,8 +34,8 @@ func TestBinaryStderrNeverRead(t *testing.T) {
 		// wantWarnings: at warn, stderr holds only the deprecation warning,
 		// once, and its count at the end; nothing is dropped.
 		wantWarnings bool
-		// pipelined: the batches written in bursts, up to pipelineInFlight
-		// unanswered (pipelinedSession), rather than one at a time.
+		// pipelined: the batches written in bursts, as many unanswered as
+		// the engine advertises (pipelinedSession), not one at a time.
 		pipelined bool
 	}{
 		{"debug", "a log line per batch (Python's --attest-log-level=debug): ~3 MB of log against a 64 KiB pipe", "debug", cheapBatches(1), false, false},
@@ -64,7 +64,7 @@ func TestBinaryStderrNeverRead(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
 				if tc.pipelined {
-					done <- pipelinedSession(stdin, stdout, tc.batch, unreadBatches, pipelineInFlight, &answered)
+					done <- pipelinedSession(stdin, stdout, tc.batch, unreadBatches, &answered)
 				} else {
 					done <- unreadSession(stdin, stdout, tc.batch, &answered)
 				}

@@ -150,20 +150,29 @@ func sessionShutdown(stdin io.WriteCloser, stdout *bufio.Reader, id, assertions 
 	return stdin.Close()
 }
 
-// pipelineInFlight is how many batches a pipelining client keeps
-// unanswered: the engine's advertised maximum.
-const pipelineInFlight = 64
-
 // pipelinedSession is the SDK's side when its client pipelines (the
 // id-matching reader of sdk-compat.md, many calls at once): initialize,
-// then the batches written in bursts of inFlight/2 lines at a time with at
-// most inFlight unanswered, so that the engine finds many lines buffered
-// and answers them in groups (rpc/group.go). Answers may come out of order
-// across groups (spec §1.5): each is matched by its id, answered once,
-// and must carry its own assertion ids in order. Once all are answered,
-// shutdown.
-func pipelinedSession(stdin io.WriteCloser, stdout *bufio.Reader, batch sessionBatch, batches, inFlight int, answered *atomic.Int64) error {
-	if err := sessionCall(stdin, stdout, sdkInitLine, 0, nil, answered); err != nil {
+// then the batches written in bursts of half the advertised
+// max_concurrent_requests (spec §1.5) at a time with at most that many
+// unanswered, so that the engine finds many lines buffered and answers
+// them in groups (rpc/group.go). Answers may come out of order across
+// groups (spec §1.5): each is matched by its id, answered once, and must
+// carry its own assertion ids in order. Once all are answered, shutdown.
+func pipelinedSession(stdin io.WriteCloser, stdout *bufio.Reader, batch sessionBatch, batches int, answered *atomic.Int64) error {
+	var inFlight int
+	advertised := func(ans string) error {
+		var a struct {
+			Result struct {
+				Max int `json:"max_concurrent_requests"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(ans), &a); err != nil || a.Result.Max < 2 {
+			return fmt.Errorf("no max_concurrent_requests of at least 2 to pipeline (%v): %s", err, ans)
+		}
+		inFlight = a.Result.Max
+		return nil
+	}
+	if err := sessionCall(stdin, stdout, sdkInitLine, 0, advertised, answered); err != nil {
 		return err
 	}
 	var (
@@ -176,7 +185,7 @@ func pipelinedSession(stdin io.WriteCloser, stdout *bufio.Reader, batch sessionB
 	defer close(stop)
 	go func() {
 		w := bufio.NewWriterSize(stdin, 1<<20)
-		burst := max(inFlight/2, 1)
+		burst := inFlight / 2
 		for i := 1; i <= batches; {
 			for k := 0; k < burst && i <= batches; k, i = k+1, i+1 {
 				select {
