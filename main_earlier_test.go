@@ -177,7 +177,7 @@ func TestBinaryEarlierEnvironment(t *testing.T) {
 			}
 			ans := s.call(t, "evaluate_batch", `{"trace":`+sdkRefundTrace+`,"assertions":[`+judgeSpec+`]}`)
 			if tc.wantJudged != nil {
-				sdkCheck(t, ans, "pass")
+				sdkCheck(t, ans, "assert_0a1b2c3d", "pass") // judgeSpec's
 			} else {
 				errObj, _ := ans["error"].(map[string]any)
 				data, _ := errObj["data"].(map[string]any)
@@ -185,7 +185,8 @@ func TestBinaryEarlierEnvironment(t *testing.T) {
 					t.Errorf("%s: %v, want a 1002 whose detail has %q", tc.reason, ans, tc.wantDetail)
 				}
 				// Layers 1–4 are unaffected.
-				sdkCheck(t, s.call(t, "evaluate_batch", sdkBatch(sdkRefundTrace, "content", `{"target":"output.message","check":"contains","value":"refund"}`)), "pass")
+				params, ids := sdkBatch(sdkRefundTrace, "content", `{"target":"output.message","check":"contains","value":"refund"}`)
+				sdkCheck(t, s.call(t, "evaluate_batch", params), ids[0], "pass")
 			}
 			if got := srv.judged(); strings.Join(got, ",") != strings.Join(tc.wantJudged, ",") {
 				t.Errorf("%s: judge calls %q, want %q", tc.reason, got, tc.wantJudged)

@@ -143,12 +143,15 @@ func sdkCompact(t *testing.T, s string) string {
 // assertionID is what the SDKs generate: "assert_" and 8 hex digits.
 func sdkAssertionID() string { return fmt.Sprintf("assert_%08x", rand.Uint32()) }
 
-func sdkBatch(trace string, typ string, specs ...string) string {
+// sdkBatch is the params of an evaluate_batch of specs of type typ on
+// trace, each with a new random assertion id, and those ids in order.
+func sdkBatch(trace string, typ string, specs ...string) (params string, ids []string) {
 	var as []string
 	for _, s := range specs {
-		as = append(as, fmt.Sprintf(`{"assertion_id":%q,"type":%q,"spec":%s}`, sdkAssertionID(), typ, s))
+		ids = append(ids, sdkAssertionID())
+		as = append(as, fmt.Sprintf(`{"assertion_id":%q,"type":%q,"spec":%s}`, ids[len(ids)-1], typ, s))
 	}
-	return `{"trace":` + trace + `,"assertions":[` + strings.Join(as, ",") + `]}`
+	return `{"trace":` + trace + `,"assertions":[` + strings.Join(as, ",") + `]}`, ids
 }
 
 func TestSDKCompat(t *testing.T) {
@@ -186,16 +189,17 @@ func TestSDKCompat(t *testing.T) {
 
 	for _, row := range sdkDSLRows {
 		t.Run(row.method, func(t *testing.T) {
-			ans := s.call(t, "evaluate_batch", sdkBatch(sdkRefundTrace, row.typ, row.spec))
-			sdkCheck(t, ans, row.want)
+			params, ids := sdkBatch(sdkRefundTrace, row.typ, row.spec)
+			sdkCheck(t, s.call(t, "evaluate_batch", params), ids[0], row.want)
 		})
 	}
 	t.Run("all layer 1-4 rows in one batch", func(t *testing.T) {
-		var as []string
+		var as, ids []string
 		var rows []sdkDSLRow
 		for _, row := range sdkDSLRows {
 			if !row.layer56 {
-				as = append(as, fmt.Sprintf(`{"assertion_id":%q,"type":%q,"spec":%s}`, sdkAssertionID(), row.typ, row.spec))
+				ids = append(ids, sdkAssertionID())
+				as = append(as, fmt.Sprintf(`{"assertion_id":%q,"type":%q,"spec":%s}`, ids[len(ids)-1], row.typ, row.spec))
 				rows = append(rows, row)
 			}
 		}
@@ -206,9 +210,12 @@ func TestSDKCompat(t *testing.T) {
 			t.Fatalf("%d results for %d assertions: %v", len(results), len(rows), ans)
 		}
 		for i, r := range results {
-			row := rows[i]
-			if got := r.(map[string]any)["status"]; got != row.want {
+			row, res := rows[i], r.(map[string]any)
+			if got := res["status"]; got != row.want {
 				t.Errorf("%s: status %v, want %s: %v", row.method, got, row.want, r)
+			}
+			if got := res["assertion_id"]; got != ids[i] {
+				t.Errorf("result %d (%s): assertion_id %v, want %s, the request's in its order: %v", i, row.method, got, ids[i], r)
 			}
 		}
 	})
@@ -216,7 +223,8 @@ func TestSDKCompat(t *testing.T) {
 		var check struct{ Check string }
 		json.Unmarshal([]byte(spec), &check)
 		t.Run("trace_tree "+check.Check, func(t *testing.T) {
-			sdkCheck(t, s.call(t, "evaluate_batch", sdkBatch(tree, "trace_tree", spec)), "pass")
+			params, ids := sdkBatch(tree, "trace_tree", spec)
+			sdkCheck(t, s.call(t, "evaluate_batch", params), ids[0], "pass")
 		})
 	}
 	t.Run("validate_trace_tree", func(t *testing.T) {
@@ -251,7 +259,10 @@ func TestSDKCompat(t *testing.T) {
 	}
 }
 
-func sdkCheck(t *testing.T, ans map[string]any, want string) {
+// sdkCheck checks the answer to a batch of one assertion, of id id: its
+// result has want for status and id for assertion_id; want "error" is a
+// 1002 instead.
+func sdkCheck(t *testing.T, ans map[string]any, id, want string) {
 	t.Helper()
 	if want == "error" {
 		if e, _ := ans["error"].(map[string]any); e == nil || fmt.Sprint(e["code"]) != "1002" {
@@ -271,7 +282,7 @@ func sdkCheck(t *testing.T, ans map[string]any, want string) {
 	if res["status"] != want {
 		t.Errorf("status %v, want %s: %v", res["status"], want, res["explanation"])
 	}
-	if id, _ := res["assertion_id"].(string); !strings.HasPrefix(id, "assert_") {
-		t.Errorf("assertion_id not echoed: %v", res)
+	if got := res["assertion_id"]; got != id {
+		t.Errorf("assertion_id %v, want %s, the request's: %v", got, id, res)
 	}
 }
