@@ -26,6 +26,7 @@
 // A process killed between creating the temporary file and renaming it
 // leaves the temporary file behind (".NAME.tmp" and a random number, beside NAME);
 // RemoveTemps clears them where the caller knows no write is in flight
-// (history, under its lock); the provider cache, whose directory other
-// processes may share, removes them by age instead.
+// (history, under its lock); report files, which other processes may be
+// writing, clear them by age (RemoveStaleTemps), and so does the provider
+// cache, whose directory other processes may share.
 package atomicfile

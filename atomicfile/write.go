@@ -1,4 +1,4 @@
-// write.go: Write (temporary file, buffered writes, flush, rename) and RemoveTemps.
+// write.go: Write (temporary file, buffered writes, flush, rename), RemoveTemps and RemoveStaleTemps.
 
 package atomicfile
 
@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Sync says what Write flushes to stable storage with fsync: what a power
@@ -101,17 +102,37 @@ func SyncDir(dir string) error {
 // as a version of the file, and every crash would add one. The caller must
 // know that no write to path is in flight (it holds a lock on the
 // directory): that write's rename would fail.
-func RemoveTemps(path string) error {
-	ents, err := os.ReadDir(filepath.Dir(path))
+func RemoveTemps(path string) error { return removeTemps(path, 0) }
+
+// RemoveStaleTemps is RemoveTemps for a path that another process may be
+// writing: it removes only the temporary files last modified more than age
+// ago. A write in flight modifies its file at least once a buffer
+// (bufferSize); one unchanged for age was left by a writer killed in it.
+func RemoveStaleTemps(path string, age time.Duration) error { return removeTemps(path, age) }
+
+// removeTemps removes path's temporary files (tempPrefix and CreateTemp's
+// random digits, nothing else: ".r.tmp.tmp1" is a temporary file of r.tmp,
+// not of r) unchanged for more than age; every one when age is 0.
+func removeTemps(path string, age time.Duration) error {
+	dir := filepath.Dir(path)
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	prefix := tempPrefix(path)
+	now := time.Now()
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), prefix) {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" {
 			continue
 		}
-		if err := os.Remove(filepath.Join(filepath.Dir(path), e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if age > 0 {
+			fi, err := e.Info()
+			if err != nil || now.Sub(fi.ModTime()) <= age {
+				continue // gone meanwhile, or maybe in flight
+			}
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}

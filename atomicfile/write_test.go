@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -159,7 +160,8 @@ func TestWriteFailures(t *testing.T) {
 // TestRemoveTemps: only the temporary files of the one path go.
 func TestRemoveTemps(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"summaries.json", ".summaries.json.tmp123", ".summaries.json.tmp9", ".other.json.tmp1", "summaries.json.tmp5", "x"} {
+	for _, name := range []string{"summaries.json", ".summaries.json.tmp123", ".summaries.json.tmp9", ".other.json.tmp1", "summaries.json.tmp5", "x",
+		".summaries.json.tmp.tmp7", ".summaries.json.tmp"} { // a temporary file of summaries.json.tmp; not one of Write's names
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("{"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -167,9 +169,47 @@ func TestRemoveTemps(t *testing.T) {
 	if err := RemoveTemps(filepath.Join(dir, "summaries.json")); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{".other.json.tmp1", "summaries.json", "summaries.json.tmp5", "x"}
+	want := []string{".other.json.tmp1", ".summaries.json.tmp", ".summaries.json.tmp.tmp7", "summaries.json", "summaries.json.tmp5", "x"}
 	if d := cmp.Diff(want, names(t, dir)); d != "" {
 		t.Errorf("after RemoveTemps the directory holds (-want +got):\n%s", d)
+	}
+}
+
+// TestRemoveStaleTemps: only the temporary files of the one path unchanged
+// for longer than the age go; a recent one may be a write in flight.
+func TestRemoveStaleTemps(t *testing.T) {
+	old := time.Now().Add(-2 * time.Hour)
+	tests := []struct {
+		name  string
+		mod   time.Time
+		stays bool
+	}{
+		{".report.html.tmp123", old, false},
+		{".report.html.tmp456", time.Now(), true},
+		{"report.html", old, true},
+		{".other.html.tmp1", old, true},
+		{".report.html.tmp.tmp9", old, true}, // report.html.tmp's
+	}
+	dir := t.TempDir()
+	var want []string
+	for _, tt := range tests {
+		path := filepath.Join(dir, tt.name)
+		if err := os.WriteFile(path, []byte("<html"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, tt.mod, tt.mod); err != nil {
+			t.Fatal(err)
+		}
+		if tt.stays {
+			want = append(want, tt.name)
+		}
+	}
+	if err := RemoveStaleTemps(filepath.Join(dir, "report.html"), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	if d := cmp.Diff(want, names(t, dir)); d != "" {
+		t.Errorf("after RemoveStaleTemps the directory holds (-want +got):\n%s", d)
 	}
 }
 
