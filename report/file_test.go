@@ -95,6 +95,57 @@ func TestWriteFileMissingDir(t *testing.T) {
 	}
 }
 
+// TestWriteFileRemovesStaleTemps: the temporary files that writers killed
+// in a write left beside the report go at the next write once stale; a
+// recent one may be another process's write in flight and stays. (Every
+// SIGKILL of a server writing its --report at shutdown used to leave one
+// for good.)
+func TestWriteFileRemovesStaleTemps(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(path string) error
+	}{
+		{"WriteFile", func(path string) error { return WriteFile(path, nil) }},
+		{"WriteHistoryFile", func(path string) error { return WriteHistoryFile(path, nil, time.Time{}) }},
+		{"Spool.WriteFile", func(path string) error {
+			sp := NewSpool(filepath.Dir(path), SpoolMemory)
+			defer sp.Close()
+			_, err := sp.WriteFile(path)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "report.html")
+			killed, inFlight := filepath.Join(dir, ".report.html.tmp123"), filepath.Join(dir, ".report.html.tmp456")
+			for _, p := range []string{killed, inFlight} {
+				if err := os.WriteFile(p, []byte("<html>a report cut short"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			old := time.Now().Add(-2 * staleTemp)
+			if err := os.Chtimes(killed, old, old); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.write(path); err != nil {
+				t.Fatal(err)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range entries {
+				got = append(got, e.Name())
+			}
+			if want := []string{".report.html.tmp456", "report.html"}; strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("the directory holds %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 // BenchmarkWriteFile: a session's report of 20,000 traces written to a file
 // in each streaming format.
 func BenchmarkWriteFile(b *testing.B) {

@@ -203,10 +203,17 @@ func WriteFile(path string, traces []Trace, scenarios ...simulate.ScenarioSummar
 // writeFileAtomic writes a report file through a temporary one renamed over
 // it (package atomicfile), readable by all as a report is. Not synced: a
 // report is an artefact a rerun writes again, and a power loss that empties
-// one loses nothing the engine reads back.
+// one loses nothing the engine reads back. The temporary files that writers
+// of path killed in a write left beside it (a server SIGKILLed while it
+// writes its --report at shutdown) are removed first, once unchanged for
+// staleTemp: another process may be writing path meanwhile.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
+	_ = atomicfile.RemoveStaleTemps(path, staleTemp) // best effort: the write says what matters
 	return atomicfile.Write(path, 0o644, atomicfile.NoSync, write)
 }
+
+// staleTemp is the age past which a report's temporary file is a leftover.
+const staleTemp = time.Hour
 
 // seconds formats milliseconds as seconds with 3 decimals (JUnit's time).
 func seconds(ms int64) string {
