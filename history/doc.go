@@ -184,7 +184,9 @@
 // (the JSON-RPC session's drift_alert notifications), and, when a webhook is
 // configured, queued for it. The queue is bounded (256): an alert arriving
 // at a full queue is dropped with a warning — it is in the alert file —
-// and Record never waits on the network.
+// and Record never waits on the network. Nor on a reader: an alert file
+// that is a named pipe is refused at Open (its buffer full, each write would
+// wait for the reader, holding the store's lock).
 //
 // # Webhook
 //

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -51,10 +52,20 @@ const maxAlertLine = 1 << 20
 // torn tail is, so that the next alert does not run on from it and every
 // line stays one JSON object. A file whose last maxAlertLine bytes hold no
 // newline is no torn alert: it is left whole and a newline appended.
+//
+// A named pipe is refused: opened read-write it opens at once, and once
+// its buffer is full (no reader, or one that stalls) every alert written
+// waits for a reader, holding the store's lock, and with it every result
+// recorded: the engine would stop. OnAlert and the webhook stream alerts
+// without that.
 func openAlertFile(path string) (*os.File, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, 0, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s is a named pipe: writes to it would wait for its reader, and stop the store (stream alerts with the webhook instead)", path)
 	}
 	size, end, err := lastLineEnd(f)
 	switch {
