@@ -120,18 +120,25 @@ func TestWebhook(t *testing.T) {
 	}
 }
 
-// TestWebhookNeverBlocks: a receiver that hangs fills the bounded queue;
-// further alerts are dropped at once, and Close gives up after CloseWait.
-func TestWebhookNeverBlocks(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// hangingReceiver is a webhook receiver that answers a request only once
+// release is sent a value, or at the test's end.
+func hangingReceiver(t *testing.T) (srv *httptest.Server, release chan struct{}) {
+	release = make(chan struct{})
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
 	}))
-	defer srv.Close()
-	defer close(release)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // first: srv.Close waits for the requests
+	return srv, release
+}
+
+// TestWebhookNeverBlocks: a receiver that hangs fills the bounded queue;
+// further alerts are dropped at once, and Close gives up after CloseWait.
+func TestWebhookNeverBlocks(t *testing.T) {
+	srv, _ := hangingReceiver(t)
 	w := startWebhook(WebhookConfig{URL: srv.URL, QueueSize: 4, CloseWait: 200 * time.Millisecond}, slog.New(slog.DiscardHandler))
 	start := time.Now()
 	for i := range 100 {
@@ -238,15 +245,7 @@ func (s *syncBuffer) String() string {
 // store answers at once: Add with ErrClosed, Keys with its keys. (Close
 // used to wait up to CloseWait holding the store's lock.)
 func TestCloseWaitsOutsideLock(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
+	srv, release := hangingReceiver(t)
 	s, err := Open(t.TempDir(), Options{Webhook: &WebhookConfig{URL: srv.URL, CloseWait: time.Hour, Timeout: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
