@@ -110,20 +110,36 @@ func RemoveTemps(path string) error { return removeTemps(path, 0) }
 // (bufferSize); one unchanged for age was left by a writer killed in it.
 func RemoveStaleTemps(path string, age time.Duration) error { return removeTemps(path, age) }
 
-// removeTemps removes path's temporary files (tempPrefix and CreateTemp's
-// random digits, nothing else: ".r.tmp.tmp1" is a temporary file of r.tmp,
-// not of r) unchanged for more than age; every one when age is 0.
+// TempTarget returns the name of the file that a temporary file of Write
+// named name was to replace, and whether name is one (tempPrefix and
+// CreateTemp's random digits, nothing else: ".r.tmp.tmp1" is a temporary
+// file of r.tmp, not of r). For callers that clear the temporary files of
+// a whole directory, as the provider cache does.
+func TempTarget(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, ".")
+	digits := strings.TrimRight(rest, "0123456789")
+	if !ok || len(digits) == len(rest) {
+		return "", false
+	}
+	target, ok := strings.CutSuffix(digits, tempSuffix)
+	if !ok || target == "" {
+		return "", false
+	}
+	return target, true
+}
+
+// removeTemps removes path's temporary files (TempTarget) unchanged for
+// more than age; every one when age is 0.
 func removeTemps(path string, age time.Duration) error {
 	dir := filepath.Dir(path)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
-	prefix := tempPrefix(path)
+	base := filepath.Base(path)
 	now := time.Now()
 	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" {
+		if target, ok := TempTarget(e.Name()); !ok || target != base {
 			continue
 		}
 		if age > 0 {

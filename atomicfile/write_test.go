@@ -175,6 +175,32 @@ func TestRemoveTemps(t *testing.T) {
 	}
 }
 
+// TestTempTarget: Write's temporary file names, and only they, give the
+// name of the file they were to replace.
+func TestTempTarget(t *testing.T) {
+	tests := []struct {
+		name, target string
+		ok           bool
+	}{
+		{".summaries.json.tmp123", "summaries.json", true},
+		{".r.tmp.tmp1", "r.tmp", true},
+		{".a.tmp0", "a", true},
+		{".summaries.json.tmp", "", false}, // no random digits
+		{"summaries.json.tmp5", "", false}, // not hidden
+		{".summaries.json.tmpx1", "", false},
+		{"..tmp1", "", false}, // no target
+		{".tmp-789", "", false},
+		{".", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		target, ok := TempTarget(tt.name)
+		if target != tt.target || ok != tt.ok {
+			t.Errorf("TempTarget(%q) = %q, %v; want %q, %v", tt.name, target, ok, tt.target, tt.ok)
+		}
+	}
+}
+
 // TestRemoveStaleTemps: only the temporary files of the one path unchanged
 // for longer than the age go; a recent one may be a write in flight.
 func TestRemoveStaleTemps(t *testing.T) {

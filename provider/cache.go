@@ -75,11 +75,8 @@ func (c *resultCache) removeStaleTemps() {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		ours := len(name) > 1+69+4 && name[0] == '.' && name[65:74] == ".json.tmp"
-		if ours {
-			_, err := hex.DecodeString(name[1:65])
-			ours = err == nil
-		}
+		target, ours := atomicfile.TempTarget(name)
+		ours = ours && isCacheName(target)
 		// ".tmp-" and a number: the name before package atomicfile.
 		if !e.Type().IsRegular() || !ours && !strings.HasPrefix(name, ".tmp-") {
 			continue
@@ -167,7 +164,17 @@ type cacheFile struct {
 	mod  time.Time
 }
 
-// files lists the cache's own files (64 hex digits + ".json").
+// isCacheName says whether name is a cache file's (path): 64 hex digits
+// and ".json".
+func isCacheName(name string) bool {
+	if len(name) != 69 || !strings.HasSuffix(name, ".json") {
+		return false
+	}
+	_, err := hex.DecodeString(name[:64])
+	return err == nil
+}
+
+// files lists the cache's own files (isCacheName).
 func (c *resultCache) files() []cacheFile {
 	entries, err := os.ReadDir(c.dir)
 	if err != nil {
@@ -176,10 +183,7 @@ func (c *resultCache) files() []cacheFile {
 	var out []cacheFile
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || len(name) != 69 || !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		if _, err := hex.DecodeString(name[:64]); err != nil {
+		if !e.Type().IsRegular() || !isCacheName(name) {
 			continue
 		}
 		info, err := e.Info()
