@@ -6,6 +6,7 @@ package history
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -59,5 +60,77 @@ func TestAlertFileFIFORefused(t *testing.T) {
 			}
 			s.Close()
 		})
+	}
+}
+
+// TestStateDirFIFO: a state dir whose summaries file or a log segment is a
+// named pipe is an error for Open, OpenReadOnly and Merge, at once. Their
+// opens for reading used to wait for a writer, for good.
+func TestStateDirFIFO(t *testing.T) {
+	tests := []struct {
+		name string
+		file func(t *testing.T, dir string) string
+	}{
+		{"summaries", func(t *testing.T, dir string) string { return filepath.Join(dir, snapshotFile) }},
+		{"segment", func(t *testing.T, dir string) string {
+			segs, err := listSegments(dir)
+			if err != nil || len(segs) == 0 {
+				t.Fatalf("segments %v, %v", segs, err)
+			}
+			return filepath.Join(dir, segName(segs[0]))
+		}},
+	}
+	opens := []struct {
+		name string
+		open func(dir string) error
+	}{
+		{"Open", func(dir string) error {
+			s, err := Open(dir, Options{NoAlertFile: true})
+			if err == nil {
+				s.Close()
+			}
+			return err
+		}},
+		{"OpenReadOnly", func(dir string) error {
+			_, err := OpenReadOnly(dir)
+			return err
+		}},
+		{"Merge", func(dir string) error {
+			return Merge(filepath.Join(t.TempDir(), "merged"), dir)
+		}},
+	}
+	for _, tt := range tests {
+		for _, o := range opens {
+			t.Run(tt.name+"/"+o.name, func(t *testing.T) {
+				dir := t.TempDir()
+				s, err := Open(dir, Options{NoAlertFile: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.Add(crashResult(1)); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+				fifo := tt.file(t, dir)
+				if err := os.Remove(fifo); err != nil {
+					t.Fatal(err)
+				}
+				if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+					t.Skip("no FIFOs here:", err)
+				}
+				done := make(chan error, 1)
+				go func() { done <- o.open(dir) }()
+				select {
+				case err := <-done:
+					if err == nil || !strings.Contains(err.Error(), fifo+" is not a regular file") {
+						t.Errorf("error %v; want the named pipe named", err)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("still waiting after 10s") // the goroutine stays blocked in the open
+				}
+			})
+		}
 	}
 }

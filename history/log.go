@@ -6,6 +6,7 @@ import (
 	"attest-engine/atomicfile"
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -94,6 +95,9 @@ type frameError struct {
 // after it. It returns the end of the last valid frame and, when it stopped
 // before the end of the file, why.
 func scanSegment(path string, off int64, fn func(Result, pos) error, seg uint64) (int64, *frameError, error) {
+	if err := regular(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return 0, nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, nil, err

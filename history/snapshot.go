@@ -86,10 +86,12 @@ var errTorn = errors.New("not whole (cut short by a power loss?)")
 // wrapping errTorn for a file that is not whole JSON.
 func readSnapshot(dir string, limit int64) (*snapshot, error) {
 	path := filepath.Join(dir, snapshotFile)
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if err := regular(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
+	} else if err != nil {
+		return nil, err
 	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -136,6 +138,20 @@ func readSnapshot(dir string, limit int64) (*snapshot, error) {
 		}
 	}
 	return &snap, nil
+}
+
+// regular checks, before a file of a state dir is opened to be read, that
+// it is a regular file: a named pipe's open would wait for a writer, for
+// good (a dir handed to Merge may come from anywhere).
+func regular(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("history: %s is not a regular file", path)
+	}
+	return nil
 }
 
 // removeTempSnapshots removes the temporary files of summaries writes that a
