@@ -62,17 +62,26 @@ func benchInputs(tb testing.TB) []struct {
 // BenchmarkValidate: the decoded-value version; decoding is not timed.
 // "/source" passes Options.SourceBytes as the engine does (the refund trace
 // is then never measured), "/plain" does not.
-func BenchmarkValidate(b *testing.B) {
+func BenchmarkValidate(b *testing.B) { benchRules(b, decoded, Validate) }
+
+// BenchmarkValidateValue: the in-place version on the same traces; parsing
+// is not timed (the engine parses the request line once, for every reader).
+func BenchmarkValidateValue(b *testing.B) { benchRules(b, parsed, ValidateValue) }
+
+// BenchmarkValidateRef: the rules as they were written over decoded values
+// (validate_ref_test.go), for the before/after comparison.
+func BenchmarkValidateRef(b *testing.B) { benchRules(b, decoded, refValidate) }
+
+// benchRules times check on each of benchInputs, read by load (not timed),
+// without ("/plain") and with ("/source") Options.SourceBytes.
+func benchRules[T any](b *testing.B, load func(testing.TB, []byte) T, check func(T, Options) ([]string, *Error)) {
 	for _, in := range benchInputs(b) {
-		v, err := Decode(in.data)
-		if err != nil {
-			b.Fatal(err)
-		}
+		t := load(b, in.data)
 		for _, src := range []int{0, len(in.data)} {
 			b.Run(in.name+benchMode(src), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := Validate(v, Options{SourceBytes: src}); err != nil {
+					if _, err := check(t, Options{SourceBytes: src}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -88,46 +97,22 @@ func benchMode(src int) string {
 	return "/plain"
 }
 
-// BenchmarkValidateValue: the in-place version on the same traces; parsing
-// is not timed (the engine parses the request line once, for every reader).
-func BenchmarkValidateValue(b *testing.B) {
-	for _, in := range benchInputs(b) {
-		d, err := tape.Parse(in.data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, src := range []int{0, len(in.data)} {
-			b.Run(in.name+benchMode(src), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := ValidateValue(d.Root(), Options{SourceBytes: src}); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
+// decoded is the trace data holds, decoded.
+func decoded(tb testing.TB, data []byte) any {
+	v, err := Decode(data)
+	if err != nil {
+		tb.Fatal(err)
 	}
+	return v
 }
 
-// BenchmarkValidateRef: the rules as they were written over decoded values
-// (validate_ref_test.go), for the before/after comparison.
-func BenchmarkValidateRef(b *testing.B) {
-	for _, in := range benchInputs(b) {
-		v, err := Decode(in.data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, src := range []int{0, len(in.data)} {
-			b.Run(in.name+benchMode(src), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := refValidate(v, Options{SourceBytes: src}); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
+// parsed is the trace data holds, on a tape that stays for the benchmark.
+func parsed(tb testing.TB, data []byte) tape.Value {
+	d, err := tape.Parse(data)
+	if err != nil {
+		tb.Fatal(err)
 	}
+	return d.Root()
 }
 
 // BenchmarkValidateText: from the trace's text to the verdict, as a fresh
