@@ -3,6 +3,7 @@
 package trace
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -37,4 +38,29 @@ func TestParseTimestamp(t *testing.T) {
 			t.Errorf("ParseTimestamp(%q) succeeded; validation refuses it", s)
 		}
 	}
+}
+
+// FuzzParseTimestamp: a trace's metadata.timestamp is untrusted text;
+// ParseTimestamp never panics, and reads as an instant exactly what
+// validation accepts (isRFC3339), as time.Parse reads it when the
+// second is not a leap second.
+func FuzzParseTimestamp(f *testing.F) {
+	for _, s := range []string{"2016-12-31T23:59:60Z", "2016-12-31t23:59:60.5z", "2016-12-31T18:59:60.999-05:00",
+		"2026-02-18T10:30:00.123+02:00", "2026-02-18T1:30:00Z", "2016-12-31T23:58:60Z", "", "2026-02-30T10:30:00Z",
+		"2026-02-18T10:30:60.Z", "2026-02-18T24:00:00Z", "2026-02-18T10:30:00+24:00", "0000-01-01T00:00:00-00:00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		at, ok := ParseTimestamp(s)
+		if ok != isRFC3339(s) {
+			t.Fatalf("ParseTimestamp(%q) ok = %v, isRFC3339 = %v", s, ok, !ok)
+		}
+		if !ok || strings.ToUpper(s)[17:19] == "60" {
+			return
+		}
+		want, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+		if err != nil || !at.Equal(want) {
+			t.Fatalf("ParseTimestamp(%q) = %v; time.Parse: %v, %v", s, at, want, err)
+		}
+	})
 }
