@@ -47,11 +47,11 @@
 //     type is a missing one, not a new one. parent_trace_id, like a step
 //     name, need only be non-empty (§7 asks no more). In lax mode the first
 //     unknown step type of each trace is reported as a warning, for the log.
-//   - Sizes are measured on the compact encoding of the decoded value
-//     ([encodedSize]), so the limits do not depend on the SDK's white space.
-//     When a limit is exceeded, the message reports the exact size. On a
-//     tape the same figure comes from each string's decoded content and
-//     each number's text as written, without decoding.
+//   - Sizes are those of the compact encoding of the decoded value, so the
+//     limits do not depend on the SDK's white space. When a limit is
+//     exceeded, the message reports the exact size. The figure is measured
+//     on the tape (valueSize), from each string's decoded content and each
+//     number's text as written, without decoding or encoding.
 //   - In a document that names a member twice, the later member counts, as
 //     in encoding/json (the engine's readers refuse such documents first).
 //   - Validate reads a value outside the decoded-value model (a float64, a
