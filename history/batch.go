@@ -1,4 +1,5 @@
 // batch.go: a trace's results recorded together, with one write call to the log.
+
 package history
 
 import (

@@ -1,6 +1,7 @@
 // drift.go: the drift detectors, run over window summaries in window order:
 // a one-sided Bernoulli CUSUM on the failure rate, and a windowed mean-shift
 // test on scores with an effect-size floor.
+
 package history
 
 import (

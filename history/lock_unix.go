@@ -1,6 +1,7 @@
 //go:build unix
 
 // lock_unix.go: one process at a time per state dir.
+
 package history
 
 import (

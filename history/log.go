@@ -1,5 +1,6 @@
 // log.go: the append-only segment log of the state dir: framing, fsync
 // policy, torn-tail recovery and retention.
+
 package history
 
 import (

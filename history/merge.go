@@ -1,4 +1,5 @@
 // merge.go: combining the state dirs of shards (attest-engine merge).
+
 package history
 
 import (

@@ -1,4 +1,5 @@
 // options.go: what a Store is opened with, and the defaults.
+
 package history
 
 import (

@@ -1,5 +1,6 @@
 // query.go: the drift report of one assertion, computed from its summaries
 // alone, so that merged shards and one process give the same answer.
+
 package history
 
 import (

@@ -1,4 +1,5 @@
 // readonly.go: a state dir opened for reading only, beside its writer: reports and charts.
+
 package history
 
 import (

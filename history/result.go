@@ -1,5 +1,6 @@
 // result.go: the result record the watch command hands over, and its binary
 // encoding inside a log frame.
+
 package history
 
 import (

@@ -1,4 +1,5 @@
 // scan.go: reading a state dir's log without opening it for writing.
+
 package history
 
 import (

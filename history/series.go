@@ -1,4 +1,5 @@
 // series.go: one assertion's windows, in window order and bounded.
+
 package history
 
 import (

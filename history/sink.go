@@ -1,4 +1,5 @@
 // sink.go: where alerts go: the NDJSON alert file, OnAlert, the webhook.
+
 package history
 
 import (

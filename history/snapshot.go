@@ -1,4 +1,5 @@
 // snapshot.go: the summaries file of a state dir, rewritten atomically.
+
 package history
 
 import (

@@ -1,5 +1,6 @@
 // store.go: the state dir: Open recovers it, Add records a result and returns
 // the alerts it raised, Close seals it.
+
 package history
 
 import (

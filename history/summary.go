@@ -1,5 +1,6 @@
 // summary.go: per (assertion, window) summaries in exact integer arithmetic,
 // so that merging is associative and commutative bit for bit.
+
 package history
 
 import (

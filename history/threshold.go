@@ -1,4 +1,5 @@
 // threshold.go: a threshold learned from history ("threshold": "dynamic").
+
 package history
 
 import (

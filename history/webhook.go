@@ -1,6 +1,7 @@
 // webhook.go: alert delivery over HTTP: one signed POST per alert, bounded
 // retries with backoff and Retry-After, a bounded queue that never blocks
 // the caller.
+
 package history
 
 import (

@@ -1,4 +1,5 @@
 // bench_test.go measures validation of the Attest refund example and of a large tool result.
+
 package jsonschema
 
 import (

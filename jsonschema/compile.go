@@ -1,5 +1,6 @@
 // compile.go holds the compiler driver: the work queue of schema locations, $ref resolution and the
 // helpers keyword compilation shares.
+
 package jsonschema
 
 import (

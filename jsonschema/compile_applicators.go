@@ -1,5 +1,6 @@
 // compile_applicators.go compiles the keywords that apply subschemas: the object and array applicators,
 // the logic keywords and unevaluated* (core spec §10, §11).
+
 package jsonschema
 
 func (o *objCompiler) objectApplicators() error {

@@ -1,6 +1,7 @@
 // compile_keywords.go turns one schema object into its typed keyword nodes, in a fixed evaluation order:
 // references, then checks on the value, then applicators (compile_applicators.go), and the unevaluated*
 // keywords last since they depend on the annotations of all the others (core spec §11).
+
 package jsonschema
 
 import (

@@ -1,4 +1,5 @@
 // equal.go holds JSON value kinds, exact deep equality and hashing (for enum, const and uniqueItems).
+
 package jsonschema
 
 import (

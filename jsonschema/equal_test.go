@@ -1,4 +1,5 @@
 // equal_test.go checks Equal, the JSON equality shared with jsonpath and assert, and its hash.
+
 package jsonschema
 
 import (

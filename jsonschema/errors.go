@@ -1,4 +1,5 @@
 // errors.go holds the validation result types (2020-12 "basic" output units) and their one-line renderings.
+
 package jsonschema
 
 import (

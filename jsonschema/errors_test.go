@@ -1,5 +1,6 @@
 // errors_test.go checks that messages quote long values by their prefix, exactly as rendering the whole
 // value and cutting it would.
+
 package jsonschema
 
 import (

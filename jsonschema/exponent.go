@@ -1,4 +1,5 @@
 // exponent.go holds the exact exponents of numbers beyond ±expLimit, kept as decimal text.
+
 package jsonschema
 
 import (

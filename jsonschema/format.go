@@ -1,4 +1,5 @@
 // format.go holds the table of known formats (validation spec §7.3); the checkers are in format_*.go.
+
 package jsonschema
 
 // format is a known format: its checker, and what checking costs for each byte of the string, in eighths of

@@ -2,6 +2,7 @@
 // contextual rules, RFC 5893 Bidi rule) used by hostname and idn-hostname. Without Unicode's IDNA and
 // joining-type tables in the standard library, the code point classes are approximated from Go's unicode
 // categories and scripts; see "Deviations from the specification" in doc.go.
+
 package jsonschema
 
 import (

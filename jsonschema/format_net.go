@@ -1,5 +1,6 @@
 // format_net.go holds the Internet formats (validation spec §7.3.2-§7.3.4): email, idn-email, hostname,
 // ipv4 and ipv6.
+
 package jsonschema
 
 import (

@@ -1,5 +1,6 @@
 // format_time.go holds the date and time formats (validation spec §7.3.1): date-time, date, time and
 // duration, as defined by RFC 3339 §5.6 and Appendix A.
+
 package jsonschema
 
 import (

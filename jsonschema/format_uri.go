@@ -1,5 +1,6 @@
 // format_uri.go holds the resource identifier formats (validation spec §7.3.5-§7.3.7): uri, uri-reference,
 // iri, iri-reference, uuid, uri-template, json-pointer and relative-json-pointer.
+
 package jsonschema
 
 import (

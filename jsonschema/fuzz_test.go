@@ -1,4 +1,5 @@
 // fuzz_test.go holds the fuzz targets: compiling and validating arbitrary JSON must never panic or hang.
+
 package jsonschema
 
 import (

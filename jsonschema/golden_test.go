@@ -1,5 +1,6 @@
 // golden_test.go checks error output (units, Summary, compile errors) against golden files under
 // testdata/jsonschema; run with -update to rewrite them, then review the diff like code.
+
 package jsonschema
 
 import (

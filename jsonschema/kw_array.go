@@ -1,6 +1,7 @@
 // kw_array.go holds the keywords that apply to arrays: prefixItems, items, contains (with minContains and
 // maxContains), unevaluatedItems (core spec §10.3.1, §11.2) and minItems, maxItems, uniqueItems
 // (validation spec §6.4).
+
 package jsonschema
 
 // prefixItemsKw (§10.3.1.1), also Draft 2019-09's array form of items: item i must match schema i.

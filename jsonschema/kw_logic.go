@@ -1,5 +1,6 @@
 // kw_logic.go holds the in-place applicators that combine subschemas (core spec §10.2): allOf, anyOf,
 // oneOf, not, if/then/else and dependentSchemas.
+
 package jsonschema
 
 // allOfKw: "An instance validates successfully against this keyword if it validates successfully against

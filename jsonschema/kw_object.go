@@ -1,6 +1,7 @@
 // kw_object.go holds the keywords that apply to objects: properties, patternProperties,
 // additionalProperties, propertyNames, unevaluatedProperties (core spec §10.3.2, §11.3) and required,
 // dependentRequired, minProperties, maxProperties (validation spec §6.5).
+
 package jsonschema
 
 // nameSet is a set of property names: a short list is faster to scan than a map is to hash.

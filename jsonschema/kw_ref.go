@@ -1,5 +1,6 @@
 // kw_ref.go holds $ref and $dynamicRef (core spec §8.2.3), with the loop detection that keeps a $ref
 // cycle which consumes no instance input from recursing forever.
+
 package jsonschema
 
 import "fmt"

@@ -1,5 +1,6 @@
 // kw_value.go holds the keywords that check a value itself (validation spec §6.1-§6.3, §7): type, enum,
 // const, the numeric keywords, the string length keywords, pattern and format.
+
 package jsonschema
 
 import (

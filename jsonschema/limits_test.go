@@ -1,4 +1,5 @@
 // limits_test.go checks that hostile schemas and instances end in bounded time with an error.
+
 package jsonschema
 
 import (

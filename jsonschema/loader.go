@@ -1,4 +1,5 @@
 // loader.go holds DirLoader, the only file system access in the package.
+
 package jsonschema
 
 import (

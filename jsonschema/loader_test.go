@@ -1,4 +1,5 @@
 // loader_test.go checks DirLoader: ".json" fallback, longest prefix, and no escape from the directory.
+
 package jsonschema
 
 import (

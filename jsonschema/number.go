@@ -1,4 +1,5 @@
 // number.go holds exact JSON number handling: parsing, ordering, equality and multipleOf.
+
 package jsonschema
 
 import (

@@ -1,4 +1,5 @@
 // number_test.go checks exact number arithmetic past float64 and int64, at a cost linear in the text.
+
 package jsonschema
 
 import (

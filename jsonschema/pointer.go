@@ -1,4 +1,5 @@
 // pointer.go holds URI resolution (RFC 3986) and JSON Pointer (RFC 6901) helpers.
+
 package jsonschema
 
 import (

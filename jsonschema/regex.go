@@ -1,5 +1,6 @@
 // regex.go translates ECMA-262 regular expressions (which JSON Schema patterns are, validation spec §6.3.3
 // and core spec §6.4) to Go's RE2 syntax, and rejects what RE2 cannot run.
+
 package jsonschema
 
 import (

@@ -1,6 +1,7 @@
 // regex_fast.go holds a bit-parallel matcher for small regular expressions (at most 64 character
 // positions, no assertions other than ^ and $ at the ends), which covers most schema patterns and is
 // several times faster than the general regexp engine for the yes/no question a pattern asks.
+
 package jsonschema
 
 import (

@@ -1,4 +1,5 @@
 // regex_test.go checks the bit-parallel matcher against the regexp package on many strings.
+
 package jsonschema
 
 import (

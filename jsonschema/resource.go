@@ -1,5 +1,6 @@
 // resource.go holds schema documents and resources: discovery of $id, $anchor and $dynamicAnchor, loading
 // through the Loader, dialects and vocabularies.
+
 package jsonschema
 
 import (

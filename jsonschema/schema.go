@@ -1,4 +1,5 @@
 // schema.go holds the exported surface: Options, Loader, Schema, Compile and CompileError.
+
 package jsonschema
 
 import (

@@ -1,4 +1,5 @@
 // suite_test.go runs the official JSON-Schema-Test-Suite (draft2020-12) against the package.
+
 package jsonschema
 
 import (

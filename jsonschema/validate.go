@@ -1,5 +1,6 @@
 // validate.go holds the compiled graph's node type and the evaluator: Validate, Valid, the dynamic scope,
 // annotation collection for unevaluated*, and the limits that keep evaluation bounded.
+
 package jsonschema
 
 import (

@@ -1,6 +1,7 @@
 // value.go holds ValidValue, which validates a tape.Value in place: the evaluator's verdict-only path over
 // a tape (the keywords' own readings are in value_kw.go), and what they share: kinds, decoded text,
 // equality with a decoded value, member lookup, and the per-call memo that keeps their cost that of eval.
+
 package jsonschema
 
 import (

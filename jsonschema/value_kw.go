@@ -3,6 +3,7 @@
 // order, the same work, and a return at the first failure where eval, not building units, stops too.
 // unevaluatedProperties and unevaluatedItems have none: they need annotations, so a schema using them is
 // decoded.
+
 package jsonschema
 
 import (

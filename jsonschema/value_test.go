@@ -1,5 +1,6 @@
 // value_test.go checks ValidValue against Valid on decoded values: the official suite, the golden and
 // limit cases, cases aimed at the in-place readings, and a fuzz target.
+
 package jsonschema
 
 import (

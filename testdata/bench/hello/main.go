@@ -1,5 +1,6 @@
 // Command hello is BenchmarkStartup's floor: a Go program that answers one
 // line with one line, linking nothing beyond what that needs.
+
 package main
 
 import (

@@ -2,6 +2,7 @@
 // need (net/http with TLS, encoding/json): the floor for an engine that can
 // call providers at all. Package initialization runs whether or not a
 // request is ever made.
+
 package main
 
 import (

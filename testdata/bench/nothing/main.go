@@ -9,6 +9,7 @@
 // line read (initialize) is answered the same way. With BUSY (a Go duration),
 // it spins that long on the CPU before each answer: the floor of an engine
 // whose work per request takes that long.
+
 package main
 
 import (
