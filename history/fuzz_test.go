@@ -79,13 +79,13 @@ func FuzzSegment(f *testing.F) {
 			t.Fatal(err)
 		}
 		n := 0
-		_, _, err := scanSegment(path, 0, func(r Result, _ pos) error {
+		_, err := scanSegmentAt(dir, 1, 0, func(r Result, _ pos) error {
 			if err := r.Validate(); err != nil {
 				t.Fatalf("invalid record yielded: %v", err)
 			}
 			n++
 			return nil
-		}, 1)
+		})
 		if err != nil {
 			return // not a segment (wrong magic): Open refuses it too
 		}
@@ -97,8 +97,8 @@ func FuzzSegment(f *testing.F) {
 			t.Errorf("Open replayed %d records, scan saw %d", s.rec.Records, n)
 		}
 		s.Close()
-		if _, bad, err := scanSegment(path, 0, nil, 1); err != nil || bad != nil {
-			t.Errorf("after recovery: err %v, bad frame %+v", err, bad)
+		if res, err := scanSegmentAt(dir, 1, 0, nil); err != nil || res.tail != nil && !res.gaveUp {
+			t.Errorf("after recovery: err %v, a tail left %+v", err, res.tail)
 		}
 	})
 }

@@ -7,16 +7,22 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"attest-engine/safedir"
 )
 
 // load reads a state dir without changing it: its summaries, plus the log
 // records after their checkpoint (a dir whose writer was killed).
 func load(dir string) (*snapshot, error) {
-	snap, err := readSnapshot(dir, maxSnapshot)
+	d, err := safedir.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer d.Close()
+	snap, err := readSnapshot(d, maxSnapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +33,7 @@ func load(dir string) (*snapshot, error) {
 		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
 		MaxKeys: 1 << 30, // the shard kept no more keys than its own bound
 	}.withDefaults(), keys: snap.Keys}
-	segs, err := listSegments(dir)
+	segs, err := listSegments(d)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -39,11 +45,11 @@ func load(dir string) (*snapshot, error) {
 		if n == snap.Checkpoint.Seg {
 			from = snap.Checkpoint.Off
 		}
-		if _, _, err := scanSegment(filepath.Join(dir, segName(n)), from, func(r Result, _ pos) error {
+		if _, err := scanSegment(d, n, from, func(r Result, _ pos) error {
 			st.apply(&r)
 			return nil
-		}, n); err != nil {
-			return nil, err
+		}); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
 	return snap, nil

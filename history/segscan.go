@@ -1,0 +1,266 @@
+// segscan.go: reading a log segment's frames, resynchronising past a corrupt one, within a stated work budget.
+
+package history
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+
+	"attest-engine/safedir"
+)
+
+const (
+	// maxRecordPayload is the largest payload a valid record has: version,
+	// status, score, two varints and four strings of at most MaxField
+	// bytes with their lengths. Longer lengths (up to maxPayload) are
+	// still read as frames, but never looked for when resynchronising.
+	maxRecordPayload = 10 + 2*binary.MaxVarintLen64 + 4*(binary.MaxVarintLen16+MaxField)
+	// minRecordPayload: the same with every varint one byte, every string empty.
+	minRecordPayload = 10 + 2 + 4
+	// scanWindow is how much of a segment is read at a time.
+	scanWindow = 256 << 10
+)
+
+// skip is a run of bytes of a segment that holds no valid frame.
+type skip struct {
+	Off, N int64
+	Reason string
+}
+
+// segScan is what scanning a segment found.
+type segScan struct {
+	// end is the end of the last valid frame: where the next record goes.
+	end int64
+	// skipped are corrupt runs followed by valid frames, in order.
+	skipped []skip
+	// tail, when set, is the run from end to the end of the file that
+	// holds no valid frame: a torn tail, or bytes not searched (gaveUp).
+	tail *skip
+	// gaveUp: resynchronising spent its budget; the tail was not searched
+	// to its end, and may hold valid frames.
+	gaveUp bool
+}
+
+// resyncBudget bounds the bytes checksummed while looking for the next
+// valid frame past a corrupt one: 4× the segment's size and 1 MiB. A
+// corrupt run costs a byte-by-byte search, each offset read as a header
+// and checked (length, payload shape) before its payload is checksummed;
+// crafted bytes could pass the shape check at many offsets, so the
+// checksums are counted. A plain scan checksums each byte once.
+func resyncBudget(size int64) int64 { return 4*size + 1<<20 }
+
+// segReader reads a segment through a window of its bytes, in order and at
+// random (the resynchronisation's search).
+type segReader struct {
+	f      *os.File
+	size   int64 // the file's size when opened: a frame written later is not read
+	buf    []byte
+	bufOff int64
+}
+
+// at returns the n bytes at off, or fewer at the end of the file (n is at
+// most a frame: well within scanWindow).
+func (r *segReader) at(off int64, n int) ([]byte, error) {
+	if off >= r.bufOff && off+int64(n) <= r.bufOff+int64(len(r.buf)) {
+		return r.buf[off-r.bufOff : off-r.bufOff+int64(n)], nil
+	}
+	if r.buf == nil {
+		r.buf = make([]byte, scanWindow)
+	}
+	want := int(min(int64(scanWindow), max(0, r.size-off)))
+	m, err := r.f.ReadAt(r.buf[:cap(r.buf)][:want], off)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	r.buf, r.bufOff = r.buf[:m], off
+	return r.buf[:min(m, n)], nil
+}
+
+// frameAt reads the frame at off: its record and total length, or why
+// there is none there ("" with n 0: the end of the file). claimed is the
+// payload length the header gave (0 when it has none).
+func (r *segReader) frameAt(off int64) (rec Result, n int64, claimed uint32, reason string, err error) {
+	hdr, err := r.at(off, frameHeader)
+	if err != nil {
+		return Result{}, 0, 0, "", err
+	}
+	switch {
+	case len(hdr) == 0:
+		return Result{}, 0, 0, "", nil
+	case len(hdr) < frameHeader:
+		return Result{}, 0, 0, "torn frame header", nil
+	}
+	claimed = binary.LittleEndian.Uint32(hdr[0:4])
+	sum := binary.LittleEndian.Uint32(hdr[4:8])
+	if claimed == 0 || claimed > maxPayload {
+		return Result{}, 0, 0, fmt.Sprintf("frame length %d", claimed), nil
+	}
+	if off+frameHeader+int64(claimed) > r.size {
+		return Result{}, 0, claimed, "torn frame payload", nil
+	}
+	p, err := r.at(off+frameHeader, int(claimed))
+	if err != nil {
+		return Result{}, 0, 0, "", err
+	}
+	if crc32.Checksum(p, castagnoli) != sum {
+		return Result{}, 0, claimed, "checksum mismatch", nil
+	}
+	rec, derr := decodePayload(p)
+	if derr != nil {
+		return Result{}, 0, claimed, derr.Error(), nil
+	}
+	return rec, frameHeader + int64(claimed), claimed, "", nil
+}
+
+// shapeOK checks, without a checksum, that p could be a record's payload:
+// version, status, and varint and string lengths that end exactly at its
+// end. The resynchronisation's cheap filter.
+func shapeOK(p []byte) bool {
+	if len(p) < minRecordPayload || len(p) > maxRecordPayload || p[0] != payloadVersion || p[1] < 1 || p[1] > 5 {
+		return false
+	}
+	p = p[10:]
+	if _, n := binary.Varint(p); n <= 0 {
+		return false
+	} else {
+		p = p[n:]
+	}
+	if _, n := binary.Uvarint(p); n <= 0 {
+		return false
+	} else {
+		p = p[n:]
+	}
+	for range 4 {
+		l, n := binary.Uvarint(p)
+		if n <= 0 || l > MaxField || l > uint64(len(p)-n) {
+			return false
+		}
+		p = p[n+int(l):]
+	}
+	return len(p) == 0
+}
+
+// resync finds the first valid frame after the corrupt one at off whose
+// header claimed claimed bytes: first where that header says the next
+// frame starts (a damaged payload with its header whole: nothing else is
+// searched, so a frame-shaped text inside the damaged payload is never
+// taken for a record), then byte by byte, charging the checksums to
+// budget. It returns the frame's offset, or -1 with gaveUp when the budget
+// ran out first.
+func (r *segReader) resync(off int64, claimed uint32, budget *int64) (next int64, gaveUp bool, err error) {
+	if claimed > 0 {
+		e := off + frameHeader + int64(claimed)
+		if _, n, _, _, err := r.frameAt(e); err != nil {
+			return -1, false, err
+		} else if n > 0 {
+			return e, false, nil
+		}
+	}
+	for p := off + 1; p+frameHeader+minRecordPayload <= r.size; p++ {
+		hdr, err := r.at(p, frameHeader+2)
+		if err != nil {
+			return -1, false, err
+		}
+		n := int64(binary.LittleEndian.Uint32(hdr[0:4]))
+		if n < minRecordPayload || n > maxRecordPayload || p+frameHeader+n > r.size || hdr[8] != payloadVersion || hdr[9] < 1 || hdr[9] > 5 {
+			continue
+		}
+		pl, err := r.at(p+frameHeader, int(n))
+		if err != nil {
+			return -1, false, err
+		}
+		if !shapeOK(pl) {
+			continue
+		}
+		if *budget -= n; *budget < 0 {
+			return p, true, nil
+		}
+		if _, m, _, _, err := r.frameAt(p); err != nil {
+			return -1, false, err
+		} else if m > 0 {
+			return p, false, nil
+		}
+	}
+	return -1, false, nil
+}
+
+// scanSegment reads the frames of segment seg of d from off (0 means the
+// start, after the magic), calling fn for each valid record with the
+// position just after it. Past a corrupt frame it resynchronises on the
+// next valid one (resync) and goes on; the corrupt runs and a tail with no
+// valid frame are reported, never changed: the caller decides (Open cuts
+// a torn tail of the last segment).
+func scanSegment(d *safedir.Dir, seg uint64, off int64, fn func(Result, pos) error) (segScan, error) {
+	name := segName(seg)
+	f, err := d.Open(name)
+	if err != nil {
+		return segScan{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return segScan{}, err
+	}
+	r := &segReader{f: f, size: fi.Size()}
+	magic, err := r.at(0, len(segMagic))
+	if err != nil {
+		return segScan{}, err
+	}
+	if len(magic) < len(segMagic) {
+		return segScan{tail: &skip{0, r.size, "segment header missing"}}, nil
+	}
+	if string(magic) != segMagic {
+		return segScan{}, fmt.Errorf("history: %s is not a history log segment", d.Join(name))
+	}
+	off = max(off, int64(len(segMagic)))
+	if off > r.size {
+		// A checkpoint past the end: the file lost its tail (a power loss
+		// under a lax fsync policy), maybe in the middle of a frame. The
+		// summaries hold every record it had: find where its valid frames
+		// end, replaying none, so that the caller cuts there and appends
+		// after them, never past the end (a hole of zeros) nor after half
+		// a frame.
+		all, err := scanSegment(d, seg, 0, nil)
+		if err != nil {
+			return segScan{}, err
+		}
+		return segScan{end: all.end, tail: &skip{all.end, r.size - all.end, "segment shorter than its checkpoint"}}, nil
+	}
+	res := segScan{end: off}
+	budget := resyncBudget(r.size)
+	for {
+		rec, n, claimed, reason, err := r.frameAt(off)
+		if err != nil {
+			return segScan{}, err
+		}
+		if n > 0 {
+			off += n
+			res.end = off
+			if fn != nil {
+				if err := fn(rec, pos{seg, off}); err != nil {
+					return res, err
+				}
+			}
+			continue
+		}
+		if reason == "" {
+			return res, nil // the end of the file, after a whole frame
+		}
+		next, gaveUp, err := r.resync(off, claimed, &budget)
+		if err != nil {
+			return segScan{}, err
+		}
+		if next < 0 || gaveUp {
+			if gaveUp {
+				reason += fmt.Sprintf("; the search for the next valid frame stopped at offset %d, its budget (%d bytes checksummed) spent", next, resyncBudget(r.size))
+			}
+			res.tail, res.gaveUp = &skip{off, r.size - off, reason}, gaveUp
+			return res, nil
+		}
+		res.skipped = append(res.skipped, skip{off, next - off, reason})
+		off = next
+	}
+}
