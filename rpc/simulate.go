@@ -20,6 +20,7 @@ const maxTables = 64
 
 // simState is a session's simulation state.
 type simState struct {
+	order   simOrder // mock calls and ledger reads per scenario in read order (simorder.go)
 	sim     *simulate.Simulator
 	repeats *simulate.Repeats
 	tables  *simulate.Tables
@@ -69,7 +70,11 @@ func (s *Server) mockToolCall(ctx context.Context, req *request) ([]byte, error)
 	if v, ok := req.params["sleep"]; ok && v != nil && !isBool {
 		return nil, simWire(&simulate.CallError{Field: "sleep", Msg: "must be a boolean"})
 	}
+	if err := req.turn.wait(ctx); err != nil {
+		return nil, err
+	}
 	a, err := s.mockCall(req.params)
+	req.turn.finish() // the decision is made: the next call of the scenario may go while this one sleeps
 	if err != nil {
 		return nil, simWire(err)
 	}
@@ -119,12 +124,16 @@ func (s *Server) mockCall(p map[string]any) (*simulate.Answer, error) {
 
 // simulationLedger answers {scenario_id, entries}: every decision of the scenario in order (none for a
 // scenario never called).
-func (s *Server) simulationLedger(_ context.Context, req *request) ([]byte, error) {
+func (s *Server) simulationLedger(ctx context.Context, req *request) ([]byte, error) {
 	id, ok := req.params["scenario_id"].(string)
 	if !ok {
 		return nil, simWire(&simulate.CallError{Field: "scenario_id", Msg: "required string"})
 	}
+	if err := req.turn.wait(ctx); err != nil {
+		return nil, err
+	}
 	entries, _ := s.simState.sim.Ledger(id)
+	req.turn.finish()
 	list := make([]any, len(entries))
 	for i := range entries {
 		list[i] = entries[i].Wire()
