@@ -238,6 +238,12 @@ func parseWith(line []byte, known *assert.Engine) (*request, *Error) {
 		req.paramsTape, req.trace = params, params.Get("trace")
 		return req, nil
 	}
+	if isSimulation(req.method) {
+		if path, bad := tape.FindLoneSurrogate(params); bad {
+			doc.Release()
+			return req, loneSurrogate(path)
+		}
+	}
 	if params.Exists() {
 		req.params = params.Any().(map[string]any)
 	} else {

@@ -54,6 +54,20 @@ func simWire(err error) error {
 	return err
 }
 
+// isSimulation reports whether method is one of the simulation methods (capability simulation).
+func isSimulation(method string) bool {
+	return method == "mock_tool_call" || method == "simulation_ledger" || method == "generate_user_message"
+}
+
+// loneSurrogate refuses a simulation request whose params hold a lone surrogate escape at path: decoded it
+// would be U+FFFD, so "\ud800", "\udc00" and "\ufffd" would share one occurrence count, one decision and
+// one cache key. RFC 8785 canonicalises I-JSON, which forbids them (RFC 7493 §2.1), as the engine already
+// refuses invalid UTF-8 bytes.
+func loneSurrogate(path string) *Error {
+	return newError(codeInvalidParams, "Simulation canonicalises its params as RFC 8785 (I-JSON) text: a \\ud800–\\udfff escape must be half of a surrogate pair; send the text as valid Unicode.",
+		"invalid params: %s: a lone surrogate escape (not valid Unicode)", path)
+}
+
 // simTable returns the rules of a call: the request's mocks and faults where it sends them, else the
 // config's.
 func (s *Server) simTable(p map[string]any) (*simulate.Table, error) {

@@ -281,3 +281,34 @@ func TestSimulationModelOverride(t *testing.T) {
 		t.Errorf("model sent %q, answer %s", model, ans)
 	}
 }
+
+// TestSimulationLoneSurrogate: a simulation request whose params escape a lone surrogate is -32602 naming
+// where; a surrogate pair is an ordinary character. Decoded, "\ud800", "\udc00" and "\ufffd" were one
+// value: one occurrence count and one set of decisions.
+func TestSimulationLoneSurrogate(t *testing.T) {
+	ss := newSession(t, assert.Config{Settings: provider.Settings{Getenv: noEnv}})
+	ss.ask(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":["simulation"],"preferred_encoding":"json"}}`)
+	mocks := `"mocks":[{"id":"m","tool":"*","result":"ok"}]`
+	for _, tc := range []struct{ name, params, want string }{
+		{"args value", `"scenario_id":"s","seed":1,"tool":"t","args":{"q":["a","\ud800"]},` + mocks, `"invalid params: args.q[1]: a lone surrogate escape (not valid Unicode)"`},
+		{"args name", `"scenario_id":"s","seed":1,"tool":"t","args":{"\udc00":1},` + mocks, "\"invalid params: args.\uFFFD: a lone surrogate escape"},
+		{"scenario id", `"scenario_id":"s\udbff","seed":1,"tool":"t","args":{},` + mocks, `"invalid params: scenario_id: a lone surrogate`},
+		{"rule table", `"scenario_id":"s","seed":1,"tool":"t","args":{},"mocks":[{"id":"m","tool":"*","result":"\ud800"}]`, `"invalid params: mocks[0].result: a lone surrogate`},
+		{"pair", `"scenario_id":"s","seed":1,"tool":"t","args":{"q":"\ud83d\ude00"},` + mocks, `"result":{"attempt":1,"fault":null,"latency_ms":0,"occurrence":1,"result":"ok","rule_id":"m"}`},
+		{"replacement character", `"scenario_id":"s","seed":1,"tool":"t","args":{"q":"\ufffd"},` + mocks, `"occurrence":1`},
+	} {
+		ans := ss.ask(t, `{"jsonrpc":"2.0","id":1,"method":"mock_tool_call","params":{`+tc.params+`}}`)
+		if !strings.Contains(ans, tc.want) {
+			t.Errorf("%s: answer %s, want it to hold %s", tc.name, ans, tc.want)
+		}
+		if strings.Contains(tc.want, "invalid params") && !strings.Contains(ans, `"code":-32602`) {
+			t.Errorf("%s: answer %s, want -32602", tc.name, ans)
+		}
+	}
+	for _, m := range []string{"simulation_ledger", "generate_user_message"} {
+		ans := ss.ask(t, `{"jsonrpc":"2.0","id":2,"method":"`+m+`","params":{"scenario_id":"\ud800","persona":{"name":"\ud800"},"conversation_history":[],"scripted":["hi"]}}`)
+		if !strings.Contains(ans, `"code":-32602`) || !strings.Contains(ans, "lone surrogate") {
+			t.Errorf("%s: answer %s, want -32602 naming a lone surrogate", m, ans)
+		}
+	}
+}
