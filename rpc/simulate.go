@@ -6,6 +6,7 @@ package rpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"attest-engine/assert"
@@ -136,23 +137,43 @@ func (s *Server) mockCall(p map[string]any) (*simulate.Answer, error) {
 	return s.simState.sim.Call(t, c)
 }
 
-// simulationLedger answers {scenario_id, entries}: every decision of the scenario in order (none for a
-// scenario never called).
+// simulationLedger answers {scenario_id, entries, total, next_offset}: the scenario's decisions in order
+// from offset (default 0), at most limit of them (default: as many as fit) and at most
+// simulate.MaxLedgerPage bytes of entries, with next_offset the offset of the next page, or null when this
+// page ends the ledger (none for a scenario never called: entries [], total 0).
 func (s *Server) simulationLedger(ctx context.Context, req *request) ([]byte, error) {
 	id, ok := req.params["scenario_id"].(string)
 	if !ok {
 		return nil, simWire(&simulate.CallError{Field: "scenario_id", Msg: "required string"})
 	}
+	offset, limit := 0, simulate.MaxCalls
+	for _, f := range []struct {
+		name string
+		to   *int
+		min  int64
+	}{{"offset", &offset, 0}, {"limit", &limit, 1}} {
+		if v, ok := req.params[f.name]; ok && v != nil {
+			n, isInt := jsonschema.Integer(v)
+			if !isInt || n < f.min || n > simulate.MaxCalls {
+				return nil, simWire(&simulate.CallError{Field: f.name, Msg: fmt.Sprintf("must be an integer from %d to %d", f.min, simulate.MaxCalls)})
+			}
+			*f.to = int(n)
+		}
+	}
 	if err := req.turn.wait(ctx); err != nil {
 		return nil, err
 	}
-	entries, _ := s.simState.sim.Ledger(id)
+	entries, total, _ := s.simState.sim.LedgerPage(id, offset, limit, simulate.MaxLedgerPage)
 	req.turn.finish()
 	list := make([]any, len(entries))
 	for i := range entries {
 		list[i] = entries[i].Wire()
 	}
-	return resultLine(req, map[string]any{"scenario_id": id, "entries": list})
+	var next any
+	if end := offset + len(entries); end < total {
+		next = end
+	}
+	return resultLine(req, map[string]any{"scenario_id": id, "entries": list, "total": total, "next_offset": next})
 }
 
 // resultLine is a success answer whose result is v in canonical JSON: answers built from the same
