@@ -22,6 +22,7 @@ import (
 	"attest-engine/eval"
 	"attest-engine/history"
 	"attest-engine/logsink"
+	"attest-engine/merge"
 	"attest-engine/report"
 	"attest-engine/rpc"
 	"attest-engine/simulate"
@@ -90,7 +91,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			defer sink.Flush(flushLogs)
 			return watch.Run(ctx, args[1:], stdin, stdout, sink, watchEnv())
 		case "merge":
-			return history.Main(args[1:], stdout, stderr)
+			return merge.Run(context.Background(), args[1:], stdin, stdout, stderr)
 		case "report":
 			return runReport(args[1:], stdout, stderr)
 		case "version": // the earlier engine's subcommand (../shared/sdk-compat.md)
