@@ -4,8 +4,8 @@
 // rules (what a merge sums, what it refuses) live in package history.
 //
 // Exit status: 0 merged (a note on stderr when assertions beyond a state
-// dir's bound were left out, history.KeysDropped), 1 the merge failed, 2
-// usage.
+// dir's bound were left out, history.KeysDropped) or -h, 1 the merge
+// failed, 2 usage.
 package merge
 
 import (
@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 
+	"attest-engine/cli"
 	"attest-engine/history"
 )
 
@@ -27,8 +28,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: attest-engine merge DST SRC [SRC...]\n\nAdds the summaries of the state dirs SRC (the --state-dir of each shard) into DST.")
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := cli.Parse(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() < 2 {
 		fs.Usage()

@@ -46,6 +46,7 @@ func TestRun(t *testing.T) {
 		{"merged", []string{filepath.Join(root, "d"), a}, 0, "merged 1 state dirs into " + filepath.Join(root, "d") + "\n"},
 		{"no source", []string{filepath.Join(root, "d")}, 2, ""},
 		{"unknown flag", []string{"--bogus"}, 2, ""},
+		{"help", []string{"-h"}, 0, ""},
 		{"missing source", []string{filepath.Join(root, "e"), filepath.Join(root, "missing")}, 1, ""},
 	}
 	for _, tc := range tests {

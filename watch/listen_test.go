@@ -92,7 +92,7 @@ func listenRun(t *testing.T, post func(url string)) string {
 	var out bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"--suite", "../testdata/watch/suite.json", "--listen", "127.0.0.1:0", "--deterministic", "--jobs", "1", "--max-line", "4096"},
+		done <- RunEnv(ctx, []string{"--suite", "../testdata/watch/suite.json", "--listen", "127.0.0.1:0", "--deterministic", "--jobs", "1", "--max-line", "4096"},
 			nil, &out, pw, testEnv(nil))
 		pw.Close()
 	}()
