@@ -260,3 +260,25 @@ func TestWriteFailureExits(t *testing.T) {
 		t.Errorf("exit %d, log %s; want a failure naming the write error", code, errb.String())
 	}
 }
+
+// TestSharedFlags: the flags every command reads alike (package cli): a
+// bare number of milliseconds for a duration, --offline, -h exiting 0.
+func TestSharedFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--eval-timeout", "30000"}, 0},
+		{[]string{"--eval-timeout", "0"}, 2},
+		{[]string{"--grace", "1500", "--idle", "2m"}, 0},
+		{[]string{"--offline"}, 0},
+		{[]string{"-h"}, 0},
+	}
+	for _, tc := range tests {
+		var errb bytes.Buffer
+		args := append([]string{"--suite", "../testdata/watch/suite.json"}, tc.args...)
+		if code := RunEnv(context.Background(), args, strings.NewReader(""), io.Discard, &errb, testEnv(nil)); code != tc.code {
+			t.Errorf("%q: exit %d, want %d: %s", tc.args, code, tc.code, errb.String())
+		}
+	}
+}
