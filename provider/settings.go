@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"attest-engine/clip"
 )
 
 // Settings configures the embedding (layer 5) and judge (layer 6) providers. Its
@@ -249,7 +251,7 @@ func New(s Settings) (*Client, error) {
 	}
 	p.cache, err = newResultCache(size, dir, maxDir)
 	if err != nil && s.CacheDir == "" {
-		p.warnings = append(p.warnings, fmt.Sprintf("%s %q is not usable (%v): results are cached in memory only", envCacheDir, excerpt(dir, 200), err))
+		p.warnings = append(p.warnings, fmt.Sprintf("%s %q is not usable (%v): results are cached in memory only", envCacheDir, clip.String(dir, 200), err))
 		p.cache, err = newResultCache(size, "", maxDir)
 	}
 	if err != nil {

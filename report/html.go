@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"attest-engine/assert"
+	"attest-engine/clip"
 	"attest-engine/simulate"
 )
 
@@ -290,14 +291,14 @@ func score(f float64) string {
 // line is one line of text from a trace: control characters and invalid
 // UTF-8 shown escaped (as in the text report), cut to n bytes.
 func line(s string, n int) string {
-	return clip(Clean(clip(s, n)), n)
+	return clip.String(Clean(clip.String(s, n)), n)
 }
 
 // text is text of several lines: each line as line does, the whole cut to
 // htmlTextMax bytes with a note of how much was left out.
 func text(s string) string {
 	orig := len(s)
-	s = clip(s, htmlTextMax)
+	s = clip.String(s, htmlTextMax)
 	var b strings.Builder
 	for i, l := range strings.Split(s, "\n") {
 		if i > 0 {
@@ -305,7 +306,7 @@ func text(s string) string {
 		}
 		b.WriteString(Clean(strings.TrimSuffix(l, "\r")))
 	}
-	out := clip(b.String(), htmlTextMax)
+	out := clip.String(b.String(), htmlTextMax)
 	if orig > htmlTextMax {
 		out += "\n[" + strconv.Itoa(orig-htmlTextMax) + " more bytes: see the JSON report]"
 	}
