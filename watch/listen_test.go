@@ -272,3 +272,31 @@ func deepAttr(key string) []byte {
 		pbBytes(9, append(pbBytes(1, []byte(key)), pbBytes(2, v)...)))
 	return pbBytes(1, pbBytes(2, pbBytes(2, span)))
 }
+
+// TestListenAddr: --listen's host part. An empty one binds loopback with a
+// warning (a container's collector could not reach it), or every address
+// with --listen-any-address; another machine's address needs the flag.
+func TestListenAddr(t *testing.T) {
+	tests := []struct {
+		listen    string
+		any       bool
+		addr      string
+		warn, err bool
+	}{
+		{"127.0.0.1:4318", false, "127.0.0.1:4318", false, false},
+		{"localhost:4318", false, "localhost:4318", false, false},
+		{"[::1]:4318", false, "[::1]:4318", false, false},
+		{":4318", false, "127.0.0.1:4318", true, false},
+		{":4318", true, ":4318", false, false},
+		{"0.0.0.0:4318", false, "", false, true},
+		{"0.0.0.0:4318", true, "0.0.0.0:4318", false, false},
+		{"4318", false, "", false, true},
+	}
+	for _, tc := range tests {
+		c := &command{o: options{listen: tc.listen, listenAny: tc.any}}
+		addr, warn, err := c.listenAddr()
+		if addr != tc.addr || (warn != "") != tc.warn || (err != nil) != tc.err {
+			t.Errorf("--listen %q (any %v) = %q, warning %q, %v; want %q, warning %v, error %v", tc.listen, tc.any, addr, warn, err, tc.addr, tc.warn, tc.err)
+		}
+	}
+}
