@@ -208,7 +208,7 @@ func (h *htmlReport) row(tr *Trace, st, types string) error {
 }
 
 func (h *htmlReport) End(tot *Totals) error {
-	p := htmlPage{Tot: tot, Cost: "$" + strconv.FormatFloat(finite(tot.Cost), 'f', -1, 64), Time: seconds(tot.DurationMS) + "s",
+	p := htmlPage{Tot: tot, Cost: dollars(tot.Cost), Time: seconds(tot.DurationMS) + "s",
 		Failed: template.HTML(h.failed.buf.String()), NFailed: h.failed.n,
 		Soft: template.HTML(h.soft.buf.String()), NSoft: h.soft.n,
 		Rows: template.HTML(h.rows.String()), NRows: h.nRows, Passed: h.passed, Over: h.over, Omitted: h.omitted,
@@ -251,7 +251,7 @@ func htmlResultOf(rec *Recorded, typ string) *htmlResult {
 		out.Label = "skipped"
 	}
 	if r.Cost != 0 {
-		out.Cost = "$" + strconv.FormatFloat(finite(r.Cost), 'f', -1, 64)
+		out.Cost = dollars(r.Cost)
 	}
 	if rec.Spec != "" {
 		out.Spec = text(rec.Spec)
