@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // ErrStopped is OpenFile's error (in an *os.PathError) when ctx ended
@@ -58,4 +59,16 @@ func Named(flag string, err error) error {
 		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return err
+}
+
+// MakeParent creates the directory an output file (eval --output, watch
+// --out, report --html, the server's --report) goes into, with its
+// parents, as `go build -o` does: a run that was told where to write does
+// not fail for want of a directory. "-" (stdout) and a path in the working
+// directory need none.
+func MakeParent(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	return os.MkdirAll(filepath.Dir(path), 0o755)
 }

@@ -82,6 +82,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// buffer, to be lost, or blocked the run once it was full. Now the
 		// open waits for a reader, as a shell's redirection does, and a
 		// signal ends the wait.
+		if err := cli.MakeParent(c.outputPath); err != nil {
+			return nil, nil, fmt.Errorf("--output: %w", err)
+		}
 		f, err := cli.OpenFile(ctx, c.outputPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 		if err != nil {
 			return nil, nil, cli.Named("--output", err)

@@ -60,7 +60,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if *out == "-" {
 		err = report.WriteHistory(stdout, keys, generated)
-	} else {
+	} else if err = cli.MakeParent(*out); err == nil {
 		err = report.WriteHistoryFile(*out, keys, generated)
 	}
 	if err != nil {

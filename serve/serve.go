@@ -99,6 +99,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	srv := rpc.New(opts)
 	if o.reportPath != "" {
+		if err := cli.MakeParent(o.reportPath); err != nil {
+			// As any failure of --report: logged, never a failed start.
+			logger.Error("--report", "error", err.Error())
+		}
 		srv.RecordTo(reportTo(o.reportPath, logger, srv.Scenarios))
 	}
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {

@@ -221,6 +221,9 @@ func openOut(ctx context.Context, path string, stdout io.Writer) (io.Writer, fun
 	if path == "-" || path == "" {
 		return stdout, func() error { return nil }, nil
 	}
+	if err := cli.MakeParent(path); err != nil {
+		return nil, nil, err
+	}
 	f, err := cli.OpenFile(ctx, path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, nil, err
