@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"attest-engine/clip"
 )
 
 // Limits of provider calls.
@@ -219,7 +221,7 @@ func providerMessage(r provRequest, status int, body []byte) string {
 			msg = "unexpected status"
 		}
 	}
-	return excerpt(scrub(msg, r.ep.key), maxErrorText)
+	return clip.String(scrub(msg, r.ep.key), maxErrorText)
 }
 
 // keyLike matches API-key-shaped tokens that providers echo back in part
@@ -284,15 +286,3 @@ func newHTTPClient() *http.Client {
 
 // idleConnsPerHost: idle connections kept per provider host.
 const idleConnsPerHost = 16
-
-// excerpt is s cut to at most limit bytes, on a UTF-8 boundary, marked "…".
-func excerpt(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}

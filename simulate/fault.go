@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"attest-engine/clip"
 )
 
 // fired describes a fault that fired, as the answer's fault member shows it.
@@ -130,11 +131,7 @@ func malform(v any, variant, field string) any {
 	switch variant {
 	case "truncated":
 		c, _ := Canonical(v)
-		cut := len(c) / 2
-		for cut > 0 && !utf8.RuneStart(c[cut]) {
-			cut--
-		}
-		return string(c[:cut])
+		return string(c[:clip.Boundary(c, len(c)/2)])
 	case "wrong_type":
 		if obj, ok := v.(map[string]any); ok && field != "" {
 			if fv, ok := obj[field]; ok {
