@@ -51,7 +51,7 @@ type Options struct {
 	// one of their (trace, assertion)s replaces the old. Default
 	// DefaultVerdicts; negative turns the index off.
 	Verdicts int
-	Drift      DriftConfig
+	Drift    DriftConfig
 	// AlertFile receives one JSON line per alert; default
 	// <dir>/alerts.ndjson. NoAlertFile turns it off.
 	AlertFile   string
