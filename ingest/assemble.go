@@ -103,7 +103,7 @@ type Assembler struct {
 	open       map[string]*pending
 	lru        *list.List // of *pending, least recently touched first
 	roots      []*pending // traces whose root ended, by deadline (times only grow)
-	bytes      int // span bytes held, open and settling
+	bytes      int        // span bytes held, open and settling
 	closed     *recent
 	settling   settleCache
 	Late       int // spans that came after their trace was closed
