@@ -219,7 +219,10 @@ func (c *Check) toolArgs(r *run) Outcome {
 		f := r.failEnd(fmt.Sprintf("'%s' was never called", p.Tool))
 		return Outcome{Explanation: fmt.Sprintf("Tool '%s' was never called, so its arguments could not be checked.", p.Tool), Failed: f}
 	}
-	return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("All %d %s of %s match: %s.", len(at), plural(len(at), "call", "calls"), p.label(), strings.Join(at, ", "))}
+	if len(at) == 1 {
+		return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("The one call of %s matches: %s.", p.label(), at[0])}
+	}
+	return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("All %d calls of %s match: %s.", len(at), p.label(), strings.Join(at, ", "))}
 }
 
 func (c *Check) strict(r *run, all []step, seq []int, masks []uint64) Outcome {
@@ -237,6 +240,15 @@ func (c *Check) strict(r *run, all []step, seq []int, masks []uint64) Outcome {
 			if p.Tool == s.name && (p.Type == "" || p.Type == s.typ) {
 				reason = fmt.Sprintf("%s (reference pattern %d %s)", p.why(s, &r.env), i+1, p.label())
 				break
+			}
+		}
+		for _, i := range res.full {
+			if reason == "" && masks[res.at]&(1<<uint(i)) != 0 {
+				p := c.pats[i]
+				reason = fmt.Sprintf("one too many: reference pattern %d %s allows at most %d", i+1, p.label(), p.Max)
+				if len(res.expected) > 0 {
+					reason += "; the reference expects " + patternList(c.pats, res.expected, " or ") + " here"
+				}
 			}
 		}
 		if reason == "" {
@@ -394,7 +406,10 @@ func (c *Check) temporal(ctx context.Context, r *run) (Outcome, error) {
 		for i, k := range c.cons {
 			names = appendCapped(names, k.String(), i)
 		}
-		return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("All %d temporal %s hold: %s.", len(c.cons), plural(len(c.cons), "constraint", "constraints"), strings.Join(names, "; "))}, nil
+		if len(c.cons) == 1 {
+			return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("The temporal constraint holds: %s.", names[0])}, nil
+		}
+		return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("All %d temporal constraints hold: %s.", len(c.cons), strings.Join(names, "; "))}, nil
 	}
 	// The failure named is the earliest step, in execution order, at which a
 	// constraint breaks (ties: the first constraint listed).
@@ -420,7 +435,7 @@ func (c *Check) temporal(ctx context.Context, r *run) (Outcome, error) {
 	}
 	var parts []string
 	for i, v := range vs {
-		at := "at the end of the trace"
+		at := "at the end of the trace:"
 		if v.step != nil {
 			at = r.describe(v.step)
 		}

@@ -456,7 +456,18 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 				return true, ""
 			}
 		}
-		return false, fmt.Sprintf("%s ≠ %s %s%s", quote(got), m.source, quote(vals[0]), m.tolText())
+		if len(vals) == 1 {
+			return false, fmt.Sprintf("%s ≠ %s %s%s", quote(got), m.source, quote(vals[0]), m.tolText())
+		}
+		shown := make([]string, 0, 3)
+		for i, v := range vals {
+			if i == 3 {
+				shown = append(shown, "…")
+				break
+			}
+			shown = append(shown, quote(v))
+		}
+		return false, fmt.Sprintf("%s is none of the %d values of %s (%s)%s", quote(got), len(vals), m.source, strings.Join(shown, ", "), m.tolText())
 	}
 	return false, "cannot be matched"
 }

@@ -118,12 +118,12 @@ type Failure struct {
 	// Step is the step's index in its trace's steps array; when the trace
 	// ended before what was asked happened, it is the number of steps of
 	// the trace read (one past the last) and AtEnd is set.
-	Step     int
-	Location string // the step as a path from the trace evaluated: steps[4], steps[2].sub_trace.steps[1]
-	AgentID  string // agent_id of the trace holding the step, if it has one
-	Tool     string // the step's name ("" at the end)
-	AtEnd    bool
-	Reason   string
+	Step     int    `json:"step"`
+	Location string `json:"location"`           // the step as a path from the trace evaluated: steps[4], steps[2].sub_trace.steps[1]
+	AgentID  string `json:"agent_id,omitempty"` // agent_id of the trace holding the step, if it has one
+	Tool     string `json:"tool,omitempty"`     // the step's name ("" at the end)
+	AtEnd    bool   `json:"at_end,omitempty"`
+	Reason   string `json:"reason"`
 }
 
 // failAt is a Failure at a step.
@@ -155,7 +155,7 @@ func (r *run) describe(s *step) string {
 // String renders f as the sentence explanations end with.
 func (f *Failure) String() string {
 	if f.AtEnd {
-		return "the trace ended (after " + strconv.Itoa(f.Step) + " steps): " + f.Reason
+		return "the end of the trace (after " + strconv.Itoa(f.Step) + " steps): " + f.Reason
 	}
 	return f.Location + " '" + clip(f.Tool, 80) + "': " + f.Reason
 }

@@ -95,6 +95,7 @@ type strictResult struct {
 	pass     bool
 	at       int
 	expected []int // patterns that could have matched the step at 'at'
+	full     []int // patterns at their max there
 	missing  int   // at the end: the furthest pattern not yet complete
 	count    int   // how often it occurred
 }
@@ -133,7 +134,7 @@ func matchStrict(pats []*Pattern, masks []uint64) strictResult {
 			}
 		}
 		if !any {
-			return strictResult{at: at, expected: open(st, cur)}
+			return strictResult{at: at, expected: open(st, cur), full: full(st, cur)}
 		}
 		cur, next = next, cur
 		closeStates(st, pats, cur)
@@ -176,6 +177,17 @@ func open(st states, cur []bool) []int {
 				out = append(out, i)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// full lists the patterns that are at their (finite) max in cur.
+func full(st states, cur []bool) []int {
+	var out []int
+	for i := range st.k {
+		if !st.unb[i] && cur[st.base[i]+st.k[i]] {
+			out = append(out, i)
 		}
 	}
 	return out

@@ -192,7 +192,11 @@ func (k *constraint) eval(ctx context.Context, r *run) (*violation, error) {
 			}
 			count++
 			if count > k.n {
-				return fail(j, fmt.Sprintf("is occurrence %d of %s, more than %d (earlier: %s)", count, k.a.label(), k.n, strings.Join(first, ", "))), nil
+				earlier := ""
+				if len(first) > 0 {
+					earlier = " (earlier: " + strings.Join(first, ", ") + ")"
+				}
+				return fail(j, fmt.Sprintf("is occurrence %d of %s, more than %d%s", count, k.a.label(), k.n, earlier)), nil
 			}
 			if len(first) < 5 {
 				first = append(first, fmt.Sprintf("step %d", all[seq[j]].index))
