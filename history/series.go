@@ -67,6 +67,23 @@ func (s *series) at(w int64) *Summary {
 	return &s.Windows[i]
 }
 
+// find returns the summary of window w, or nil when it is not held.
+func (s *series) find(w int64) *Summary {
+	i, found := slices.BinarySearchFunc(s.Windows, w, func(x Summary, w int64) int {
+		switch {
+		case x.Window < w:
+			return -1
+		case x.Window > w:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		return nil
+	}
+	return &s.Windows[i]
+}
+
 // observe folds r's identity into the series' type and latest result.
 func (s *series) observe(r *Result) {
 	if s.Type == "" || (r.Type != "" && r.Type < s.Type) {
