@@ -13,12 +13,8 @@ import (
 )
 
 const (
-	// maxRecordPayload is the largest payload a valid record has: version,
-	// status, score, two varints and four strings of at most MaxField
-	// bytes with their lengths. Longer lengths (up to maxPayload) are
-	// still read as frames, but never looked for when resynchronising.
-	maxRecordPayload = 10 + 2*binary.MaxVarintLen64 + 4*(binary.MaxVarintLen16+MaxField)
-	// minRecordPayload: the same with every varint one byte, every string empty.
+	// minRecordPayload is the smallest payload a record has: version,
+	// status, score, two varints of a byte, four empty strings.
 	minRecordPayload = 10 + 2 + 4
 	// scanWindow is how much of a segment is read at a time.
 	scanWindow = 256 << 10
@@ -44,12 +40,15 @@ type segScan struct {
 	gaveUp bool
 }
 
+// knownVersion says whether b is a payload version decodePayload reads.
+func knownVersion(b byte) bool { return b == payloadVersion || b == payloadVersionV1 }
+
 // resyncBudget bounds the bytes checksummed while looking for the next
 // valid frame past a corrupt one: 4× the segment's size and 1 MiB. A
 // corrupt run costs a byte-by-byte search, each offset read as a header
-// and checked (length, payload shape) before its payload is checksummed;
-// crafted bytes could pass the shape check at many offsets, so the
-// checksums are counted. A plain scan checksums each byte once.
+// and checked (length, version, status) before its payload is checksummed;
+// crafted bytes could pass that check at every offset, so the checksums
+// are counted. A plain scan checksums each byte once.
 func resyncBudget(size int64) int64 { return 4*size + 1<<20 }
 
 // segReader reads a segment through a window of its bytes, in order and at
@@ -115,64 +114,72 @@ func (r *segReader) frameAt(off int64) (rec Result, n int64, claimed uint32, rea
 	return rec, frameHeader + int64(claimed), claimed, "", nil
 }
 
-// shapeOK checks, without a checksum, that p could be a record's payload:
-// version, status, and varint and string lengths that end exactly at its
-// end. The resynchronisation's cheap filter.
-func shapeOK(p []byte) bool {
-	if len(p) < minRecordPayload || len(p) > maxRecordPayload || p[0] != payloadVersion || p[1] < 1 || p[1] > 5 {
-		return false
-	}
-	p = p[10:]
-	if _, n := binary.Varint(p); n <= 0 {
-		return false
-	} else {
-		p = p[n:]
-	}
-	if _, n := binary.Uvarint(p); n <= 0 {
-		return false
-	} else {
-		p = p[n:]
-	}
-	for range 4 {
-		l, n := binary.Uvarint(p)
-		if n <= 0 || l > MaxField || l > uint64(len(p)-n) {
-			return false
-		}
-		p = p[n+int(l):]
-	}
-	return len(p) == 0
-}
-
-// resync finds the first valid frame after the corrupt one at off whose
-// header claimed claimed bytes: first where that header says the next
-// frame starts (a damaged payload with its header whole: nothing else is
-// searched, so a frame-shaped text inside the damaged payload is never
-// taken for a record), then byte by byte, charging the checksums to
-// budget. It returns the frame's offset, or -1 with gaveUp when the budget
-// ran out first.
+// resync finds the first valid frame after the corrupt one at off, whose
+// header claimed claimed bytes (0: none). The next frame is looked for
+// byte by byte; but where the claimed end is a frame boundary (a valid
+// frame, or the end of the file: the header whole, the payload damaged),
+// a frame found inside the claimed extent is taken only when valid frames
+// lead from it exactly to that boundary (the length was damaged, not the
+// payload), so that a frame-shaped text inside a damaged payload is never
+// taken for a record. The checksums of the search are charged to budget.
+// It returns the frame's offset, or -1 when there is none (what is left is
+// a torn tail), or the offset where the search stopped with gaveUp.
 func (r *segReader) resync(off int64, claimed uint32, budget *int64) (next int64, gaveUp bool, err error) {
+	end := int64(-1) // the claimed end, when it is a frame boundary
 	if claimed > 0 {
 		e := off + frameHeader + int64(claimed)
-		if _, n, _, _, err := r.frameAt(e); err != nil {
-			return -1, false, err
-		} else if n > 0 {
-			return e, false, nil
+		if e == r.size {
+			end = e
+		} else if e < r.size {
+			_, n, _, _, err := r.frameAt(e)
+			if err != nil {
+				return -1, false, err
+			}
+			if n > 0 {
+				end = e
+			}
 		}
 	}
-	for p := off + 1; p+frameHeader+minRecordPayload <= r.size; p++ {
+	limit := r.size
+	if end >= 0 {
+		limit = end
+	}
+	for p := off + 1; ; p++ {
+		p, gaveUp, err = r.search(p, limit, budget)
+		if err != nil || gaveUp {
+			return p, gaveUp, err
+		}
+		if p < 0 {
+			break
+		}
+		if end < 0 {
+			return p, false, nil
+		}
+		ok, gaveUp, err := r.chains(p, end, budget)
+		if err != nil || gaveUp {
+			return p, gaveUp, err
+		}
+		if ok {
+			return p, false, nil
+		}
+	}
+	if end >= 0 && end < r.size {
+		return end, false, nil
+	}
+	return -1, false, nil
+}
+
+// search returns the first offset in [from, limit) where a valid frame
+// starts (-1: none), each candidate filtered by its length, payload
+// version and status before its checksum is charged to budget.
+func (r *segReader) search(from, limit int64, budget *int64) (int64, bool, error) {
+	for p := from; p+frameHeader+minRecordPayload <= r.size && p < limit; p++ {
 		hdr, err := r.at(p, frameHeader+2)
 		if err != nil {
 			return -1, false, err
 		}
 		n := int64(binary.LittleEndian.Uint32(hdr[0:4]))
-		if n < minRecordPayload || n > maxRecordPayload || p+frameHeader+n > r.size || hdr[8] != payloadVersion || hdr[9] < 1 || hdr[9] > 5 {
-			continue
-		}
-		pl, err := r.at(p+frameHeader, int(n))
-		if err != nil {
-			return -1, false, err
-		}
-		if !shapeOK(pl) {
+		if n < minRecordPayload || n > maxPayload || p+frameHeader+n > r.size || !knownVersion(hdr[8]) || hdr[9] < 1 || hdr[9] > 5 {
 			continue
 		}
 		if *budget -= n; *budget < 0 {
@@ -185,6 +192,21 @@ func (r *segReader) resync(off int64, claimed uint32, budget *int64) (next int64
 		}
 	}
 	return -1, false, nil
+}
+
+// chains says whether valid frames lead from p exactly to end.
+func (r *segReader) chains(p, end int64, budget *int64) (bool, bool, error) {
+	for p < end {
+		_, n, _, _, err := r.frameAt(p)
+		if err != nil || n == 0 {
+			return false, false, err
+		}
+		if *budget -= n; *budget < 0 {
+			return false, true, nil
+		}
+		p += n
+	}
+	return p == end, false, nil
 }
 
 // scanSegment reads the frames of segment seg of d from off (0 means the
