@@ -44,5 +44,5 @@ func readSnapshotAt(dir string, limit int64) (*snapshot, error) {
 		return nil, err
 	}
 	defer d.Close()
-	return readSnapshot(d, limit)
+	return readSnapshot(d, limit, defaultLimits)
 }

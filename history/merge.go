@@ -20,7 +20,7 @@ func load(dir string) (*snapshot, error) {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	defer d.Close()
-	snap, err := readSnapshot(d, maxSnapshot)
+	snap, err := readSnapshot(d, maxSnapshot, defaultLimits)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,9 @@ func load(dir string) (*snapshot, error) {
 	}
 	st := &Store{opts: Options{
 		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
-		MaxKeys: 1 << 30, // the shard kept no more keys than its own bound
+		// New keys of the log beyond the bound are left out, as the
+		// writer (with the default bound) left them out of its summaries.
+		MaxKeys: DefaultMaxKeys,
 	}.withDefaults(), keys: snap.Keys, dir: dir, d: d, meta: snap.meta}
 	segs, err := listSegments(d)
 	if err != nil {

@@ -129,3 +129,34 @@ func TestBoundMergeLinear(t *testing.T) {
 		t.Fatal("merging and bounding 2 × 400,000 windows took more than 10 s: quadratic?")
 	}
 }
+
+// TestLateWindow: a result for a window the key does not hold is
+// summarized when the window lies among the newest lateWindows, and
+// counted in Dropped (logged, not summarized) when it lies further back.
+func TestLateWindow(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{NoAlertFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := func(i int, window int64) {
+		t.Helper()
+		r := crashResult(i)
+		r.Assertion, r.Seq = "a", uint64(window*DefaultWindowTraces+1)
+		if err := s.Record(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for w := range int64(2 * lateWindows) {
+		rec(int(w), 2*w+1) // odd windows 1, 3, …
+	}
+	rec(1000, 2*int64(lateWindows)) // an even window among the newest lateWindows: inserted
+	rec(1001, 2)                    // an even window far back: late
+	ser, _ := s.Series("a")
+	if len(ser.Windows) != 2*lateWindows+1 || s.summarized() != 2*lateWindows+1 {
+		t.Errorf("%d windows, %d results summarized, want %d of each", len(ser.Windows), s.summarized(), 2*lateWindows+1)
+	}
+	if sr := s.keys["a"]; sr.Dropped != 1 {
+		t.Errorf("dropped %d, want the late result counted", sr.Dropped)
+	}
+}

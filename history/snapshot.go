@@ -84,8 +84,9 @@ type snapshot struct {
 var errTorn = errors.New("not whole (cut short by a power loss?)")
 
 // readSnapshot returns nil, nil when dir has none yet, and an error
-// wrapping errTorn for a file that is not whole JSON.
-func readSnapshot(d *safedir.Dir, limit int64) (*snapshot, error) {
+// wrapping errTorn for a file that is not whole JSON. It decodes the file
+// as a stream within lim (decodeSnapshot).
+func readSnapshot(d *safedir.Dir, limit int64, lim snapLimits) (*snapshot, error) {
 	path := d.Join(snapshotFile)
 	f, err := d.Open(snapshotFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -103,9 +104,8 @@ func readSnapshot(d *safedir.Dir, limit int64) (*snapshot, error) {
 		// short, and Open would rebuild it and lose what it holds.
 		return nil, fmt.Errorf("history: %s: %d bytes, more than the %d a store with these bounds writes", path, fi.Size(), limit)
 	}
-	var snap snapshot
-	dec := json.NewDecoder(io.LimitReader(f, limit))
-	if err := dec.Decode(&snap); err != nil {
+	snap, err := decodeSnapshot(io.LimitReader(f, limit), lim)
+	if err != nil {
 		var syn *json.SyntaxError
 		switch {
 		case fi.Size() == 0:
@@ -124,18 +124,7 @@ func readSnapshot(d *safedir.Dir, limit int64) (*snapshot, error) {
 	if snap.Keys == nil {
 		snap.Keys = map[string]*series{}
 	}
-	for k, sr := range snap.Keys {
-		if sr == nil {
-			delete(snap.Keys, k)
-			continue
-		}
-		for i := 1; i < len(sr.Windows); i++ {
-			if sr.Windows[i].Window <= sr.Windows[i-1].Window {
-				return nil, fmt.Errorf("history: %s: windows of %q out of order", path, k)
-			}
-		}
-	}
-	return &snap, nil
+	return snap, nil
 }
 
 // removeTempSnapshots removes the temporary files of summaries writes that a

@@ -48,6 +48,7 @@ type Store struct {
 	meta      meta
 	keys      map[string]*series
 	overflow  uint64 // results of keys beyond MaxKeys
+	late      uint64 // results of windows too far back (lateWindows)
 	verdicts  *verdicts
 	dups      uint64 // results refused: their result id was held
 	rec       Recovery
@@ -135,7 +136,8 @@ func (s *Store) recover() error {
 	}
 	// A store reads what its own bounds let it write, and never less than
 	// the defaults allow.
-	snap, err := readSnapshot(s.d, max(maxSnapshot, snapshotBound(s.opts.MaxKeys, s.opts.MaxWindows)))
+	lim := snapLimits{keys: max(DefaultMaxKeys, s.opts.MaxKeys), windows: max(DefaultMaxWindows, s.opts.MaxWindows)}
+	snap, err := readSnapshot(s.d, max(maxSnapshot, snapshotBound(lim.keys, lim.windows)), lim)
 	if errors.Is(err, errTorn) {
 		// Summaries not whole (doc.go, "Recovery"): rebuilt from every
 		// segment on disk, as for a new dir with a log.
@@ -298,7 +300,16 @@ func (s *Store) apply(r *Result) (*series, int64) {
 		sr.Arrivals++
 		w = windowOf(r, sr, int64(s.opts.WindowTraces), s.opts.WindowDuration, s.opts.Now)
 	}
-	sr.at(w).add(r.Status, r.Score)
+	if sum := sr.at(w); sum != nil {
+		sum.add(r.Status, r.Score)
+	} else {
+		if s.late == 0 {
+			s.opts.Logger.Warn("history: a result came for a window older than its assertion's newest 256 that the store does not hold; such late results are logged but not summarized (counted in the series' dropped)",
+				"assertion", r.Assertion, "window", w)
+		}
+		s.late++
+		sr.Dropped++
+	}
 	sr.bound(s.opts.MaxWindows, s.opts.Drift.BaselineN)
 	s.remember(r, sr, w)
 	return sr, w
