@@ -209,3 +209,38 @@ func TestHostileDirs(t *testing.T) {
 		}
 	}
 }
+
+// TestMergedCap: a merge whose destination would list more than MaxMerged
+// merged dirs is refused, and the destination left as it was.
+func TestMergedCap(t *testing.T) {
+	root := t.TempDir()
+	var src []string
+	for i := range 2 {
+		// a source that lists MaxMerged/2 merged dirs of its own
+		var b bytes.Buffer
+		fmt.Fprintf(&b, `{"version":1,"id":"s%d","window":{"traces":20},"checkpoint":{"segment":1,"offset":0},"keys":{},"merged":[`, i)
+		for j := range MaxMerged / 2 {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"%016x"`, i*MaxMerged+j)
+		}
+		b.WriteString("]}\n")
+		dir := filepath.Join(root, fmt.Sprint("src", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, snapshotFile), b.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, dir)
+	}
+	dst := filepath.Join(root, "dst")
+	err := Merge(dst, src...)
+	if err == nil || !strings.Contains(err.Error(), "more than the 65536 a state dir holds") {
+		t.Fatalf("Merge: %v, want a refusal past MaxMerged", err)
+	}
+	if err := Merge(dst, src[0]); err != nil {
+		t.Fatalf("merging one source after the refusal: %v", err)
+	}
+}

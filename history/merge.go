@@ -99,6 +99,10 @@ func Merge(dst string, srcs ...string) error {
 	}
 	s.mu.Lock()
 	err = claim(&s.meta, dst)
+	if err == nil && len(covered)-1 > MaxMerged {
+		// every id claimed but dst's own goes to its merged list
+		err = fmt.Errorf("history: merge: %s would list %d merged state dirs, more than the %d a state dir holds", dst, len(covered)-1, MaxMerged)
+	}
 	var dropped int
 	if err == nil {
 		keep := keptKeys(s.keys, snaps, s.opts.MaxKeys)
