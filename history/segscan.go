@@ -38,27 +38,38 @@ type segScan struct {
 	// gaveUp: resynchronising spent its budget; the tail was not searched
 	// to its end, and may hold valid frames.
 	gaveUp bool
+	// checksummed counts the bytes checksummed (the tests check the bound).
+	checksummed int64
 }
 
 // knownVersion says whether b is a payload version decodePayload reads.
 func knownVersion(b byte) bool { return b == payloadVersion || b == payloadVersionV1 }
 
-// resyncBudget bounds the bytes checksummed while looking for the next
-// valid frame past a corrupt one: 4× the segment's size and 1 MiB. A
-// corrupt run costs a byte-by-byte search, each offset read as a header
-// and checked (length, version, status) before its payload is checksummed;
-// crafted bytes could pass that check at every offset, so the checksums
-// are counted. A plain scan checksums each byte once.
+// resyncBudget bounds the bytes checksummed beyond one pass over the valid
+// frames (which checksums each of their bytes once): the corrupt frames'
+// payloads and the search for the next valid frame past each, 4× the
+// segment's size and 1 MiB. A corrupt run costs a byte-by-byte search,
+// each offset read as a header and checked (length, version, status)
+// before its payload is checksummed; crafted bytes could pass that check
+// at every offset, and claim 64 KiB payloads, so the checksums are counted.
 func resyncBudget(size int64) int64 { return 4*size + 1<<20 }
 
 // segReader reads a segment through a window of its bytes, in order and at
-// random (the resynchronisation's search).
+// random (the resynchronisation's search), and counts its checksums.
 type segReader struct {
 	f      *os.File
 	size   int64 // the file's size when opened: a frame written later is not read
 	buf    []byte
 	bufOff int64
+	// budget is what is left of resyncBudget: every checksum but that of
+	// a valid frame read in order is charged to it.
+	budget int64
+	// checksummed counts the bytes checksummed, for the tests.
+	checksummed int64
 }
+
+// spent says whether the budget is spent.
+func (r *segReader) spent() bool { return r.budget < 0 }
 
 // at returns the n bytes at off, or fewer at the end of the file (n is at
 // most a frame: well within scanWindow).
@@ -80,8 +91,9 @@ func (r *segReader) at(off int64, n int) ([]byte, error) {
 
 // frameAt reads the frame at off: its record and total length, or why
 // there is none there ("" with n 0: the end of the file). claimed is the
-// payload length the header gave (0 when it has none).
-func (r *segReader) frameAt(off int64) (rec Result, n int64, claimed uint32, reason string, err error) {
+// payload length the header gave (0 when it has none). The checksum is
+// charged to the budget unless inOrder and the frame is valid.
+func (r *segReader) frameAt(off int64, inOrder bool) (rec Result, n int64, claimed uint32, reason string, err error) {
 	hdr, err := r.at(off, frameHeader)
 	if err != nil {
 		return Result{}, 0, 0, "", err
@@ -104,14 +116,30 @@ func (r *segReader) frameAt(off int64) (rec Result, n int64, claimed uint32, rea
 	if err != nil {
 		return Result{}, 0, 0, "", err
 	}
+	r.checksummed += int64(claimed)
+	switch rec, derr := decodeChecked(p, sum); {
+	case derr != "":
+		r.budget -= int64(claimed)
+		return Result{}, 0, claimed, derr, nil
+	default:
+		if !inOrder {
+			r.budget -= int64(claimed)
+		}
+		return rec, frameHeader + int64(claimed), claimed, "", nil
+	}
+}
+
+// decodeChecked checks p's checksum and decodes it; the reason it is no
+// record, or "".
+func decodeChecked(p []byte, sum uint32) (Result, string) {
 	if crc32.Checksum(p, castagnoli) != sum {
-		return Result{}, 0, claimed, "checksum mismatch", nil
+		return Result{}, "checksum mismatch"
 	}
-	rec, derr := decodePayload(p)
-	if derr != nil {
-		return Result{}, 0, claimed, derr.Error(), nil
+	rec, err := decodePayload(p)
+	if err != nil {
+		return Result{}, err.Error()
 	}
-	return rec, frameHeader + int64(claimed), claimed, "", nil
+	return rec, ""
 }
 
 // resync finds the first valid frame after the corrupt one at off, whose
@@ -121,17 +149,17 @@ func (r *segReader) frameAt(off int64) (rec Result, n int64, claimed uint32, rea
 // a frame found inside the claimed extent is taken only when valid frames
 // lead from it exactly to that boundary (the length was damaged, not the
 // payload), so that a frame-shaped text inside a damaged payload is never
-// taken for a record. The checksums of the search are charged to budget.
-// It returns the frame's offset, or -1 when there is none (what is left is
-// a torn tail), or the offset where the search stopped with gaveUp.
-func (r *segReader) resync(off int64, claimed uint32, budget *int64) (next int64, gaveUp bool, err error) {
+// taken for a record. It returns the frame's offset, or -1 when there is
+// none (what is left is a torn tail); or, with gaveUp, the offset where
+// the budget ran out.
+func (r *segReader) resync(off int64, claimed uint32) (next int64, gaveUp bool, err error) {
 	end := int64(-1) // the claimed end, when it is a frame boundary
 	if claimed > 0 {
 		e := off + frameHeader + int64(claimed)
 		if e == r.size {
 			end = e
 		} else if e < r.size {
-			_, n, _, _, err := r.frameAt(e)
+			_, n, _, _, err := r.frameAt(e, false)
 			if err != nil {
 				return -1, false, err
 			}
@@ -140,28 +168,36 @@ func (r *segReader) resync(off int64, claimed uint32, budget *int64) (next int64
 			}
 		}
 	}
+	if r.spent() {
+		return off, true, nil
+	}
 	limit := r.size
 	if end >= 0 {
 		limit = end
 	}
 	for p := off + 1; ; p++ {
-		p, gaveUp, err = r.search(p, limit, budget)
-		if err != nil || gaveUp {
-			return p, gaveUp, err
-		}
-		if p < 0 {
+		if p, err = r.search(p, limit); err != nil || p < 0 {
 			break
+		}
+		if r.spent() {
+			return p, true, nil
 		}
 		if end < 0 {
 			return p, false, nil
 		}
-		ok, gaveUp, err := r.chains(p, end, budget)
-		if err != nil || gaveUp {
-			return p, gaveUp, err
+		ok, err := r.chains(p, end)
+		if err != nil {
+			return -1, false, err
+		}
+		if r.spent() {
+			return p, true, nil
 		}
 		if ok {
 			return p, false, nil
 		}
+	}
+	if err != nil {
+		return -1, false, err
 	}
 	if end >= 0 && end < r.size {
 		return end, false, nil
@@ -171,42 +207,39 @@ func (r *segReader) resync(off int64, claimed uint32, budget *int64) (next int64
 
 // search returns the first offset in [from, limit) where a valid frame
 // starts (-1: none), each candidate filtered by its length, payload
-// version and status before its checksum is charged to budget.
-func (r *segReader) search(from, limit int64, budget *int64) (int64, bool, error) {
+// version and status before its checksum is charged; it stops where the
+// budget runs out.
+func (r *segReader) search(from, limit int64) (int64, error) {
 	for p := from; p+frameHeader+minRecordPayload <= r.size && p < limit; p++ {
 		hdr, err := r.at(p, frameHeader+2)
 		if err != nil {
-			return -1, false, err
+			return -1, err
 		}
 		n := int64(binary.LittleEndian.Uint32(hdr[0:4]))
 		if n < minRecordPayload || n > maxPayload || p+frameHeader+n > r.size || !knownVersion(hdr[8]) || hdr[9] < 1 || hdr[9] > 5 {
 			continue
 		}
-		if *budget -= n; *budget < 0 {
-			return p, true, nil
+		_, m, _, _, err := r.frameAt(p, false)
+		if err != nil {
+			return -1, err
 		}
-		if _, m, _, _, err := r.frameAt(p); err != nil {
-			return -1, false, err
-		} else if m > 0 {
-			return p, false, nil
+		if m > 0 || r.spent() {
+			return p, nil
 		}
 	}
-	return -1, false, nil
+	return -1, nil
 }
 
 // chains says whether valid frames lead from p exactly to end.
-func (r *segReader) chains(p, end int64, budget *int64) (bool, bool, error) {
-	for p < end {
-		_, n, _, _, err := r.frameAt(p)
+func (r *segReader) chains(p, end int64) (bool, error) {
+	for p < end && !r.spent() {
+		_, n, _, _, err := r.frameAt(p, false)
 		if err != nil || n == 0 {
-			return false, false, err
-		}
-		if *budget -= n; *budget < 0 {
-			return false, true, nil
+			return false, err
 		}
 		p += n
 	}
-	return p == end, false, nil
+	return p == end, nil
 }
 
 // scanSegment reads the frames of segment seg of d from off (0 means the
@@ -251,10 +284,17 @@ func scanSegment(d *safedir.Dir, seg uint64, off int64, fn func(Result, pos) err
 		}
 		return segScan{end: all.end, tail: &skip{all.end, r.size - all.end, "segment shorter than its checkpoint"}}, nil
 	}
+	res, err := r.scan(seg, off, fn)
+	res.checksummed = r.checksummed
+	return res, err
+}
+
+// scan reads the frames from off (after the magic), as scanSegment says.
+func (r *segReader) scan(seg uint64, off int64, fn func(Result, pos) error) (segScan, error) {
 	res := segScan{end: off}
-	budget := resyncBudget(r.size)
+	r.budget = resyncBudget(r.size)
 	for {
-		rec, n, claimed, reason, err := r.frameAt(off)
+		rec, n, claimed, reason, err := r.frameAt(off, true)
 		if err != nil {
 			return segScan{}, err
 		}
@@ -271,7 +311,13 @@ func scanSegment(d *safedir.Dir, seg uint64, off int64, fn func(Result, pos) err
 		if reason == "" {
 			return res, nil // the end of the file, after a whole frame
 		}
-		next, gaveUp, err := r.resync(off, claimed, &budget)
+		var next int64
+		gaveUp := r.spent()
+		if !gaveUp {
+			next, gaveUp, err = r.resync(off, claimed)
+		} else {
+			next = off
+		}
 		if err != nil {
 			return segScan{}, err
 		}
