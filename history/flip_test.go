@@ -21,9 +21,8 @@ import (
 // byte must be replayed and kept, in order, the summaries must count them,
 // what was skipped must be reported (Recovery and a warning), and records
 // written after must follow. A flip in a segment's 8-byte magic makes it
-// no segment (an error, as before) and is not drawn. The old code cut the
-// active segment at the flipped frame, losing every record after it,
-// silently, and stopped reading a sealed segment there.
+// no segment (an error) and is not drawn. Cutting the active segment at
+// the first bad frame would lose every record after it, silently.
 func TestFlippedByte(t *testing.T) {
 	const n = 300
 	template := t.TempDir()

@@ -81,8 +81,8 @@ func TestPlantedLinks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, outside := plantedDir(t, tc.fresh)
 			if strings.HasSuffix(tc.name, "empty target") {
-				// an empty file: the old code wrote the segment's header
-				// and every record into it
+				// an empty file: a writer that follows the link writes the
+				// segment's header and every record into it
 				outside += "-empty"
 				if err := os.WriteFile(outside, nil, 0o644); err != nil {
 					t.Fatal(err)
@@ -231,8 +231,8 @@ func plantedDirOnly(t *testing.T) string {
 
 // TestLockUnlinked: a second writer stays out while the first holds the
 // dir, though LOCK (the lock file of earlier versions) is unlinked or
-// replaced: the lock is on the directory itself. The two writers of the
-// old code (a lock on LOCK) overwrote each other's frames.
+// replaced: the lock is on the directory itself. Two writers of one dir
+// overwrite each other's frames.
 func TestLockUnlinked(t *testing.T) {
 	dir, _ := plantedDir(t, false)
 	s, err := Open(dir, Options{NoAlertFile: true})

@@ -43,7 +43,8 @@ func TestHistoryGolden(t *testing.T) {
 // windows a chart draws, every text at its length limit and made of the
 // character escaping lengthens most, and 200,000 more keys not drawn, of
 // the longest such names, and checks the stated htmlMaxBytes. The list of
-// keys not drawn had no bound: 200,000 names made a page of ~150 MB.
+// keys not drawn needs its own bound: 200,000 names listed make a page of
+// ~150 MB.
 func TestHistoryBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("draws hundreds of charts")
