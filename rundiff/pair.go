@@ -4,10 +4,11 @@
 package rundiff
 
 import (
-	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -15,13 +16,13 @@ import (
 // scores, the pairs' differences) is bounded by it and by the pairs.
 const MaxKeys = 100_000
 
-// entry is one result, as compact as pairing needs: 48 bytes a result while the two runs are paired.
+// entry is one result, as compact as pairing needs: 40 bytes a result while the two runs are paired.
 type entry struct {
-	id    [16]byte // SHA-256 of case key, assertion key, repeat and occurrence: equal ids pair
-	key   int32    // the assertion key's index in its run's keys
-	flags uint8    // 1 comparable, 2 pass
+	id    [16]byte // SHA-256 of case key, assertion key and repeat: equal ids pair, in order of pos
 	score float64
-	pos   int32 // the result's index in its input, to name it when it has no pair
+	key   int32 // the assertion key's index in its run's keys
+	pos   int32 // the result's index in its input: pairs results that share an id in order of appearance
+	flags uint8 // 1 comparable, 2 pass
 }
 
 const (
@@ -39,12 +40,11 @@ type run struct {
 }
 
 // load reads a run: each result's id is its case key, assertion key and repeat (the run's own when the
-// result names one, else -1) and its occurrence among the results that share those three, so two results
-// that share both keys pair with their counterparts in the other run in order of appearance.
+// result names one, else -1); results that share an id pair with their counterparts in the other run in
+// order of appearance (the entries are sorted by id, then position).
 func load(path string) (*run, error) {
 	r := &run{}
 	index := map[string]int32{}
-	occ := map[[16]byte]uint32{}
 	var buf []byte
 	err := readResults(path, func(res *result) error {
 		k, ok := index[res.assertion]
@@ -63,22 +63,16 @@ func load(path string) (*run, error) {
 		}
 		buf = binary.BigEndian.AppendUint64(buf, uint64(res.repeat))
 		h := sha256.Sum256(buf)
-		var triple [16]byte
-		copy(triple[:], h[:16])
-		n := occ[triple]
-		occ[triple] = n + 1
-		// The n-th result with these keys: the occurrence folded into the id's last bytes (two triples
-		// would collide there only if their first 12 bytes of SHA-256 were equal too).
-		e := entry{id: triple, key: k, score: res.score, pos: int32(len(r.entries))}
-		binary.BigEndian.PutUint32(e.id[12:], binary.BigEndian.Uint32(triple[12:])^n)
+		if len(r.entries) == math.MaxInt32 {
+			return fmt.Errorf("more than %d results", math.MaxInt32)
+		}
+		e := entry{score: res.score, key: k, pos: int32(len(r.entries))}
+		copy(e.id[:], h[:16])
 		if res.comparable() {
 			e.flags |= comparableFlag
 			if res.status == "pass" {
 				e.flags |= passFlag
 			}
-		}
-		if len(r.entries) == 1<<31-1 {
-			return fmt.Errorf("more than %d results", 1<<31-1)
 		}
 		r.entries = append(r.entries, e)
 		return nil
@@ -86,8 +80,21 @@ func load(path string) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(r.entries, func(a, b entry) int { return bytes.Compare(a.id[:], b.id[:]) })
+	slices.SortFunc(r.entries, func(a, b entry) int {
+		if c := compareIDs(&a.id, &b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
 	return r, nil
+}
+
+// compareIDs orders ids as two big-endian words: bytes.Compare's order, without its call.
+func compareIDs(a, b *[16]byte) int {
+	if c := cmp.Compare(binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8])); c != 0 {
+		return c
+	}
+	return cmp.Compare(binary.BigEndian.Uint64(a[8:]), binary.BigEndian.Uint64(b[8:]))
 }
 
 // keyCounts is what diff knows of one assertion key once the runs are paired.
@@ -140,7 +147,7 @@ func pairRuns(base, head *run) *paired {
 		case j == len(head.entries):
 			c = -1
 		default:
-			c = bytes.Compare(base.entries[i].id[:], head.entries[j].id[:])
+			c = compareIDs(&base.entries[i].id, &head.entries[j].id)
 		}
 		switch {
 		case c < 0:
