@@ -5,6 +5,7 @@ package trajectory
 import (
 	"context"
 	"math"
+	"math/bits"
 	"sort"
 )
 
@@ -87,10 +88,8 @@ func alignOrdered(ctx context.Context, pats []*Pattern, masks []uint64, u float6
 		for s := range next {
 			next[s] = cur[s] + u // unexpected (code 0)
 		}
-		for i := 0; i < m; i++ {
-			if mask&(1<<uint(i)) == 0 {
-				continue
-			}
+		for mm := mask; mm != 0; mm &= mm - 1 {
+			i := bits.TrailingZeros64(mm)
 			b := st.base[i]
 			for k := 0; k <= st.k[i]; k++ {
 				v := cur[b+k]

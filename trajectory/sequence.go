@@ -39,7 +39,9 @@ type run struct {
 
 func newRun(root tape.Value, c *compiler) *run {
 	r := &run{root: root}
-	r.top = r.collect(root, "", false, nil)
+	// One allocation for the steps, whatever their number: an appended
+	// list would allocate about twice its final size on the way.
+	r.top = r.collect(root, "", false, make([]step, 0, root.Get("steps").Len()))
 	r.env.refs = make([][]any, len(c.refs))
 	for i, p := range c.refs {
 		// Each ref path is read once per evaluation, whatever the number of
@@ -61,9 +63,21 @@ func (r *run) steps(tree bool) []step {
 	}
 	if r.tree == nil {
 		r.traces = r.traces[:0]
-		r.tree = r.collect(r.root, "", true, make([]step, 0, len(r.top)))
+		r.tree = r.collect(r.root, "", true, make([]step, 0, r.treeSize(r.root)))
 	}
 	return r.tree
+}
+
+// treeSize counts the steps of a trace and its sub-traces.
+func (r *run) treeSize(tr tape.Value) int {
+	n := 0
+	for st := range tr.Get("steps").Elems() {
+		n++
+		if sub := st.Get("sub_trace"); sub.Kind() == tape.Object {
+			n += r.treeSize(sub)
+		}
+	}
+	return n
 }
 
 // collect appends the steps of the trace tr (and, with tree, of its

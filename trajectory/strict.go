@@ -116,10 +116,8 @@ func matchStrict(pats []*Pattern, masks []uint64) strictResult {
 	for at, mask := range masks {
 		clear(next)
 		any := false
-		for i := 0; i < m; i++ {
-			if mask&(1<<uint(i)) == 0 {
-				continue
-			}
+		for mm := mask; mm != 0; mm &= mm - 1 {
+			i := bits.TrailingZeros64(mm)
 			b := st.base[i]
 			for c := 0; c <= st.k[i]; c++ {
 				if !cur[b+c] {
