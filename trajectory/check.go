@@ -170,7 +170,11 @@ func (c *Check) Eval(ctx context.Context, trace tape.Value) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if c.kind == "trajectory_match" && c.mode == "strict" {
-		return c.strict(r, all, seq, masks), nil
+		res, err := matchStrict(ctx, c.pats, masks)
+		if err != nil {
+			return Outcome{}, err
+		}
+		return c.strict(r, all, seq, masks, res), nil
 	}
 	var al alignment
 	if c.kind == "trajectory_alignment" && c.order == "ordered" {
@@ -225,8 +229,7 @@ func (c *Check) toolArgs(r *run) Outcome {
 	return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("All %d calls of %s match: %s.", len(at), p.label(), strings.Join(at, ", "))}
 }
 
-func (c *Check) strict(r *run, all []step, seq []int, masks []uint64) Outcome {
-	res := matchStrict(c.pats, masks)
+func (c *Check) strict(r *run, all []step, seq []int, masks []uint64, res strictResult) Outcome {
 	if res.pass {
 		return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("Trajectory matches the reference (strict, %d %s) at %s.",
 			len(c.pats), plural(len(c.pats), "pattern", "patterns"), stepList(r, all, seq))}
