@@ -4,8 +4,10 @@ package trajectory
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	"attest-engine/tape"
 )
@@ -57,6 +59,44 @@ func TestDeadline(t *testing.T) {
 		}
 		if _, err := compileLong(t, lc.spec).Eval(ctx, doc.Root()); err != context.Canceled {
 			t.Errorf("%s: %v, want context.Canceled", lc.name, err)
+		}
+	}
+}
+
+// TestConcurrentEval: one compiled check serves several batches at once
+// (the engine's compile cache shares it): evaluations from 8 goroutines
+// give the outcome one alone gives (run with -race).
+func TestConcurrentEval(t *testing.T) {
+	doc, err := tape.Parse(longTrace(500, 50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lc := range longChecks(50) {
+		c := compileLong(t, lc.spec)
+		want, err := c.Eval(context.Background(), doc.Root())
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan string, 8)
+		for range 8 {
+			go func() {
+				o, err := c.Eval(context.Background(), doc.Root())
+				if err != nil || o.Explanation != want.Explanation || o.Score != want.Score {
+					errs <- fmt.Sprintf("%s: %v %q, want %q", lc.name, err, o.Explanation, want.Explanation)
+					return
+				}
+				errs <- ""
+			}()
+		}
+		for range 8 {
+			select {
+			case e := <-errs:
+				if e != "" {
+					t.Error(e)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: an evaluation did not finish in 10 s", lc.name)
+			}
 		}
 	}
 }
