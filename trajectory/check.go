@@ -207,8 +207,8 @@ func (c *Check) toolArgs(r *run) Outcome {
 	var at []string
 	for i := range all {
 		s := &all[i]
-		if s.name != p.Tool {
-			continue
+		if s.name != p.Tool || p.Type != "" && s.typ != p.Type {
+			continue // with a type, another step of the same name is another thing
 		}
 		if why := p.why(s, &r.env); why != "" {
 			f := r.failAt(s, why)
@@ -221,8 +221,12 @@ func (c *Check) toolArgs(r *run) Outcome {
 		at = appendCapped(at, r.describe(s), len(at))
 	}
 	if len(at) == 0 {
-		f := r.failEnd(fmt.Sprintf("'%s' was never called", p.Tool))
-		return Outcome{Explanation: fmt.Sprintf("Tool '%s' was never called, so its arguments could not be checked.", p.Tool), Failed: f}
+		what := "'" + p.Tool + "'"
+		if p.Type != "" {
+			what += " (" + p.Type + ")"
+		}
+		f := r.failEnd(what + " was never called")
+		return Outcome{Explanation: fmt.Sprintf("Tool %s was never called, so its arguments could not be checked.", what), Failed: f}
 	}
 	if len(at) == 1 {
 		return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("The one call of %s matches: %s.", p.label(), at[0])}
