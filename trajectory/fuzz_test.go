@@ -77,8 +77,11 @@ func checkOutcome(t *testing.T, o Outcome) {
 	if !(o.Score >= 0 && o.Score <= 1) {
 		t.Fatalf("score %v outside [0, 1]", o.Score)
 	}
-	if o.Explanation == "" {
-		t.Fatal("no explanation")
+	if o.Explanation == "" || len(o.Explanation) > 16<<10 {
+		t.Fatalf("explanation of %d bytes: every list and quoted text in it is cut", len(o.Explanation))
+	}
+	if f := o.Failed; f != nil && len(f.Reason) > 4<<10 {
+		t.Fatalf("failure reason of %d bytes", len(f.Reason))
 	}
 	if f := o.Failed; f != nil && (f.Step < 0 || f.Location == "" || f.Reason == "") {
 		t.Fatalf("failure without a place: %+v", f)

@@ -450,7 +450,7 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 	case mRef:
 		vals := e.refs[m.ref]
 		if len(vals) == 0 {
-			return false, fmt.Sprintf("%s, but ref %s selects nothing in the trace", quote(got), m.source)
+			return false, fmt.Sprintf("%s, but ref %s selects nothing in the trace", quote(got), clip.String(m.source, 120))
 		}
 		for _, want := range vals {
 			if m.equal(got, want) {
@@ -458,7 +458,7 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 			}
 		}
 		if len(vals) == 1 {
-			return false, fmt.Sprintf("%s ≠ %s %s%s", quote(got), m.source, quote(vals[0]), m.tolText())
+			return false, fmt.Sprintf("%s ≠ %s %s%s", quote(got), clip.String(m.source, 120), quote(vals[0]), m.tolText())
 		}
 		shown := make([]string, 0, 3)
 		for i, v := range vals {
@@ -468,7 +468,7 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 			}
 			shown = append(shown, quote(v))
 		}
-		return false, fmt.Sprintf("%s is none of the %d values of %s (%s)%s", quote(got), len(vals), m.source, strings.Join(shown, ", "), m.tolText())
+		return false, fmt.Sprintf("%s is none of the %d values of %s (%s)%s", quote(got), len(vals), clip.String(m.source, 120), strings.Join(shown, ", "), m.tolText())
 	}
 	return false, "cannot be matched"
 }
@@ -555,5 +555,5 @@ func (p *Pattern) label() string {
 		}
 		s += " with " + strings.Join(parts, ", ")
 	}
-	return "'" + s + "'"
+	return "'" + clip.String(s, 200) + "'"
 }
