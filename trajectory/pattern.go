@@ -370,7 +370,7 @@ func (p *Pattern) matches(st *step, e *env) bool {
 	if p.Tool != "" && st.name != p.Tool || p.Type != "" && st.typ != p.Type {
 		return false
 	}
-	return membersMatch(p.args, st.v.Get("args"), e) && membersMatch(p.result, st.v.Get("result"), e)
+	return membersMatch(p.args, st.args, e) && membersMatch(p.result, st.result, e)
 }
 
 func membersMatch(ms []member, v tape.Value, e *env) bool {
@@ -394,8 +394,9 @@ func (p *Pattern) why(st *step, e *env) string {
 	for _, part := range []struct {
 		field string
 		ms    []member
-	}{{"args", p.args}, {"result", p.result}} {
-		v := st.v.Get(part.field)
+		v     tape.Value
+	}{{"args", p.args, st.args}, {"result", p.result, st.result}} {
+		v := part.v
 		for i := range part.ms {
 			if ok, why := part.ms[i].m.test(v.Get(part.ms[i].name), e); !ok {
 				return part.field + "." + part.ms[i].name + " " + why

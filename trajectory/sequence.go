@@ -11,11 +11,12 @@ import (
 
 // step is one step of the trace, read in place.
 type step struct {
-	v     tape.Value
-	name  string
-	typ   string
-	trace int // its trace in run.traces
-	index int // its index in that trace's steps
+	v            tape.Value
+	args, result tape.Value // found once: every pattern tested reads them
+	name         string
+	typ          string
+	trace        int // its trace in run.traces
+	index        int // its index in that trace's steps
 }
 
 // isTool is the engine's rule for a tool call by type (assert's layer 3):
@@ -93,7 +94,7 @@ func (r *run) collect(tr tape.Value, prefix string, tree bool, out []step) []ste
 	r.traces = append(r.traces, traceInfo{prefix: prefix, agent: agent})
 	i := 0
 	for st := range tr.Get("steps").Elems() {
-		s := step{v: st, trace: t, index: i}
+		s := step{v: st, args: st.Get("args"), result: st.Get("result"), trace: t, index: i}
 		if n := st.Get("name"); n.Kind() == tape.String {
 			s.name = n.Str()
 		}
