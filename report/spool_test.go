@@ -197,11 +197,11 @@ func fill(t *testing.T, v reflect.Value, seed int) int {
 		v.SetInt(-int64(seed) * 1e12)
 	case reflect.Int:
 		v.SetInt(-int64(seed) * 1e9)
-	case reflect.Bool:
-		v.SetBool(true)
 	case reflect.Pointer:
 		v.Set(reflect.New(v.Type().Elem()))
 		seed = fill(t, v.Elem(), seed)
+	case reflect.Bool:
+		v.SetBool(true)
 	default:
 		t.Fatalf("a field of kind %s: teach the spool codec and this test about it", v.Kind())
 	}

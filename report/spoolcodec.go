@@ -14,9 +14,9 @@ import (
 // TraceID, Suite, Plugin, Type, Spec, AssertionID, Status, Explanation and
 // RequestID, each as a uvarint length and its bytes; Score and Cost as the
 // 8 bytes of their IEEE 754 bits; DurationMS as a varint; a byte of flags
-// (1 Skipped, 2 Replayed, 4 a FailedStep follows, 8 its AtEnd); then, with
-// flag 4, the FailedStep: Step as a varint and Location, AgentID, Tool and
-// Reason as strings. Binary, not JSON: a report read back from the
+// (1 Skipped, 2 Replayed, 4 a FailedStep follows, 8 its AtEnd); with a
+// FailedStep, its Step as a varint and its strings Location, AgentID, Tool
+// and Reason as above. Binary, not JSON: a report read back from the
 // spool must be the report the same results make in memory, byte for byte,
 // and JSON would turn invalid UTF-8 in an explanation into U+FFFD and
 // cannot carry a NaN. TestSpoolCodecEveryField fails when a field is added
@@ -70,13 +70,9 @@ func appendRecord(b []byte, r *Recorded) []byte {
 func decodeRecord(body []byte) (Recorded, error) {
 	var r Recorded
 	var strs [9]string
-	for i := range strs {
-		n, k := binary.Uvarint(body)
-		if k <= 0 || n > uint64(len(body)-k) {
-			return r, errSpoolRecord
-		}
-		strs[i] = string(body[k : k+int(n)])
-		body = body[k+int(n):]
+	var ok bool
+	if body, ok = readStrings(body, strs[:]); !ok {
+		return r, errSpoolRecord
 	}
 	if len(body) < 16 {
 		return r, errSpoolRecord
@@ -91,22 +87,16 @@ func decodeRecord(body []byte) (Recorded, error) {
 	}
 	r.Result.DurationMS = d
 	flags := body[k]
-	r.Result.Skipped, r.Result.Replayed = flags&1 != 0, flags&2 != 0
 	body = body[k+1:]
+	r.Result.Skipped, r.Result.Replayed = flags&1 != 0, flags&2 != 0
 	if flags&4 != 0 {
 		step, k := binary.Varint(body)
 		if k <= 0 {
 			return r, errSpoolRecord
 		}
-		body = body[k:]
 		var fs [4]string
-		for i := range fs {
-			n, k := binary.Uvarint(body)
-			if k <= 0 || n > uint64(len(body)-k) {
-				return r, errSpoolRecord
-			}
-			fs[i] = string(body[k : k+int(n)])
-			body = body[k+int(n):]
+		if body, ok = readStrings(body[k:], fs[:]); !ok {
+			return r, errSpoolRecord
 		}
 		r.Result.FailedStep = &assert.FailedStep{Step: int(step), Location: fs[0], AgentID: fs[1], Tool: fs[2], Reason: fs[3], AtEnd: flags&8 != 0}
 	}
@@ -116,12 +106,27 @@ func decodeRecord(body []byte) (Recorded, error) {
 	return r, nil
 }
 
+// readStrings reads len(strs) length-prefixed strings from body and returns the rest; false when body is
+// too short for them.
+func readStrings(body []byte, strs []string) ([]byte, bool) {
+	for i := range strs {
+		n, k := binary.Uvarint(body)
+		if k <= 0 || n > uint64(len(body)-k) {
+			return body, false
+		}
+		strs[i] = string(body[k : k+int(n)])
+		body = body[k+int(n):]
+	}
+	return body, true
+}
+
 // recordSize is what a record costs held in memory: its strings and the
-// struct (Recorded with its Result is 184 bytes on 64-bit systems).
+// struct (Recorded with its Result is 184 bytes on 64-bit systems), and a
+// FailedStep's (80 bytes and its strings).
 func recordSize(r *Recorded) int {
 	n := 184 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) +
 		len(r.Result.AssertionID) + len(r.Result.Status) + len(r.Result.Explanation) + len(r.Result.RequestID)
-	if f := r.Result.FailedStep; f != nil { // 80 bytes of struct besides its strings
+	if f := r.Result.FailedStep; f != nil {
 		n += 80 + len(f.Location) + len(f.AgentID) + len(f.Tool) + len(f.Reason)
 	}
 	return n
