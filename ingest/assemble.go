@@ -54,6 +54,15 @@ const (
 	ClosedFlush   = "end_of_input"
 )
 
+// key is what tells a span (or a log record) held from another: a span's
+// id, a log record's LogKey.
+func (sp *Span) key() string {
+	if sp.LogKey != "" {
+		return sp.LogKey
+	}
+	return sp.SpanID
+}
+
 // Group is the spans of one trace, as the assembler hands them over.
 type Group struct {
 	TraceID string
@@ -132,7 +141,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 		p := a.open[sp.TraceID]
 		if p == nil {
 			if s := a.settling.get(sp.TraceID); s != nil {
-				if _, dup := s.p.ids[sp.SpanID]; dup {
+				if _, dup := s.p.ids[sp.key()]; dup {
 					a.Duplicates++ // sent again after its trace closed
 					a.settle(sp.Seq)
 					continue
@@ -154,7 +163,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			a.lru.MoveToBack(p.elem)
 		}
 		p.last = now
-		if _, dup := p.ids[sp.SpanID]; dup {
+		if _, dup := p.ids[sp.key()]; dup {
 			a.Duplicates++ // at-least-once delivery sent it again
 			a.settle(sp.Seq)
 			continue
@@ -165,11 +174,11 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			continue
 		}
 		p.spans = append(p.spans, sp)
-		p.ids[sp.SpanID] = struct{}{}
+		p.ids[sp.key()] = struct{}{}
 		p.through = max(p.through, sp.Seq)
 		p.bytes += sp.Size
 		a.bytes += sp.Size
-		if sp.ParentID == "" && !p.rootEnd {
+		if sp.ParentID == "" && sp.LogKey == "" && !p.rootEnd {
 			p.rootEnd = true
 			p.deadline = now + int64(a.lim.Grace)
 			a.roots = append(a.roots, p)

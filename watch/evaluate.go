@@ -5,6 +5,7 @@ package watch
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,7 +18,48 @@ import (
 // not captured they are skipped, never passed or failed on empty text.
 var contentTypes = map[string]bool{"content": true, "embedding": true, "llm_judge": true}
 
-const notCaptured = "skipped: content not captured (the trace's spans carry no gen_ai.input.messages, gen_ai.output.messages or deprecated gen_ai.prompt/gen_ai.completion; turn on message content capture in the GenAI instrumentation)"
+// A check whose input no producer sent is skipped, never passed or failed
+// on what is not there, and says what was looked for (ingest.LookedFor):
+// content (content, embedding and judge assertions), token usage and cost
+// (constraints on a tokens or cost field, trace_tree aggregate_tokens and
+// aggregate_cost). Attest traces carry what they carry: only traces
+// assembled from spans are judged absent.
+var (
+	notCaptured = "skipped: content not captured: no message content in any of " + ingest.LookedFor("content") + "; turn on message content capture in the GenAI instrumentation"
+	noTokens    = "skipped: no token usage sent: none of " + ingest.LookedFor("tokens") + " is set (a streaming call without usage reporting sends none)"
+	noCost      = "skipped: no cost sent: none of " + ingest.LookedFor("cost") + " is set"
+)
+
+// absence is the reason assertion a cannot be judged on t, or "".
+func absence(t ingest.Trace, a assert.Assertion) string {
+	if t.Format != ingest.FormatOTLP {
+		return ""
+	}
+	switch {
+	case !t.ContentCaptured && contentTypes[a.Type]:
+		return notCaptured
+	case !t.TokensCaptured && reads(a, "tokens"):
+		return noTokens
+	case !t.CostCaptured && reads(a, "cost"):
+		return noCost
+	}
+	return ""
+}
+
+// reads reports whether an assertion reads token counts ("tokens") or
+// costs ("cost"): a constraint on a field naming them, or a trace_tree
+// aggregate of them.
+func reads(a assert.Assertion, what string) bool {
+	switch a.Type {
+	case "constraint":
+		f, _ := a.Spec["field"].(string)
+		return strings.Contains(f, what)
+	case "trace_tree":
+		c, _ := a.Spec["check"].(string)
+		return c == "aggregate_"+what
+	}
+	return false
+}
 
 // evaluator turns a trace into result lines with assert.Engine.Run, the
 // core evaluate_batch and eval share: validation (spec §7), evaluation
@@ -83,8 +125,8 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 	}
 	var run []int
 	for i, a := range as {
-		if !t.ContentCaptured && contentTypes[a.Type] {
-			out[i].Status, out[i].Explanation = StatusSkipped, notCaptured
+		if why := absence(t, a); why != "" {
+			out[i].Status, out[i].Explanation = StatusSkipped, why
 			continue
 		}
 		run = append(run, i)

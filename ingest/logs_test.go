@@ -1,0 +1,230 @@
+// logs_test.go: OTLP log requests: protobuf read as JSON is, the records kept and their bounds, fuzzing.
+
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"attest-engine/trace"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// logsRequest encodes one OTLP/JSON ExportLogsServiceRequest line as binary
+// protobuf (logs.proto's field numbers), with the encoder's variations.
+func (e *pbEncoder) logsRequest(line []byte) ([]byte, error) {
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.UseNumber()
+	var req map[string]any
+	if err := d.Decode(&req); err != nil {
+		return nil, err
+	}
+	var m pbMsg
+	for _, rl := range jlist(req["resourceLogs"]) {
+		rl := jobj(rl)
+		var r pbMsg
+		if res := jobj(rl["resource"]); res != nil {
+			var rm pbMsg
+			for _, kv := range jlist(res["attributes"]) {
+				rm.bytes(1, false, e.keyValue(jobj(kv)))
+			}
+			r.bytes(1, true, e.finish(rm))
+		}
+		for _, sl := range jlist(rl["scopeLogs"]) {
+			var s pbMsg
+			s.bytes(1, true, []byte("\x0a\x05scope"))
+			for _, rec := range jlist(jobj(sl)["logRecords"]) {
+				s.bytes(2, false, e.logRecord(jobj(rec)))
+			}
+			r.bytes(2, false, e.finish(s))
+		}
+		m.bytes(1, false, e.finish(r))
+	}
+	return e.finish(m), nil
+}
+
+func (e *pbEncoder) logRecord(r map[string]any) []byte {
+	var m pbMsg
+	m.fixed64(1, uintOf(r["timeUnixNano"]))
+	m.fixed64(11, uintOf(r["observedTimeUnixNano"]))
+	m.varint(2, uintOf(r["severityNumber"]))
+	if jhas(r, "body") {
+		m.bytes(5, true, e.anyValue(jobj(r["body"])))
+	}
+	for _, kv := range jlist(r["attributes"]) {
+		m.bytes(6, false, e.keyValue(jobj(kv)))
+	}
+	m.fixed32(8, 1)
+	if jhas(r, "traceId") {
+		m.bytes(9, true, id(jstr(r["traceId"])))
+	}
+	if jhas(r, "spanId") {
+		m.bytes(10, true, id(jstr(r["spanId"])))
+	}
+	if jhas(r, "eventName") {
+		m.bytes(12, true, []byte(jstr(r["eventName"])))
+	}
+	return e.finish(m)
+}
+
+// logsRequests are the resourceLogs lines of the golden inputs, and cases.
+func logsRequests(t testing.TB) map[string][]byte {
+	reqs := map[string][]byte{}
+	inputs, _ := filepath.Glob(filepath.Join(dir, "*.input.jsonl"))
+	for _, in := range inputs {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			if looksOTLP(line, "resourceLogs") {
+				reqs[filepath.Base(in)+":"+string(rune('1'+i))] = line
+			}
+		}
+	}
+	if len(reqs) < 10 {
+		t.Fatalf("only %d OTLP log lines among the golden inputs", len(reqs))
+	}
+	for name, c := range logsCases {
+		reqs[name] = []byte(c)
+	}
+	return reqs
+}
+
+var logsCases = map[string]string{
+	"bad span id":   `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"zz","eventName":"gen_ai.user.message"}]}]}]}`,
+	"zero trace id": `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"traceId":"00000000000000000000000000000000","eventName":"gen_ai.user.message"}]}]}]}`,
+	"deep body":     `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"traceId":"5b8efff798038103d269b633813fc60c","eventName":"gen_ai.user.message","body":` + strings.Repeat(`{"arrayValue":{"values":[`, 40) + strings.Repeat(`]}}`, 40) + `}]}]}]}`,
+	"no trace":      `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"eventName":"gen_ai.user.message","body":{"stringValue":"hi"}}]}]}]}`,
+	"other event":   `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"traceId":"5b8efff798038103d269b633813fc60c","eventName":"http.request","body":{"stringValue":"hi"}}]}]}]}`,
+}
+
+// TestLogsProtoMatchesJSON: the binary form of every log request reads to
+// the records its JSON form reads to (Size and LogKey apart: each form has
+// its own bytes), or fails where JSON fails.
+func TestLogsProtoMatchesJSON(t *testing.T) {
+	strip := func(spans []Span) []Span {
+		out := slices.Clone(spans)
+		for i := range out {
+			out[i].Size, out[i].LogKey = 0, ""
+		}
+		return out
+	}
+	for name, js := range logsRequests(t) {
+		want, wantErr := ParseOTLPLogs(js)
+		for ename, newEnc := range encoders {
+			t.Run(name+"/"+ename, func(t *testing.T) {
+				pb, err := newEnc().logsRequest(js)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := ParseOTLPLogsProto(pb)
+				if (err != nil) != (wantErr != nil) {
+					t.Fatalf("protobuf error %v, JSON error %v", err, wantErr)
+				}
+				if diff := cmp.Diff(strip(want), strip(got)); diff != "" {
+					t.Errorf("records differ (-JSON +protobuf):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestLogsKept: only GenAI events with a trace id are kept, each as a
+// record of its span, keyed by its bytes (a re-delivery is the same key).
+func TestLogsKept(t *testing.T) {
+	spans, err := ParseOTLPLogs([]byte(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeLogs":[{"logRecords":[
+		{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","timeUnixNano":"7","eventName":"gen_ai.user.message","body":{"kvlistValue":{"values":[{"key":"content","value":{"stringValue":"hi"}}]}}},
+		{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","observedTimeUnixNano":"9","attributes":[{"key":"event.name","value":{"stringValue":"gen_ai.choice"}}]},
+		{"traceId":"5b8efff798038103d269b633813fc60c","eventName":"something.else"},
+		{"eventName":"gen_ai.user.message"}]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spans) != 2 {
+		t.Fatalf("kept %d records, want 2: %+v", len(spans), spans)
+	}
+	a, b := spans[0], spans[1]
+	if a.LogKey == "" || a.LogKey == b.LogKey || a.SpanID != "eee19b7ec3c1b174" || a.Service != "svc" || a.ParentID != "" {
+		t.Errorf("records %+v %+v", a, b)
+	}
+	if e := a.Events[0]; !e.Log || e.Name != "gen_ai.user.message" || e.Time != 7 || e.Body.(map[string]any)["content"] != "hi" {
+		t.Errorf("first record's event %+v", e)
+	}
+	if e := b.Events[0]; e.Name != "gen_ai.choice" || e.Time != 9 {
+		t.Errorf("second record's event (named by attribute, observed time) %+v", e)
+	}
+}
+
+func logsSeeds(f *testing.F) {
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range logsRequests(f) {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		f.Add(logsRequests(f)[name])
+	}
+}
+
+// checkLogs: records parsed from any input assemble, with spans or alone,
+// into traces that pass the engine's own validation, within the bounds.
+func checkLogs(t *testing.T, spans []Span, size int) {
+	for i, sp := range spans {
+		if sp.LogKey == "" || len(sp.Events) != 1 || !sp.Events[0].Log || len(sp.TraceID) != 32 || sp.Size > protoSize(size) {
+			t.Fatalf("record %d: %+v", i, sp)
+		}
+	}
+	feed := NewFeed(Limits{OpenTraces: 4, SpansPerTrace: 64}, nil, nil)
+	traces := append(feed.Item(Item{Spans: spans}), feed.Flush()...)
+	for _, tr := range traces {
+		if _, verr := trace.Validate(tr.Value, trace.Options{Strict: true}); verr != nil && encodedSize(t, tr.Value) <= trace.MaxTraceBytes {
+			t.Fatalf("trace %s fails validation: %v", tr.ID, verr)
+		}
+	}
+}
+
+// FuzzOTLPLogs: any JSON log request is an error or records that assemble
+// into valid traces.
+func FuzzOTLPLogs(f *testing.F) {
+	logsSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spans, err := ParseOTLPLogs(data)
+		if err != nil {
+			return
+		}
+		checkLogs(t, spans, len(data))
+	})
+}
+
+// FuzzOTLPLogsProto: any protobuf log request is an error or records that
+// assemble into valid traces; a JSON request's binary form reads alike.
+func FuzzOTLPLogsProto(f *testing.F) {
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range logsRequests(f) {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		pb, err := (&pbEncoder{unknown: true, split: true}).logsRequest(logsRequests(f)[name])
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(pb)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spans, err := ParseOTLPLogsProto(data)
+		if err != nil {
+			return
+		}
+		checkLogs(t, spans, len(data))
+	})
+}

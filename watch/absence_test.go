@@ -1,0 +1,47 @@
+package watch
+
+import (
+	"strings"
+	"testing"
+
+	"attest-engine/assert"
+	"attest-engine/ingest"
+)
+
+// TestAbsence: a check whose input no producer sent is skipped with the
+// conventions looked for; one whose input came is run. Missing token
+// counts used to fail an aggregate or a constraint (metadata.total_tokens
+// not found) while missing content was skipped.
+func TestAbsence(t *testing.T) {
+	full := ingest.Trace{Format: ingest.FormatOTLP, ContentCaptured: true, TokensCaptured: true, CostCaptured: true}
+	bare := ingest.Trace{Format: ingest.FormatOTLP}
+	attest := ingest.Trace{Format: ingest.FormatAttest}
+	tokens := assert.Assertion{Type: "constraint", Spec: map[string]any{"field": "metadata.total_tokens", "operator": "lte", "value": 10}}
+	cost := assert.Assertion{Type: "constraint", Spec: map[string]any{"field": "metadata.cost_usd", "operator": "lte", "value": 1}}
+	latency := assert.Assertion{Type: "constraint", Spec: map[string]any{"field": "metadata.latency_ms", "operator": "lte", "value": 1}}
+	aggTokens := assert.Assertion{Type: "trace_tree", Spec: map[string]any{"check": "aggregate_tokens", "operator": "lt", "value": 5}}
+	aggCost := assert.Assertion{Type: "trace_tree", Spec: map[string]any{"check": "aggregate_cost", "operator": "lt", "value": 5}}
+	content := assert.Assertion{Type: "content", Spec: map[string]any{"target": "output.message", "check": "contains", "value": "x"}}
+	for _, c := range []struct {
+		name string
+		tr   ingest.Trace
+		a    assert.Assertion
+		want string // a word of the reason, "" for run
+	}{
+		{"tokens absent", bare, tokens, "llm.token_count"},
+		{"tokens aggregate absent", bare, aggTokens, "ai.usage"},
+		{"cost absent", bare, cost, "llm.cost.total"},
+		{"cost aggregate absent", bare, aggCost, "llm.cost.total"},
+		{"content absent", bare, content, "gen_ai.choice"},
+		{"latency always there", bare, latency, ""},
+		{"tokens present", full, tokens, ""},
+		{"cost present", full, aggCost, ""},
+		{"content present", full, content, ""},
+		{"attest trace judged as it is", attest, tokens, ""},
+	} {
+		got := absence(c.tr, c.a)
+		if (got == "") != (c.want == "") || !strings.Contains(got, c.want) || (got != "" && !strings.HasPrefix(got, "skipped: ")) {
+			t.Errorf("%s: reason %q, want one naming %q", c.name, got, c.want)
+		}
+	}
+}
