@@ -5,6 +5,7 @@ package main
 import (
 	"cmp"
 	"io"
+	"math"
 	"log/slog"
 	"os"
 
@@ -70,6 +71,7 @@ func (h watchHistory) Record(rs []watch.Result) error {
 			bad = cmp.Or(bad, err)
 			continue
 		}
+		hr.Through, hr.Spans = r.Through, uint32(min(r.Spans, math.MaxUint32))
 		out = append(out, hr)
 	}
 	if len(out) == 0 {
@@ -80,3 +82,10 @@ func (h watchHistory) Record(rs []watch.Result) error {
 }
 
 func (h watchHistory) Close() error { return h.s.Close() }
+
+// Prior is the history's latest verdict of (traceID, assertion), from its
+// verdict index (watch.Verdicts).
+func (h watchHistory) Prior(traceID, assertion string) (string, uint64, int, bool) {
+	p, ok := h.s.Prior(traceID, assertion)
+	return p.ResultID, p.Through, int(p.Spans), ok
+}

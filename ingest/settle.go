@@ -16,6 +16,8 @@ import (
 type Prior struct {
 	Through uint64
 	Spans   int
+	First   bool   // the trace's first verdict (it superseded none)
+	AgentID string // the trace's agent, when this assembler mapped it
 }
 
 // SeqCount is n spans of input item Seq.
@@ -126,7 +128,7 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 	keep := g.Reason != ClosedEvicted && g.Reason != ClosedFlush && a.lim.Idle > 0
 	seqs := seqsOf(g.Spans)
 	judge := func(g Group) *Group {
-		v := Prior{Through: g.Through, Spans: len(g.Spans)}
+		v := Prior{Through: g.Through, Spans: len(g.Spans), First: g.Prior == nil}
 		a.closed.add(p.id, v)
 		refs := 1
 		if keep {
@@ -139,7 +141,7 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 		return &g
 	}
 	if prior == nil || p.prior != nil {
-		g.Prior = prior
+		g.Prior = prior // before judge: the verdict is a first one when nil
 		return judge(g)
 	}
 	judged := 0

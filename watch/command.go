@@ -140,6 +140,8 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 		return bad("--max-line %d: want 1024 to 1073741824", o.maxLine)
 	case o.follow && (o.in == "" || o.in == "-"):
 		return bad("--follow needs --in FILE")
+	case o.history.Dir != "" && o.in != "" && o.listen != "":
+		return bad("--state-dir keeps one input's position: --in or --listen, not both (run one watch with its own state dir for each)")
 	case o.limits.OpenTraces < 0 || o.limits.SpansPerTrace < 0 || o.limits.Bytes < 0:
 		return bad("bounds must not be negative")
 	}
@@ -186,14 +188,25 @@ func checkHistory(h HistoryConfig) string {
 }
 
 // openOut opens the result file: appended, so that a restarted consumer
-// adds to what it wrote (de-duplicated by result_id).
-func openOut(ctx context.Context, path string, stdout io.Writer) (io.Writer, func() error, error) {
+// adds to what it wrote (de-duplicated by result_id). With repair (under
+// --state-dir) a last line torn by a crash is cut first (cutTornLine).
+func openOut(ctx context.Context, path string, stdout io.Writer, repair bool) (io.Writer, func() error, error) {
 	if path == "-" || path == "" {
 		return stdout, func() error { return nil }, nil
 	}
-	f, err := eval.OpenFile(ctx, path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if repair {
+		flags = os.O_RDWR | os.O_CREATE | os.O_APPEND
+	}
+	f, err := eval.OpenFile(ctx, path, flags, 0o644)
 	if err != nil {
 		return nil, nil, err
+	}
+	if repair {
+		if err := cutTornLine(f); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
 	}
 	return f, f.Close, nil
 }

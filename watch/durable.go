@@ -1,0 +1,194 @@
+// durable.go: what --state-dir adds to the input so that what is read (or
+// answered 200) is judged and counted exactly once across crashes: the
+// ledger of unsettled items, the input checkpoint, and the torn tail of
+// the result file cut.
+
+package watch
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"attest-engine/atomicfile"
+	"attest-engine/ingest"
+)
+
+// checkpointEvery is how often the input checkpoint is written while it
+// moves (and once at the end): what a restart reads again is at most what
+// was read in this time plus what was still held.
+const checkpointEvery = time.Second
+
+type durable struct {
+	c    *command
+	led  *ledger
+	file *os.File // --in FILE: checkpointed; nil for stdin and --listen
+	base int64    // the offset reading started at
+	mark int64    // the watermark there
+
+	mu      sync.Mutex
+	written uint64 // Seq of the last checkpoint written (+1), 0 for none
+	warned  bool
+}
+
+// resume reads the checkpoint and, when it is a position in the input
+// file, starts reading there.
+func (d *durable) resume(f *os.File) error {
+	c := d.c
+	if f == nil {
+		c.log.Info("--in -: no input checkpoint for stdin; the history still refuses results it holds")
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		c.log.Info("--in is not a regular file: no input checkpoint; the history still refuses results it holds")
+		return nil
+	}
+	dir := c.o.history.Dir
+	atomicfile.RemoveTemps(filepath.Join(dir, checkpointFile)) // under the history's lock: no write in flight
+	cp, err := readCheckpoint(dir)
+	switch {
+	case err != nil:
+		c.log.Warn("input checkpoint unreadable: reading --in from its start (the history refuses results it holds)", "error", err.Error())
+	case cp == nil:
+	default:
+		if ok, why := cp.resumes(f); !ok {
+			c.log.Info("input checkpoint is not for this file: reading --in from its start", "why", why, "checkpoint_path", cp.Path)
+			break
+		}
+		if _, err := f.Seek(cp.Offset, io.SeekStart); err != nil {
+			return fmt.Errorf("--in: %v", err)
+		}
+		d.base, d.mark = cp.Offset, cp.Mark
+		c.stats.lines = int(cp.Seq)
+		d.written = cp.Seq + 1
+		c.log.Info("resuming --in from its checkpoint", "item", cp.Seq+1, "offset", cp.Offset)
+	}
+	d.file = f
+	d.led = newLedger(uint64(c.stats.lines)+1, d.base, d.mark)
+	return nil
+}
+
+// attach wires the feed to the ledger and to the history's verdicts.
+func (d *durable) attach(feed *ingest.Feed) {
+	c := d.c
+	if d.led != nil {
+		feed.OnSettle(d.led.settle)
+		feed.SetMark(d.mark)
+	}
+	v, ok := c.rec.(Verdicts)
+	if !ok || len(c.suite.Assertions) == 0 {
+		return
+	}
+	first := c.suite.Assertions[0].ID
+	feed.KnownBy(func(traceID string) (ingest.Prior, bool) {
+		rid, through, spans, ok := v.Prior(traceID, first)
+		if !ok {
+			return ingest.Prior{}, false
+		}
+		return ingest.Prior{Through: through, Spans: spans,
+			First: rid == resultID(traceID, first, c.suite.Hash, c.ev.version)}, true
+	})
+}
+
+// item counts an item's spans (or its trace) in the ledger.
+func (d *durable) item(it ingest.Item) {
+	if d.led == nil {
+		return
+	}
+	n := len(it.Spans)
+	if it.Trace != nil {
+		n = 1
+	}
+	d.led.add(it.Seq, n)
+}
+
+// read notes where an item ended.
+func (d *durable) read(it ingest.Item, mark int64) {
+	if d.led != nil {
+		d.led.read(d.base+it.End, mark)
+	}
+}
+
+// start writes the input checkpoint every checkpointEvery while it moves;
+// the function returned stops that and writes the last one.
+func (d *durable) start() func() {
+	if d.file == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(checkpointEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				d.checkpoint()
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+		d.checkpoint()
+	}
+}
+
+// checkpoint writes the first unsettled item's position, when it moved.
+func (d *durable) checkpoint() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	seq, start, mark := d.led.low()
+	if seq == d.written {
+		return
+	}
+	dev, ino, fp, n, err := identity(d.file)
+	if err == nil {
+		abs, _ := filepath.Abs(d.c.o.in)
+		err = writeCheckpoint(d.c.o.history.Dir, checkpoint{Version: 1, Path: abs, Dev: dev, Inode: ino, Fingerprint: fp,
+			FingerBytes: n, Offset: start, Seq: seq - 1, Mark: mark}, d.c.o.history.Fsync == "always")
+	}
+	if err != nil {
+		if !d.warned {
+			d.c.log.Warn("writing the input checkpoint failed; a restart reads again from the last one written", "error", err.Error())
+			d.warned = true
+		}
+		return
+	}
+	d.written = seq
+}
+
+// maxTornLine bounds where the result file's torn last line is looked for.
+const maxTornLine = 1 << 20
+
+// cutTornLine cuts a last line without its newline off the result file: a
+// write cut short by a crash. The lines are written again after the
+// restart, so that every line of the file stays one JSON object. A file
+// whose last maxTornLine bytes hold no newline is left whole and a newline
+// appended.
+func cutTornLine(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return err
+	}
+	size := fi.Size()
+	n := min(size, maxTornLine)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, size-n); err != nil && err != io.EOF {
+		return err
+	}
+	if buf[n-1] == '\n' {
+		return nil
+	}
+	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 || n == size {
+		return f.Truncate(size - n + int64(i) + 1)
+	}
+	_, err = f.Write([]byte{'\n'})
+	return err
+}
