@@ -5,8 +5,8 @@ package main
 import (
 	"cmp"
 	"io"
-	"math"
 	"log/slog"
+	"math"
 	"os"
 
 	"attest-engine/history"
