@@ -1,12 +1,10 @@
-// merge.go: combining the state dirs of shards (attest-engine merge).
+// merge.go: combining the state dirs of shards (the merge command's storage side).
 
 package history
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -176,32 +174,4 @@ func snaps0(snaps []*snapshot, def *snapshot) *snapshot {
 		return def
 	}
 	return snaps[0]
-}
-
-// Main is the merge command: merge DST SRC... It returns the exit status: 0
-// merged, 1 failed, 2 usage.
-func Main(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("attest-engine merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attest-engine merge DST SRC [SRC...]\n\nAdds the summaries of the state dirs SRC (the --state-dir of each shard) into DST.")
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() < 2 {
-		fs.Usage()
-		return 2
-	}
-	dst, srcs := fs.Arg(0), fs.Args()[1:]
-	if err := Merge(dst, srcs...); err != nil {
-		var kd *KeysDropped
-		if !errors.As(err, &kd) {
-			fmt.Fprintf(stderr, "attest-engine merge: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stderr, "attest-engine merge: note: %v\n", err)
-	}
-	fmt.Fprintf(stdout, "merged %d state dirs into %s\n", len(srcs), dst)
-	return 0
 }
