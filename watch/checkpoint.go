@@ -13,9 +13,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"attest-engine/atomicfile"
+	"attest-engine/safedir"
 )
 
 // checkpointFile is the checkpoint's name in the state dir.
@@ -61,14 +61,9 @@ func identity(f *os.File) (dev, ino uint64, fp string, n int64, err error) {
 }
 
 // readCheckpoint reads the checkpoint in dir: nil when there is none. The
-// file is opened without following a link, and read to a bound.
-func readCheckpoint(dir string) (*checkpoint, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, err := root.OpenFile(checkpointFile, os.O_RDONLY|noFollow, 0)
+// file is opened without following a link (safedir), and read to a bound.
+func readCheckpoint(dir *safedir.Dir) (*checkpoint, error) {
+	f, err := dir.Open(checkpointFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -76,9 +71,6 @@ func readCheckpoint(dir string) (*checkpoint, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", checkpointFile)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxCheckpoint+1))
 	if err != nil {
 		return nil, err
@@ -127,9 +119,9 @@ func (cp *checkpoint) resumes(f *os.File) (bool, string) {
 	return true, ""
 }
 
-// writeCheckpoint replaces the checkpoint in dir (atomicfile: whole or not
-// at all; synced when sync).
-func writeCheckpoint(dir string, cp checkpoint, sync bool) error {
+// writeCheckpoint replaces the checkpoint in dir, whole or not at all
+// (synced when sync).
+func writeCheckpoint(dir *safedir.Dir, cp checkpoint, sync bool) error {
 	b, err := json.Marshal(cp)
 	if err != nil {
 		return err
@@ -138,7 +130,7 @@ func writeCheckpoint(dir string, cp checkpoint, sync bool) error {
 	if sync {
 		policy = atomicfile.SyncAll
 	}
-	return atomicfile.Write(filepath.Join(dir, checkpointFile), 0o644, policy, func(w io.Writer) error {
+	return dir.WriteFile(checkpointFile, 0o644, policy, func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	})

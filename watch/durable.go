@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"attest-engine/atomicfile"
 	"attest-engine/ingest"
+	"attest-engine/safedir"
 )
 
 // checkpointEvery is how often the input checkpoint is written while it
@@ -29,6 +29,7 @@ type durable struct {
 	file *os.File // --in FILE: checkpointed; nil for stdin and --listen
 	base int64    // the offset reading started at
 	mark int64    // the watermark there
+	dir  *safedir.Dir
 
 	mu      sync.Mutex
 	written uint64 // Seq of the last checkpoint written (+1), 0 for none
@@ -47,9 +48,11 @@ func (d *durable) resume(f *os.File) error {
 		c.log.Info("--in is not a regular file: no input checkpoint; the history still refuses results it holds")
 		return nil
 	}
-	dir := c.o.history.Dir
-	atomicfile.RemoveTemps(filepath.Join(dir, checkpointFile)) // under the history's lock: no write in flight
-	cp, err := readCheckpoint(dir)
+	if err := d.openDir(); err != nil {
+		return err
+	}
+	d.dir.RemoveTemps(checkpointFile) // under the history's lock: no write in flight
+	cp, err := readCheckpoint(d.dir)
 	switch {
 	case err != nil:
 		c.log.Warn("input checkpoint unreadable: reading --in from its start (the history refuses results it holds)", "error", err.Error())
@@ -70,6 +73,26 @@ func (d *durable) resume(f *os.File) error {
 	d.file = f
 	d.led = newLedger(uint64(c.stats.lines)+1, d.base, d.mark)
 	return nil
+}
+
+// openDir opens the state dir for the files this package keeps there.
+func (d *durable) openDir() error {
+	if d.dir != nil {
+		return nil
+	}
+	dir, err := safedir.Open(d.c.o.history.Dir)
+	if err != nil {
+		return fmt.Errorf("--state-dir: %v", err)
+	}
+	d.dir = dir
+	return nil
+}
+
+// close releases the state dir.
+func (d *durable) close() {
+	if d.dir != nil {
+		d.dir.Close()
+	}
 }
 
 // attach wires the feed to the ledger and to the history's verdicts.
@@ -151,7 +174,7 @@ func (d *durable) checkpoint() {
 	dev, ino, fp, n, err := identity(d.file)
 	if err == nil {
 		abs, _ := filepath.Abs(d.c.o.in)
-		err = writeCheckpoint(d.c.o.history.Dir, checkpoint{Version: 1, Path: abs, Dev: dev, Inode: ino, Fingerprint: fp,
+		err = writeCheckpoint(d.dir, checkpoint{Version: 1, Path: abs, Dev: dev, Inode: ino, Fingerprint: fp,
 			FingerBytes: n, Offset: start, Seq: seq - 1, Mark: mark}, d.c.o.history.Fsync == "always")
 	}
 	if err != nil {

@@ -108,6 +108,7 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 	}
 	if c.rec != nil {
 		c.dur = &durable{c: c}
+		defer c.dur.close()
 	} else if c.o.listen != "" {
 		c.log.Info("no --state-dir: spans answered 200 are held in memory until evaluated; a crash loses them (with --state-dir they are kept in a spool)")
 	}
