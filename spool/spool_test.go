@@ -24,7 +24,9 @@ func openDir(t testing.TB) (*safedir.Dir, string) {
 	return d, path
 }
 
-func body(i int) []byte { return []byte(fmt.Sprintf("request %d %s", i, bytes.Repeat([]byte{'x'}, i%50))) }
+func body(i int) []byte {
+	return []byte(fmt.Sprintf("request %d %s", i, bytes.Repeat([]byte{'x'}, i%50)))
+}
 
 func replay(t *testing.T, s *Spool) []Record {
 	t.Helper()
