@@ -19,6 +19,7 @@ import (
 	"attest-engine/ingest"
 	"attest-engine/logsink"
 	"attest-engine/sample"
+	"attest-engine/spool"
 	"attest-engine/trace"
 	"attest-engine/version"
 )
@@ -81,6 +82,7 @@ type options struct {
 	timeout                                time.Duration
 	limits                                 ingest.Limits
 	maxLine                                int
+	maxSpool                               int64
 }
 
 // Run is `attest-engine watch`. Exit status: 0 when the input was read to
@@ -144,6 +146,7 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	fs.IntVar(&o.limits.SpansPerTrace, "max-spans", ingest.DefaultSpansPerTrace, "OTLP: spans kept per trace")
 	fs.IntVar(&o.limits.Bytes, "max-open-bytes", ingest.DefaultBytes, "OTLP: span bytes held in open traces")
 	fs.IntVar(&o.maxLine, "max-line", trace.MaxLineBytes, "longest input line, in bytes")
+	fs.Int64Var(&o.maxSpool, "max-spool", spool.DefaultMaxBytes, "with --listen and --state-dir: bytes of requests spooled until evaluated; past it, 503 and Retry-After")
 	var level string
 	cli.LogLevelVar(fs, &level)
 	if code, ok := cli.Parse(fs, args); !ok {
@@ -167,6 +170,8 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 		return bad("--format %q: want auto, attest or otlp", o.format)
 	case o.jobs < 1 || o.jobs > 1024:
 		return bad("--jobs %d: want 1 to 1024", o.jobs)
+	case o.maxSpool < 1<<20 || o.maxSpool < 2*int64(o.maxLine):
+		return bad("--max-spool %d: want at least 1048576 and twice --max-line", o.maxSpool)
 	case o.maxLine < 1<<10 || o.maxLine > 1<<30:
 		return bad("--max-line %d: want 1024 to 1073741824", o.maxLine)
 	case o.follow && (o.in == "" || o.in == "-"):

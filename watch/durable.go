@@ -16,6 +16,7 @@ import (
 
 	"attest-engine/ingest"
 	"attest-engine/safedir"
+	"attest-engine/spool"
 )
 
 // checkpointEvery is how often the input checkpoint is written while it
@@ -30,6 +31,8 @@ type durable struct {
 	base int64    // the offset reading started at
 	mark int64    // the watermark there
 	dir  *safedir.Dir
+	// spool holds what --listen answered 200 until it is settled.
+	spool *spool.Spool
 
 	mu      sync.Mutex
 	written uint64 // Seq of the last checkpoint written (+1), 0 for none
@@ -88,8 +91,11 @@ func (d *durable) openDir() error {
 	return nil
 }
 
-// close releases the state dir.
+// close releases the spool and the state dir.
 func (d *durable) close() {
+	if d.spool != nil {
+		d.spool.Close()
+	}
 	if d.dir != nil {
 		d.dir.Close()
 	}
@@ -139,7 +145,7 @@ func (d *durable) read(it ingest.Item, mark int64) {
 // start writes the input checkpoint every checkpointEvery while it moves;
 // the function returned stops that and writes the last one.
 func (d *durable) start() func() {
-	if d.file == nil {
+	if d.file == nil && d.spool == nil {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -163,11 +169,19 @@ func (d *durable) start() func() {
 	}
 }
 
-// checkpoint writes the first unsettled item's position, when it moved.
+// checkpoint writes the first unsettled item's position, when it moved;
+// with a spool, it releases what is settled.
 func (d *durable) checkpoint() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	seq, start, mark := d.led.low()
+	if d.spool != nil {
+		if err := d.spool.Release(seq); err != nil && !d.warned {
+			d.c.log.Warn("spool: releasing settled requests failed", "error", err.Error())
+			d.warned = true
+		}
+		return
+	}
 	if seq == d.written {
 		return
 	}

@@ -42,8 +42,11 @@ func newLedger(next uint64, start, mark int64) *ledger {
 func (l *ledger) add(seq uint64, n int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if seq != l.next {
-		panic("watch: ledger items out of order") // a programming error: items are numbered in order
+	if seq < l.next {
+		return // numbered before (not counted): nothing holds it here
+	}
+	for ; l.next < seq; l.next++ {
+		l.items = append(l.items, entry{start: l.end.start, mark: l.end.mark}) // a gap: nothing to hold
 	}
 	l.next++
 	l.items = append(l.items, entry{pending: n, start: l.end.start, mark: l.end.mark})

@@ -66,6 +66,10 @@ func (c *command) serve(stop context.Context, items chan<- ingest.Item, ready ch
 	}
 	c.log.Info("listening for OTLP/HTTP", "address", ln.Addr().String(), "path", "/v1/traces")
 	ready <- nil
+	if err := c.replaySpool(stop, items); err != nil {
+		ln.Close()
+		return err
+	}
 	c.exports = make(chan struct{}, maxExports)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) { c.export(stop, items, w, r) })
@@ -195,12 +199,15 @@ func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.
 		fail(http.StatusBadRequest, err.Error())
 		return
 	}
-	select {
-	case items <- ingest.Item{Spans: spans}:
-	case <-r.Context().Done():
-		return
-	case <-stop.Done():
-		fail(http.StatusServiceUnavailable, "shutting down")
+	switch code, msg := c.deliver(stop, r.Context(), items, spans, ctype == protobufType, data); code {
+	case 0:
+	case delivered:
+		return // the client is gone: no answer
+	default:
+		if code == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		fail(code, msg)
 		return
 	}
 	w.Header().Set("Content-Type", ctype)

@@ -30,6 +30,7 @@ type command struct {
 	stats   stats
 	exports chan struct{} // --listen: a slot per request being read or handed over
 	dur     *durable      // --state-dir: the ledger, the input checkpoint, the spool; nil without
+	spoolMu sync.Mutex    // orders spool appends with the pipeline's items
 	// writeErr is the first failed write (the emitting goroutine's).
 	writeErr error
 }
@@ -128,6 +129,11 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 				setErr(fmt.Errorf("reading %s: %v", c.o.in, err))
 			}
 		})
+	}
+	if c.o.listen != "" && c.dur != nil {
+		if err := c.dur.openSpool(); err != nil {
+			return err
+		}
 	}
 	if c.o.listen != "" {
 		ready := make(chan error, 1)
