@@ -283,3 +283,57 @@ func TestWatchListenKills(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestWatchSpoolFull: past --max-spool a request is answered 503 with
+// Retry-After (OTLP/HTTP's retryable answer) and nothing of it is kept or
+// evaluated; the requests answered 200 are.
+func TestWatchSpoolFull(t *testing.T) {
+	bin := buildEngine(t)
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "suite.json")
+	os.WriteFile(suite, []byte(durableSuite), 0o644)
+	w := startWatch(t, bin, "--suite", suite, "--listen", "127.0.0.1:0", "--state-dir", filepath.Join(dir, "state"),
+		"--max-spool", "1048576", "--max-line", "131072", "--grace", "100ms")
+	url := "http://" + w.logged(t, "listening for OTLP/HTTP")["address"].(string) + "/v1/traces"
+	pad := strings.Repeat("x", 100<<10)
+	accepted, refused := 0, 0
+	for k := range 20 {
+		id := fmt.Sprintf("%032x", k+1)
+		body := `{"resourceSpans":[{"scopeSpans":[{"spans":[` + otlpSpan(id, "0000000000000001", "", "invoke_agent agent", "invoke_agent", "", 1, 2) +
+			`],"scope":{"name":"` + pad + `"}}]}]}`
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusOK:
+			if refused > 0 {
+				t.Errorf("request %d answered 200 after a 503 with nothing released", k)
+			}
+			accepted++
+		case http.StatusServiceUnavailable:
+			if ra := resp.Header.Get("Retry-After"); ra == "" {
+				t.Errorf("503 without Retry-After")
+			}
+			refused++
+		default:
+			t.Fatalf("request %d: HTTP %d", k, resp.StatusCode)
+		}
+	}
+	if accepted == 0 || refused == 0 || accepted > 10 {
+		t.Fatalf("%d requests of ~100 KiB answered 200 and %d 503 with a 1 MiB spool", accepted, refused)
+	}
+	seen := map[any]int{}
+	for range accepted * 3 {
+		seen[w.next(t, 10*time.Second)["trace_id"]]++
+	}
+	if len(seen) != accepted {
+		t.Errorf("%d traces evaluated, want the %d answered 200", len(seen), accepted)
+	}
+	select {
+	case l := <-w.lines:
+		t.Errorf("a line beyond the %d traces answered 200: %s", accepted, l)
+	case <-time.After(time.Second):
+	}
+}

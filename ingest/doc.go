@@ -106,8 +106,8 @@
 // # Late spans
 //
 // A closed trace's spans are kept for Limits.Idle after it closes (their
-// bytes count against Limits.Bytes, and kept traces go first when it is
-// reached; an evicted trace's are not kept). A span arriving meanwhile
+// bytes count against Limits.Bytes, at most a quarter of it, and kept
+// traces go first when it is reached; an evicted trace's are not kept). A span arriving meanwhile
 // opens the trace again with all of them (a span id it holds is a
 // re-delivery): it closes after Limits.Grace and is handed over as a new
 // verdict superseding the first (Group.Prior). After that, the verdicts of

@@ -176,12 +176,13 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 	return &g
 }
 
-// settleCache keeps closed traces' spans until --idle after they closed
-// (or memory is wanted), so that a late span reopens its trace with all of
-// them.
+// settleCache keeps closed traces' spans until --idle after they closed,
+// within a quarter of the byte bound (and less when open traces want it),
+// so that a late span reopens its trace with all of them.
 type settleCache struct {
 	byID  map[string]*kept
 	order *list.List // of *kept, oldest close first
+	bytes int
 }
 
 type kept struct {
@@ -208,11 +209,17 @@ func (c *settleCache) put(a *Assembler, p *pending, spans []Span, v Prior, h *Ho
 	k.elem = c.order.PushBack(k)
 	c.byID[p.id] = k
 	a.bytes += q.bytes
+	c.bytes += q.bytes
+	// A quarter of the byte bound at most: the open traces keep the rest.
+	for c.bytes > a.lim.Bytes/4 && c.len() > 1 {
+		c.drop(a)
+	}
 }
 
 func (c *settleCache) remove(k *kept) {
 	c.order.Remove(k.elem)
 	delete(c.byID, k.p.id)
+	c.bytes -= k.p.bytes
 }
 
 // drop forgets the oldest kept trace: its items settle once its verdict is
