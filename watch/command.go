@@ -130,7 +130,7 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	rate := fs.String("sample", "1", "sampling rate from 0 to 1, by trace id (OpenTelemetry consistent probability)")
 	shard := fs.String("shard", "", "take shard I of N (0-based), as I/N")
 	shards := fs.Int("shards", 0, "number of shards, the index taken from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
-	fs.StringVar(&o.history.Dir, "state-dir", "", "directory of the result history (drift and alerts)")
+	fs.StringVar(&o.history.Dir, "state-dir", "", "directory of the result history (drift and alerts), the input checkpoint and the --listen spool: what is read is counted once across crashes")
 	fs.StringVar(&o.history.Fsync, "fsync", "", "with --state-dir: when the history is flushed to disk: always, interval or never (default never)")
 	fs.StringVar(&o.history.Webhook, "alert-webhook", "", "with --state-dir: also POST drift alerts to this http(s) URL, signed with $"+WebhookSecretEnv)
 	fs.StringVar(&o.listen, "listen", "", "also accept OTLP/HTTP (binary protobuf or JSON) on POST /v1/traces at this address (loopback only)")
