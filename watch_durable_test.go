@@ -213,3 +213,35 @@ func TestWatchFileKills(t *testing.T) {
 		t.Errorf("seed %d: the result lines by result_id differ from a clean run's (-clean +killed):\n%s", seed, d)
 	}
 }
+
+// TestWatchSuiteChange: the same file judged again into the same state dir
+// by a changed suite is read again from its start (the checkpoint is the
+// old suite's), and the history holds one verdict per (trace, assertion),
+// the new suite's.
+func TestWatchSuiteChange(t *testing.T) {
+	bin := buildEngine(t)
+	dir := t.TempDir()
+	in, state := filepath.Join(dir, "traces.jsonl"), filepath.Join(dir, "state")
+	os.WriteFile(in, durableInput(3, 300), 0o644)
+	changed := strings.Replace(durableSuite, `"value": 120`, `"value": 100000`, 1)
+	counts := map[string][4]uint64{}
+	for i, suite := range []string{durableSuite, changed} {
+		path := filepath.Join(dir, fmt.Sprintf("suite%d.json", i))
+		os.WriteFile(path, []byte(suite), 0o644)
+		out, code := runWatch(t, bin, nil, nil, "--suite", path, "--in", in, "--deterministic", "--state-dir", state)
+		if code != 0 {
+			t.Fatalf("run %d: exit %d", i, code)
+		}
+		if n := len(lines(out)); n == 0 {
+			t.Fatalf("run %d (suite %d) wrote no line: the input was not read again", i, i)
+		}
+		counts = totals(t, state)
+	}
+	fast := counts["fast"]
+	if fast[1] != 0 || fast[0] == 0 || fast != [4]uint64{fast[0], 0, 0, 0} {
+		t.Errorf("fast after the changed suite: %v (passes, fails, errors, skipped); want passes only", fast)
+	}
+	if all := counts["all-tools"]; all[0]+all[1]+all[2]+all[3] != fast[0] {
+		t.Errorf("all-tools %v and fast %v count different traces: a verdict counted twice", all, fast)
+	}
+}

@@ -33,8 +33,11 @@ const maxCheckpoint = 64 << 10
 // before Offset (the items up to Seq) is settled. Mark is the event-time
 // watermark there, so that traces close where they would have.
 type checkpoint struct {
-	Version     int    `json:"version"`
-	Path        string `json:"path"` // for people: the file is known by the rest
+	Version int    `json:"version"`
+	Path    string `json:"path"` // for people: the file is known by the rest
+	// Suite is the suite hash and engine version the input was read with:
+	// another suite reads it again.
+	Suite       string `json:"suite"`
 	Dev         uint64 `json:"dev"`
 	Inode       uint64 `json:"inode"`
 	Fingerprint string `json:"fingerprint"` // hex SHA-256 of the first FingerBytes bytes

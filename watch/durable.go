@@ -61,6 +61,10 @@ func (d *durable) resume(f *os.File) error {
 		c.log.Warn("input checkpoint unreadable: reading --in from its start (the history refuses results it holds)", "error", err.Error())
 	case cp == nil:
 	default:
+		if cp.Suite != d.suiteKey() {
+			c.log.Info("input checkpoint is for another suite or engine version: reading --in from its start (the history replaces those verdicts)")
+			break
+		}
 		if ok, why := cp.resumes(f); !ok {
 			c.log.Info("input checkpoint is not for this file: reading --in from its start", "why", why, "checkpoint_path", cp.Path)
 			break
@@ -101,6 +105,9 @@ func (d *durable) close() {
 	}
 }
 
+// suiteKey names what the input is read for: the suite and the engine.
+func (d *durable) suiteKey() string { return d.c.suite.Hash + " " + d.c.ev.version }
+
 // attach wires the feed to the ledger and to the history's verdicts.
 func (d *durable) attach(feed *ingest.Feed) {
 	c := d.c
@@ -118,8 +125,16 @@ func (d *durable) attach(feed *ingest.Feed) {
 		if !ok {
 			return ingest.Prior{}, false
 		}
-		return ingest.Prior{Through: through, Spans: spans,
-			First: rid == resultID(traceID, first, c.suite.Hash, c.ev.version)}, true
+		// A verdict of this suite and engine version only: the same traces
+		// judged by another suite into the same dir are judged anew.
+		base := resultID(traceID, first, c.suite.Hash, c.ev.version)
+		switch rid {
+		case base:
+			return ingest.Prior{Through: through, Spans: spans, First: true}, true
+		case revisionID(base, spans):
+			return ingest.Prior{Through: through, Spans: spans}, true
+		}
+		return ingest.Prior{}, false
 	})
 }
 
@@ -188,7 +203,7 @@ func (d *durable) checkpoint() {
 	dev, ino, fp, n, err := identity(d.file)
 	if err == nil {
 		abs, _ := filepath.Abs(d.c.o.in)
-		err = writeCheckpoint(d.dir, checkpoint{Version: 1, Path: abs, Dev: dev, Inode: ino, Fingerprint: fp,
+		err = writeCheckpoint(d.dir, checkpoint{Version: 1, Path: abs, Suite: d.suiteKey(), Dev: dev, Inode: ino, Fingerprint: fp,
 			FingerBytes: n, Offset: start, Seq: seq - 1, Mark: mark}, d.c.o.history.Fsync == "always")
 	}
 	if err != nil {
