@@ -337,3 +337,34 @@ func TestWatchSpoolFull(t *testing.T) {
 	case <-time.After(time.Second):
 	}
 }
+
+// TestWatchListenMemoryNote: without --state-dir, --listen says at start
+// (one log line) that what it answers 200 lives in memory; with it, not.
+func TestWatchListenMemoryNote(t *testing.T) {
+	bin := buildEngine(t)
+	for _, withDir := range []bool{false, true} {
+		args := []string{"--suite", watchSuite, "--listen", "127.0.0.1:0"}
+		if withDir {
+			args = append(args, "--state-dir", filepath.Join(t.TempDir(), "state"))
+		}
+		w := startWatch(t, bin, args...)
+		notes := 0
+		for {
+			l, err := w.stderr.ReadString('\n')
+			if err != nil {
+				t.Fatalf("no listening line: %v", err)
+			}
+			if strings.Contains(l, "held in memory until evaluated; a crash loses them") {
+				notes++
+			}
+			if strings.Contains(l, "listening for OTLP/HTTP") {
+				break
+			}
+		}
+		if want := map[bool]int{false: 1, true: 0}[withDir]; notes != want {
+			t.Errorf("--state-dir %v: %d lines about spans held in memory, want %d", withDir, notes, want)
+		}
+		w.cmd.Process.Signal(syscall.SIGTERM)
+		w.cmd.Wait()
+	}
+}
