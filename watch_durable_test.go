@@ -169,14 +169,20 @@ func TestWatchFileKills(t *testing.T) {
 			"--state-dir", state, "--out", out, "--log-level", "warn"}
 	}
 	clean, cleanOut := filepath.Join(dir, "clean"), filepath.Join(dir, "clean.jsonl")
+	began := time.Now()
 	if out, err := exec.Command(bin, args(clean, cleanOut)...).CombinedOutput(); err != nil {
 		t.Fatalf("clean run: %v\n%s", err, out)
 	}
+	// Kills come between a fortieth and a sixth of a clean run's time
+	// after each start, so that they land while the input is read on a
+	// fast machine as on a slow one.
+	span := max(time.Since(began), 200*time.Millisecond)
 	state, killedOut := filepath.Join(dir, "killed"), filepath.Join(dir, "killed.jsonl")
 	rng := rand.New(rand.NewPCG(seed, 0x4b111))
-	killed := 0
+	killed, runs := 0, 0
 	deadline := time.Now().Add(10 * time.Minute)
-	for killed < kills && time.Now().Before(deadline) {
+	for runs < kills && time.Now().Before(deadline) {
+		runs++
 		cmd := exec.Command(bin, args(state, killedOut)...)
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
@@ -186,18 +192,21 @@ func TestWatchFileKills(t *testing.T) {
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
 		select {
-		case err := <-exited: // done before the kill: nothing left to read
+		case err := <-exited: // done before the kill: the input is read
 			if err != nil {
-				t.Fatalf("run %d: %v\n%s", killed, err, errb.String())
+				t.Fatalf("run %d: %v\n%s", runs, err, errb.String())
 			}
-			killed = kills
-		case <-time.After(time.Duration(30+rng.IntN(400)) * time.Millisecond):
+			runs = kills
+		case <-time.After(span/40 + time.Duration(rng.Int64N(int64(span/8)))):
 			cmd.Process.Kill()
 			<-exited
 			killed++
 		}
 	}
-	t.Logf("seed %d: %d traces, %d kills", seed, traces, killed)
+	t.Logf("seed %d: %d traces, %d runs killed with SIGKILL of %d (a clean run takes %v)", seed, traces, killed, runs, span.Round(time.Millisecond))
+	if killed == 0 {
+		t.Error("no run was killed while it read")
+	}
 	if out, err := exec.Command(bin, args(state, killedOut)...).CombinedOutput(); err != nil {
 		t.Fatalf("last run: %v\n%s", err, out)
 	}

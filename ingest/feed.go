@@ -41,6 +41,9 @@ func (f *Feed) Item(it Item) []Trace {
 		t := *it.Trace
 		t.Seq = it.Seq
 		t.Hold = NewHold(it.Seq, f.asm.Settle)
+		if t.Err == nil {
+			t.Through = it.Seq // the item that holds it: a restart tells it judged by that
+		}
 		return []Trace{t}
 	}
 	if len(it.Spans) == 0 {

@@ -138,6 +138,23 @@ func (d *durable) attach(feed *ingest.Feed) {
 	})
 }
 
+// judged reports whether t is a whole trace whose verdict the history
+// holds from this very input item (read again after a restart): its lines
+// were written, so it is not evaluated again. The same trace on another
+// line is evaluated (and the history refuses its results).
+func (d *durable) judged(t ingest.Trace) bool {
+	if d == nil || t.Doc == nil || t.Err != nil || t.Through == 0 || len(d.c.suite.Assertions) == 0 {
+		return false
+	}
+	v, ok := d.c.rec.(Verdicts)
+	if !ok {
+		return false
+	}
+	first := d.c.suite.Assertions[0].ID
+	rid, through, _, ok := v.Prior(t.ID, first)
+	return ok && through == t.Through && rid == resultID(t.ID, first, d.c.suite.Hash, d.c.ev.version)
+}
+
 // item counts an item's spans (or its trace) in the ledger.
 func (d *durable) item(it ingest.Item) {
 	if d.led == nil {

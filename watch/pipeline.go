@@ -311,7 +311,7 @@ func (s *source) item(it ingest.Item) {
 func (s *source) add(ts []ingest.Trace) {
 	for _, t := range ts {
 		switch {
-		case s.c.keepTrace(t):
+		case s.c.keepTrace(t) && !s.c.dur.judged(t):
 			s.c.stats.traces++
 			s.queue = append(s.queue, t)
 		default:
