@@ -133,7 +133,8 @@ func rpcStatus(code int, msg string) []byte {
 // it received in the request"): an empty ExportTraceServiceResponse (no
 // partial_success: every span is taken), or for an HTTP 4xx or 5xx a
 // google.rpc.Status with code and message. The request waits while the
-// pipeline is full (back-pressure).
+// pipeline is full (back-pressure); with --state-dir it is answered 200 only
+// once its body is in the spool (spooled.go).
 func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.ResponseWriter, r *http.Request) {
 	ctype := jsonType // the encoding of the answers; JSON for a type not understood
 	fail := func(code int, msg string) {
