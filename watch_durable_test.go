@@ -254,3 +254,29 @@ func TestWatchSuiteChange(t *testing.T) {
 		t.Errorf("all-tools %v and fast %v count different traces: a verdict counted twice", all, fast)
 	}
 }
+
+// TestWatchReread: the same file read again from its start into the same
+// state dir (its checkpoint removed) counts nothing twice: the history
+// refuses what it holds.
+func TestWatchReread(t *testing.T) {
+	bin := buildEngine(t)
+	dir := t.TempDir()
+	in, suite, state := filepath.Join(dir, "traces.jsonl"), filepath.Join(dir, "suite.json"), filepath.Join(dir, "state")
+	os.WriteFile(in, durableInput(4, 300), 0o644)
+	os.WriteFile(suite, []byte(durableSuite), 0o644)
+	var once map[string][]history.Summary
+	for i := range 2 {
+		if _, code := runWatch(t, bin, nil, nil, "--suite", suite, "--in", in, "--deterministic", "--state-dir", state); code != 0 {
+			t.Fatalf("run %d: exit %d", i, code)
+		}
+		if i == 0 {
+			once = summaries(t, state)
+			if err := os.Remove(filepath.Join(state, "input.checkpoint")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if d := cmp.Diff(once, summaries(t, state)); d != "" {
+		t.Errorf("a second read of the same file changed the history (-once +twice):\n%s", d)
+	}
+}
