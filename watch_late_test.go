@@ -114,7 +114,7 @@ func TestWatchLateSpans(t *testing.T) {
 
 	t.Run("live", func(t *testing.T) {
 		state := filepath.Join(dir, "live-state")
-		w := startWatch(t, bin, "--suite", suite, "--listen", "127.0.0.1:0", "--grace", "300ms", "--idle", "2s", "--state-dir", state)
+		w := startWatch(t, bin, "--suite", suite, "--listen", "127.0.0.1:0", "--grace", "300ms", "--idle", "4s", "--state-dir", state)
 		url := "http://" + w.logged(t, "listening for OTLP/HTTP")["address"].(string) + "/v1/traces"
 		var out bytes.Buffer
 		post := func(body string) {
@@ -137,7 +137,7 @@ func TestWatchLateSpans(t *testing.T) {
 		take(3) // a again, all its spans
 		post(lateRequest(c, true, 3000, "t1"))
 		take(3)
-		time.Sleep(2500 * time.Millisecond) // past --idle: c's spans are let go
+		time.Sleep(4500 * time.Millisecond) // past --idle: c's spans are let go
 		post(lateRequest(c, false, 3010, "t2", "t3"))
 		take(3) // the too-late lines, once the part closes (--idle: it has no root)
 		w.cmd.Process.Signal(os.Interrupt)
