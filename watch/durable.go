@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +56,14 @@ func (d *durable) resume(f *os.File) error {
 		return err
 	}
 	d.dir.RemoveTemps(checkpointFile) // under the history's lock: no write in flight
+	if names, err := d.dir.Names(); err == nil {
+		for _, n := range names {
+			if strings.HasPrefix(n, "spool-") {
+				c.log.Warn("--state-dir holds a --listen spool: requests it holds are replayed only by watch --listen with this dir", "file", n)
+				break
+			}
+		}
+	}
 	cp, err := readCheckpoint(d.dir)
 	switch {
 	case err != nil:
