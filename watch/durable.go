@@ -58,7 +58,7 @@ func (d *durable) resume(f *os.File) error {
 	d.dir.RemoveTemps(checkpointFile) // under the history's lock: no write in flight
 	if names, err := d.dir.Names(); err == nil {
 		for _, n := range names {
-			if strings.HasPrefix(n, "spool-") {
+			if fi, err := d.dir.Lstat(n); err == nil && strings.HasPrefix(n, "spool-") && fi.Size() > 8 { // more than its header
 				c.log.Warn("--state-dir holds a --listen spool: requests it holds are replayed only by watch --listen with this dir", "file", n)
 				break
 			}
