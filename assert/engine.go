@@ -328,13 +328,14 @@ func (e *Engine) runFrom(ctx context.Context, in *input, p prepared, base time.T
 		Cost:        o.cost,
 		DurationMS:  (end - from).Milliseconds(),
 		RequestID:   p.a.RequestID,
+		Judge:       o.judge,
 	}
 	if learned != "" { // "… is below threshold 0.66 (dynamic threshold 0.66 = …)."
 		r.Explanation = strings.TrimSuffix(r.Explanation, ".") + " (" + learned + ")."
 	}
 	if !o.pass {
 		r.Status = HardFail
-		if p.soft && !o.hard {
+		if (p.soft || o.soft) && !o.hard {
 			r.Status = SoftFail
 		}
 	}

@@ -49,6 +49,15 @@ type jsonResult struct {
 	DurationMS  int64   `json:"duration_ms"`
 	RequestID   string  `json:"request_id,omitempty"`
 	Skipped     bool    `json:"skipped,omitempty"`
+	// A judge's additive fields, as on the wire (assert.JudgeInfo).
+	Samples            int   `json:"samples,omitempty"`
+	Agreeing           int   `json:"agreeing,omitempty"`
+	Split              bool  `json:"split,omitempty"`
+	PositionConsistent *bool `json:"position_consistent,omitempty"`
+	Calibrated         *bool `json:"calibrated,omitempty"`
+	// Error is why this one assertion could not be evaluated, when the
+	// trace's other assertions were (its status is then "error").
+	Error *jsonError `json:"error,omitempty"`
 }
 
 type jsonError struct {
@@ -98,6 +107,10 @@ func (j *jsonReport) Trace(tr *Trace) error {
 			Status: string(r.Status), Score: finite(r.Score), Explanation: r.Explanation, Cost: finite(r.Cost),
 			DurationMS: r.DurationMS, RequestID: r.RequestID, Skipped: r.Skipped,
 		})
+		if j := r.Judge; j != nil {
+			jr := &out.Results[len(out.Results)-1]
+			jr.Samples, jr.Agreeing, jr.Split, jr.PositionConsistent, jr.Calibrated = j.Samples, j.Agreeing, j.Split, j.PositionConsistent, j.Calibrated
+		}
 	}
 	if e := tr.Err; e != nil {
 		out.Error = &jsonError{ErrorType: e.ErrorType(), Code: e.Code, Message: e.Message, Detail: e.Detail, AssertionID: e.AssertionID, Type: e.Type}

@@ -14,7 +14,11 @@ import (
 // TraceID, Suite, Plugin, Type, Spec, AssertionID, Status, Explanation and
 // RequestID, each as a uvarint length and its bytes; Score and Cost as the
 // 8 bytes of their IEEE 754 bits; DurationMS as a varint; a byte of flags
-// (1 Skipped, 2 Replayed). Binary, not JSON: a report read back from the
+// (1 Skipped, 2 Replayed, 4 a judge's fields follow, 8 an error follows);
+// then, when flagged, the judge's fields (Samples and Agreeing as uvarints,
+// a byte of flags: 1 Split, 2 PositionConsistent set, 4 its value, 8
+// Calibrated set, 16 its value) and the error (Code as a varint, a byte 1
+// when Retryable, then the strings AssertionID, Message and Detail). Binary, not JSON: a report read back from the
 // spool must be the report the same results make in memory, byte for byte,
 // and JSON would turn invalid UTF-8 in an explanation into U+FFFD and
 // cannot carry a NaN. TestSpoolCodecEveryField fails when a field is added
@@ -42,7 +46,46 @@ func appendRecord(b []byte, r *Recorded) []byte {
 	if r.Result.Replayed {
 		flags |= 2
 	}
+	if r.Result.Judge != nil {
+		flags |= 4
+	}
+	if r.Result.Failure != nil {
+		flags |= 8
+	}
 	b = append(b, flags)
+	if j := r.Result.Judge; j != nil {
+		b = binary.AppendUvarint(b, uint64(j.Samples))
+		b = binary.AppendUvarint(b, uint64(j.Agreeing))
+		var jf byte
+		if j.Split {
+			jf |= 1
+		}
+		if j.PositionConsistent != nil {
+			jf |= 2
+			if *j.PositionConsistent {
+				jf |= 4
+			}
+		}
+		if j.Calibrated != nil {
+			jf |= 8
+			if *j.Calibrated {
+				jf |= 16
+			}
+		}
+		b = append(b, jf)
+	}
+	if e := r.Result.Failure; e != nil {
+		b = binary.AppendVarint(b, int64(e.Code))
+		if e.Retryable {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+		for _, s := range [...]string{e.AssertionID, e.Message, e.Detail} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
 	var n [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(n[:], uint64(len(b)-body))
 	copy(b[start:], n[:k])
@@ -70,17 +113,77 @@ func decodeRecord(body []byte) (Recorded, error) {
 		Score: math.Float64frombits(binary.BigEndian.Uint64(body)), Cost: math.Float64frombits(binary.BigEndian.Uint64(body[8:]))}
 	body = body[16:]
 	d, k := binary.Varint(body)
-	if k <= 0 || len(body) != k+1 {
+	if k <= 0 || len(body) < k+1 {
 		return r, errSpoolRecord
 	}
 	r.Result.DurationMS = d
-	r.Result.Skipped, r.Result.Replayed = body[k]&1 != 0, body[k]&2 != 0
+	flags := body[k]
+	body = body[k+1:]
+	r.Result.Skipped, r.Result.Replayed = flags&1 != 0, flags&2 != 0
+	if flags&4 != 0 {
+		var j assert.JudgeInfo
+		var n [2]uint64
+		for i := range n {
+			v, k := binary.Uvarint(body)
+			if k <= 0 || v > math.MaxInt32 {
+				return r, errSpoolRecord
+			}
+			n[i], body = v, body[k:]
+		}
+		if len(body) < 1 {
+			return r, errSpoolRecord
+		}
+		jf := body[0]
+		body = body[1:]
+		j.Samples, j.Agreeing, j.Split = int(n[0]), int(n[1]), jf&1 != 0
+		if jf&2 != 0 {
+			v := jf&4 != 0
+			j.PositionConsistent = &v
+		}
+		if jf&8 != 0 {
+			v := jf&16 != 0
+			j.Calibrated = &v
+		}
+		r.Result.Judge = &j
+	}
+	if flags&8 != 0 {
+		code, k := binary.Varint(body)
+		if k <= 0 || code < math.MinInt32 || code > math.MaxInt32 {
+			return r, errSpoolRecord
+		}
+		body = body[k:]
+		if len(body) < 1 {
+			return r, errSpoolRecord
+		}
+		retry := body[0] == 1
+		body = body[1:]
+		var strs [3]string
+		for i := range strs {
+			n, k := binary.Uvarint(body)
+			if k <= 0 || n > uint64(len(body)-k) {
+				return r, errSpoolRecord
+			}
+			strs[i] = string(body[k : k+int(n)])
+			body = body[k+int(n):]
+		}
+		r.Result.Failure = &assert.Failure{Code: int(code), Retryable: retry, AssertionID: strs[0], Message: strs[1], Detail: strs[2]}
+	}
+	if len(body) != 0 {
+		return r, errSpoolRecord
+	}
 	return r, nil
 }
 
 // recordSize is what a record costs held in memory: its strings and the
-// struct (Recorded with its Result is 176 bytes on 64-bit systems).
+// struct (Recorded with its Result is 192 bytes on 64-bit systems).
 func recordSize(r *Recorded) int {
-	return 176 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) +
+	n := 0
+	if r.Result.Judge != nil {
+		n += 48
+	}
+	if e := r.Result.Failure; e != nil {
+		n += 80 + len(e.AssertionID) + len(e.Message) + len(e.Detail)
+	}
+	return n + 192 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) +
 		len(r.Result.AssertionID) + len(r.Result.Status) + len(r.Result.Explanation) + len(r.Result.RequestID)
 }
