@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/calibrate"
 	"attest-engine/eval"
 	"attest-engine/history"
 	"attest-engine/logsink"
@@ -41,6 +42,8 @@ const usage = `usage:
   attest-engine [flags]          serve the Attest protocol on stdin and stdout (the SDKs start it so)
   attest-engine eval [flags]     evaluate traces from files (attest-engine eval -h)
   attest-engine watch [flags]    evaluate production traces continuously (attest-engine watch -h)
+  attest-engine calibrate --suite SUITE --labels LABELS.jsonl [--out CERT.json]
+                                 measure the suite's judges against human labels (attest-engine calibrate -h)
   attest-engine merge DST SRC... add the result histories (--state-dir) of shards into DST
   attest-engine report --state-dir DIR --html FILE
                                  draw a result history as one HTML page (attest-engine report -h)
@@ -89,6 +92,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			sink := logsink.New(stderr)
 			defer sink.Flush(flushLogs)
 			return watch.Run(ctx, args[1:], stdin, stdout, sink, watchEnv())
+		case "calibrate":
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return calibrate.Run(ctx, args[1:], stdin, stdout, stderr)
 		case "merge":
 			return history.Main(args[1:], stdout, stderr)
 		case "report":

@@ -58,6 +58,7 @@ type Engine struct {
 	thresholds Thresholds
 	specs      specTexts // recent specs by their exact text (spectext.go)
 	prov       *provider.Client
+	certs      certificates // judge certificates read by require_calibration (calibration.go)
 }
 
 // specKey finds a compiled check; the entry's spec confirms the match.

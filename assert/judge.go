@@ -50,6 +50,11 @@ type judgeCheck struct {
 	model     string
 	cons      consistency // "consistency" (consistency.go)
 	compare   *target     // "compare": the second answer of a pairwise judge (pairwise.go)
+	// calib is "require_calibration" (or the config's); nil when not
+	// required. certs reads certificates; hash is decides().Hash().
+	calib *CalibrationRequirement
+	certs *certificates
+	hash  string
 }
 
 func compileJudge(e *Engine, s spec) (check, error) {
@@ -107,6 +112,12 @@ func compileJudge(e *Engine, s spec) (check, error) {
 		c.model = ep.Model()
 	}
 	c.client = ep
+	if c.calib, err = readRequirement(s, e.cfg.RequireCalibration); err != nil {
+		return nil, err
+	}
+	if c.calib != nil {
+		c.certs, c.hash = &e.certs, c.decides().Hash()
+	}
 	return c, nil
 }
 
@@ -122,7 +133,11 @@ func (c *judgeCheck) eval(ctx context.Context, in *input) (outcome, error) {
 		return outcome{explanation: c.tgt.notFound()}, nil
 	}
 	if c.compare != nil {
-		return c.evalPair(ctx, in, matchText(in, ms))
+		o, err := c.evalPair(ctx, in, matchText(in, ms))
+		if err != nil {
+			return o, err
+		}
+		return c.gate(o), nil
 	}
 	user := c.message(in, matchText(in, ms))
 	cost := 0.0
@@ -134,7 +149,7 @@ func (c *judgeCheck) eval(ctx context.Context, in *input) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	return c.outcome(&t, cost), nil
+	return c.gate(c.outcome(&t, cost)), nil
 }
 
 // sampleKey is the cache key of sample i of a judge request. Sample 0 has
