@@ -45,6 +45,10 @@ type Result struct {
 	// Replayed is set on a result answered from the idempotency record
 	// (spec §2.2 request_id): a retry, not a new evaluation. Not on the wire.
 	Replayed bool
+	// FailedStep names the step where a failing trajectory check departs
+	// from what was asked (trajectory.go); sent as the additive field
+	// "failed_step".
+	FailedStep *FailedStep
 	// Judge is what an llm_judge with consistency, compare or
 	// require_calibration adds (additive fields, docs/judges.md); nil
 	// for every other result.
@@ -100,6 +104,8 @@ type outcome struct {
 	// uncalibrated judge's verdict (calibration.go).
 	soft  bool
 	judge *JudgeInfo
+	// failed is the step a failing trajectory check names (trajectory.go).
+	failed *FailedStep
 }
 
 // check is a compiled assertion. eval must be safe for concurrent use: the

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"attest-engine/clip"
 )
 
 // judgeTemplateVersion names the judge's prompt templates; the hash of a
@@ -163,7 +165,7 @@ func ReadCertificate(path string) (*Certificate, error) {
 		return nil, fmt.Errorf("not a judge certificate: %v", err)
 	}
 	if c.Format != CertificateFormat {
-		return nil, fmt.Errorf("format %q, want %q", excerpt(c.Format, 60), CertificateFormat)
+		return nil, fmt.Errorf("format %q, want %q", clip.String(c.Format, 60), CertificateFormat)
 	}
 	return &c, nil
 }
@@ -248,9 +250,9 @@ func (c *judgeCheck) calibrated() string {
 	c2, err := c.certs.read(req.Certificate)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return fmt.Sprintf("certificate %s is missing: run attest-engine calibrate --out %s", excerpt(req.Certificate, 200), excerpt(req.Certificate, 200))
+			return fmt.Sprintf("certificate %s is missing: run attest-engine calibrate --out %s", clip.String(req.Certificate, 200), clip.String(req.Certificate, 200))
 		}
-		return fmt.Sprintf("certificate %s cannot be read: %v", excerpt(req.Certificate, 200), err)
+		return fmt.Sprintf("certificate %s cannot be read: %v", clip.String(req.Certificate, 200), err)
 	}
 	for i := range c2.Judges {
 		j := &c2.Judges[i]
@@ -258,11 +260,11 @@ func (c *judgeCheck) calibrated() string {
 			continue
 		}
 		if j.CohenKappa < req.MinKappa {
-			return fmt.Sprintf("certificate %s gives this judge Cohen's κ %.3f over %d labelled items, below the floor %s", excerpt(req.Certificate, 200), j.CohenKappa, j.N, fmtNum(req.MinKappa))
+			return fmt.Sprintf("certificate %s gives this judge Cohen's κ %.3f over %d labelled items, below the floor %s", clip.String(req.Certificate, 200), j.CohenKappa, j.N, fmtNum(req.MinKappa))
 		}
 		return ""
 	}
-	return fmt.Sprintf("certificate %s is stale: it holds no entry for this judge's hash %s (its rubric, templates, model or parameters changed since calibration): calibrate again", excerpt(req.Certificate, 200), c.hash[:12])
+	return fmt.Sprintf("certificate %s is stale: it holds no entry for this judge's hash %s (its rubric, templates, model or parameters changed since calibration): calibrate again", clip.String(req.Certificate, 200), c.hash[:12])
 }
 
 // gate applies require_calibration to an outcome: an uncalibrated

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"attest-engine/clip"
 	"attest-engine/trace"
 )
 
@@ -84,7 +85,7 @@ func readConsistency(s spec) (consistency, error) {
 		}
 		return consistency{mode: mode, max: int(n)}, nil
 	}
-	return consistency{}, specErrorf(help, "consistency: unknown mode '%s'", excerpt(mode, 60))
+	return consistency{}, specErrorf(help, "consistency: unknown mode '%s'", clip.String(mode, 60))
 }
 
 // sample is one judge verdict.
