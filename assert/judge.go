@@ -170,8 +170,31 @@ func (c *judgeCheck) sampleKey(system, user string, i int) string {
 func (c *judgeCheck) ask(ctx context.Context, system, user string, i int) (verdict, float64, error) {
 	key := c.sampleKey(system, user, i)
 	var v verdict
-	if b, ok := c.p.Cached(key); ok && json.Unmarshal(b, &v) == nil && v.Score >= 0 && v.Score <= 1 {
+	cached := func() bool {
+		b, ok := c.p.Cached(key)
+		return ok && json.Unmarshal(b, &v) == nil && v.Score >= 0 && v.Score <= 1
+	}
+	if cached() {
 		return v, 0, nil
+	}
+	// One call for concurrent askers of the same sample (the same answer
+	// judged by two assertions, or two traces): the others wait for it and
+	// read the cache, or ask themselves if it failed.
+	release, wait := c.p.Claim(key)
+	if wait != nil {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return v, 0, ctx.Err()
+		}
+		if cached() {
+			return v, 0, nil
+		}
+	} else {
+		defer release()
+		if cached() { // cached between the first look and the claim
+			return v, 0, nil
+		}
 	}
 	cost := 0.0
 	var why string

@@ -43,15 +43,18 @@ type StandIn struct {
 	Flip      float64 // probability of a verdict on the wrong side
 	FirstBias float64 // pairwise: probability of preferring response A
 
-	calls  atomic.Int64
-	tokens atomic.Int64 // prompt plus completion tokens reported
-	mu     sync.Mutex
-	seen   map[[32]byte]uint64 // calls so far per request body
+	calls      atomic.Int64 // chat completions served
+	embeds     atomic.Int64 // texts embedded
+	prompt     atomic.Int64 // prompt tokens reported, chat and embeddings
+	completion atomic.Int64 // completion tokens reported
+	mu         sync.Mutex
+	seen       map[[32]byte]uint64 // calls so far per request body
+	byModel    map[string][2]int64 // prompt and completion tokens reported, by model
 }
 
 // NewStandIn starts a stand-in judge, closed when the test ends.
 func NewStandIn(t testing.TB, seed uint64, flip float64) *StandIn {
-	s := &StandIn{Seed: seed, Good: 0.6, Flip: flip, seen: map[[32]byte]uint64{}}
+	s := &StandIn{Seed: seed, Good: 0.6, Flip: flip, seen: map[[32]byte]uint64{}, byModel: map[string][2]int64{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -75,6 +78,32 @@ func Seed(t testing.TB, name string, def uint64) uint64 {
 // Calls is the number of chat completions served.
 func (s *StandIn) Calls() int64 { return s.calls.Load() }
 
+// Embeds is the number of texts embedded (over every embeddings request).
+func (s *StandIn) Embeds() int64 { return s.embeds.Load() }
+
+// Tokens are the prompt and completion tokens reported so far.
+func (s *StandIn) Tokens() (prompt, completion int64) { return s.prompt.Load(), s.completion.Load() }
+
+// TokensByModel are the prompt and completion tokens reported so far, by model.
+func (s *StandIn) TokensByModel() map[string][2]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string][2]int64, len(s.byModel))
+	for k, v := range s.byModel {
+		out[k] = v
+	}
+	return out
+}
+
+func (s *StandIn) count(model string, prompt, completion int) {
+	s.mu.Lock()
+	t := s.byModel[model]
+	t[0] += int64(prompt)
+	t[1] += int64(completion)
+	s.byModel[model] = t
+	s.mu.Unlock()
+}
+
 // Quality is an item's latent score, a pure function of its text.
 func (s *StandIn) Quality(item string) float64 {
 	h := sha256.Sum256([]byte(item))
@@ -95,6 +124,10 @@ func (s *StandIn) IsGood(item string) bool { return s.Quality(item) >= 0.7 }
 
 func (s *StandIn) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	if r.URL.Path == "/v1/embeddings" && r.Method == http.MethodPost {
+		s.embed(w, raw)
+		return
+	}
 	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
@@ -140,7 +173,9 @@ func (s *StandIn) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	completion := len(content) / 4
 	s.calls.Add(1)
-	s.tokens.Add(int64(prompt + completion))
+	s.count(req.Model, prompt, completion)
+	s.prompt.Add(int64(prompt))
+	s.completion.Add(int64(completion))
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("chatcmpl-standin-%d", s.calls.Load()), "object": "chat.completion", "created": 1767225600, "model": req.Model,
@@ -194,4 +229,36 @@ func between(s, open, close string) (string, bool) {
 		return "", false
 	}
 	return strings.Trim(rest[:j], "\n"), true
+}
+
+// embed answers POST /v1/embeddings: each input's vector is a pure
+// function of its text (8 dimensions from its hash), tokens counted as
+// for chat.
+func (s *StandIn) embed(w http.ResponseWriter, raw []byte) {
+	var req struct {
+		Model string   `json:"model"`
+		Input []string `json:"input"`
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.Unmarshal(raw, &req); err != nil || len(req.Input) == 0 {
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":{"message":"'input' is a required property","type":"invalid_request_error","param":null,"code":null}}`)
+		return
+	}
+	data := make([]any, len(req.Input))
+	tokens := 0
+	for i, text := range req.Input {
+		h := sha256.Sum256([]byte(text))
+		vec := make([]float64, 8)
+		for k := range vec {
+			vec[k] = float64(int(h[k])-128) / 128
+		}
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": vec}
+		tokens += len(text)/4 + 1
+	}
+	s.embeds.Add(int64(len(req.Input)))
+	s.count(req.Model, tokens, 0)
+	s.prompt.Add(int64(tokens))
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model,
+		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens}})
 }

@@ -14,11 +14,14 @@ import (
 // TraceID, Suite, Plugin, Type, Spec, AssertionID, Status, Explanation and
 // RequestID, each as a uvarint length and its bytes; Score and Cost as the
 // 8 bytes of their IEEE 754 bits; DurationMS as a varint; a byte of flags
-// (1 Skipped, 2 Replayed, 4 a judge's fields follow, 8 an error follows);
+// (1 Skipped, 2 Replayed, 4 a judge's fields follow, 8 an error follows,
+// 16 a failed step follows);
 // then, when flagged, the judge's fields (Samples and Agreeing as uvarints,
 // a byte of flags: 1 Split, 2 PositionConsistent set, 4 its value, 8
 // Calibrated set, 16 its value) and the error (Code as a varint, a byte 1
-// when Retryable, then the strings AssertionID, Message and Detail). Binary, not JSON: a report read back from the
+// when Retryable, then the strings AssertionID, Message and Detail) and the
+// failed step (Step as a varint, a byte 1 when AtEnd, then the strings
+// Location, AgentID, Tool and Reason). Binary, not JSON: a report read back from the
 // spool must be the report the same results make in memory, byte for byte,
 // and JSON would turn invalid UTF-8 in an explanation into U+FFFD and
 // cannot carry a NaN. TestSpoolCodecEveryField fails when a field is added
@@ -52,6 +55,9 @@ func appendRecord(b []byte, r *Recorded) []byte {
 	if r.Result.Failure != nil {
 		flags |= 8
 	}
+	if r.Result.FailedStep != nil {
+		flags |= 16
+	}
 	b = append(b, flags)
 	if j := r.Result.Judge; j != nil {
 		b = binary.AppendUvarint(b, uint64(j.Samples))
@@ -82,6 +88,14 @@ func appendRecord(b []byte, r *Recorded) []byte {
 			b = append(b, 0)
 		}
 		for _, s := range [...]string{e.AssertionID, e.Message, e.Detail} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
+	if f := r.Result.FailedStep; f != nil {
+		b = binary.AppendVarint(b, int64(f.Step))
+		b = append(b, b2byte(f.AtEnd))
+		for _, s := range [...]string{f.Location, f.AgentID, f.Tool, f.Reason} {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
@@ -168,10 +182,35 @@ func decodeRecord(body []byte) (Recorded, error) {
 		}
 		r.Result.Failure = &assert.Failure{Code: int(code), Retryable: retry, AssertionID: strs[0], Message: strs[1], Detail: strs[2]}
 	}
+	if flags&16 != 0 {
+		step, k := binary.Varint(body)
+		if k <= 0 || step < math.MinInt32 || step > math.MaxInt32 || len(body) < k+1 {
+			return r, errSpoolRecord
+		}
+		atEnd := body[k] == 1
+		body = body[k+1:]
+		var strs [4]string
+		for i := range strs {
+			n, k := binary.Uvarint(body)
+			if k <= 0 || n > uint64(len(body)-k) {
+				return r, errSpoolRecord
+			}
+			strs[i] = string(body[k : k+int(n)])
+			body = body[k+int(n):]
+		}
+		r.Result.FailedStep = &assert.FailedStep{Step: int(step), AtEnd: atEnd, Location: strs[0], AgentID: strs[1], Tool: strs[2], Reason: strs[3]}
+	}
 	if len(body) != 0 {
 		return r, errSpoolRecord
 	}
 	return r, nil
+}
+
+func b2byte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // recordSize is what a record costs held in memory: its strings and the
@@ -183,6 +222,9 @@ func recordSize(r *Recorded) int {
 	}
 	if e := r.Result.Failure; e != nil {
 		n += 80 + len(e.AssertionID) + len(e.Message) + len(e.Detail)
+	}
+	if f := r.Result.FailedStep; f != nil {
+		n += 80 + len(f.Location) + len(f.AgentID) + len(f.Tool) + len(f.Reason)
 	}
 	return n + 192 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) +
 		len(r.Result.AssertionID) + len(r.Result.Status) + len(r.Result.Explanation) + len(r.Result.RequestID)
