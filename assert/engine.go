@@ -315,15 +315,15 @@ func (e *Engine) runFrom(ctx context.Context, in *input, p prepared, base time.T
 		return Result{}, from, err
 	}
 	o, err := chk.eval(ctx, in)
-	var be *provider.BudgetError
-	if errors.As(err, &be) {
-		// budget_usd: the call was never started. Reported as not
-		// evaluated, as skip_after_hard_fail reports what it skips.
-		end := time.Since(base)
-		return Result{AssertionID: p.a.ID, Status: SoftFail, Score: 0, RequestID: p.a.RequestID, Skipped: true,
-			DurationMS: (end - from).Milliseconds(), Explanation: "Skipped: " + be.Error() + "."}, end, nil
-	}
 	if err != nil {
+		var be *provider.BudgetError
+		if errors.As(err, &be) {
+			// budget_usd: the call was never started. Reported as not
+			// evaluated, as skip_after_hard_fail reports what it skips.
+			end := time.Since(base)
+			return Result{AssertionID: p.a.ID, Status: SoftFail, Score: 0, RequestID: p.a.RequestID, Skipped: true,
+				DurationMS: (end - from).Milliseconds(), Explanation: "Skipped: " + be.Error() + "."}, end, nil
+		}
 		var se *specError
 		if errors.As(err, &se) {
 			return Result{}, from, &Error{AssertionID: p.a.ID, Message: se.msg, Detail: se.detail}
