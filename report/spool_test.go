@@ -196,7 +196,7 @@ func fill(t *testing.T, v reflect.Value, seed int) int {
 	case reflect.Int64:
 		v.SetInt(-int64(seed) * 1e12)
 	case reflect.Int:
-		v.SetInt(int64(seed) * 1e6)
+		v.SetInt(-int64(seed) * 1e9)
 	case reflect.Pointer:
 		v.Set(reflect.New(v.Type().Elem()))
 		seed = fill(t, v.Elem(), seed)

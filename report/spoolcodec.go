@@ -14,14 +14,13 @@ import (
 // TraceID, Suite, Plugin, Type, Spec, AssertionID, Status, Explanation and
 // RequestID, each as a uvarint length and its bytes; Score and Cost as the
 // 8 bytes of their IEEE 754 bits; DurationMS as a varint; a byte of flags
-// (1 Skipped, 2 Replayed, 4 a judge's fields follow, 8 an error follows,
-// 16 a failed step follows);
-// then, when flagged, the judge's fields (Samples and Agreeing as uvarints,
-// a byte of flags: 1 Split, 2 PositionConsistent set, 4 its value, 8
-// Calibrated set, 16 its value) and the error (Code as a varint, a byte 1
-// when Retryable, then the strings AssertionID, Message and Detail) and the
-// failed step (Step as a varint, a byte 1 when AtEnd, then the strings
-// Location, AgentID, Tool and Reason). Binary, not JSON: a report read back from the
+// (1 Skipped, 2 Replayed, 4 a FailedStep follows, 8 its AtEnd, 16 a
+// judge's fields follow, 32 a Failure follows); with a FailedStep, its Step
+// as a varint and its strings Location, AgentID, Tool and Reason as above;
+// then a judge's fields (Samples and Agreeing as varints, a byte of flags:
+// 1 Split, 2 PositionConsistent set, 4 its value, 8 Calibrated set, 16 its
+// value) and a Failure (Code as a varint, a byte 1 when Retryable, the
+// strings AssertionID, Message and Detail). Binary, not JSON: a report read back from the
 // spool must be the report the same results make in memory, byte for byte,
 // and JSON would turn invalid UTF-8 in an explanation into U+FFFD and
 // cannot carry a NaN. TestSpoolCodecEveryField fails when a field is added
@@ -49,19 +48,30 @@ func appendRecord(b []byte, r *Recorded) []byte {
 	if r.Result.Replayed {
 		flags |= 2
 	}
-	if r.Result.Judge != nil {
+	f := r.Result.FailedStep
+	if f != nil {
 		flags |= 4
+		if f.AtEnd {
+			flags |= 8
+		}
 	}
-	if r.Result.Failure != nil {
-		flags |= 8
-	}
-	if r.Result.FailedStep != nil {
+	if r.Result.Judge != nil {
 		flags |= 16
 	}
+	if r.Result.Failure != nil {
+		flags |= 32
+	}
 	b = append(b, flags)
+	if f != nil {
+		b = binary.AppendVarint(b, int64(f.Step))
+		for _, s := range [...]string{f.Location, f.AgentID, f.Tool, f.Reason} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
 	if j := r.Result.Judge; j != nil {
-		b = binary.AppendUvarint(b, uint64(j.Samples))
-		b = binary.AppendUvarint(b, uint64(j.Agreeing))
+		b = binary.AppendVarint(b, int64(j.Samples))
+		b = binary.AppendVarint(b, int64(j.Agreeing))
 		var jf byte
 		if j.Split {
 			jf |= 1
@@ -82,20 +92,12 @@ func appendRecord(b []byte, r *Recorded) []byte {
 	}
 	if e := r.Result.Failure; e != nil {
 		b = binary.AppendVarint(b, int64(e.Code))
+		var retry byte
 		if e.Retryable {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
+			retry = 1
 		}
+		b = append(b, retry)
 		for _, s := range [...]string{e.AssertionID, e.Message, e.Detail} {
-			b = binary.AppendUvarint(b, uint64(len(s)))
-			b = append(b, s...)
-		}
-	}
-	if f := r.Result.FailedStep; f != nil {
-		b = binary.AppendVarint(b, int64(f.Step))
-		b = append(b, b2byte(f.AtEnd))
-		for _, s := range [...]string{f.Location, f.AgentID, f.Tool, f.Reason} {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
@@ -111,13 +113,9 @@ func appendRecord(b []byte, r *Recorded) []byte {
 func decodeRecord(body []byte) (Recorded, error) {
 	var r Recorded
 	var strs [9]string
-	for i := range strs {
-		n, k := binary.Uvarint(body)
-		if k <= 0 || n > uint64(len(body)-k) {
-			return r, errSpoolRecord
-		}
-		strs[i] = string(body[k : k+int(n)])
-		body = body[k+int(n):]
+	var ok bool
+	if body, ok = readStrings(body, strs[:]); !ok {
+		return r, errSpoolRecord
 	}
 	if len(body) < 16 {
 		return r, errSpoolRecord
@@ -135,11 +133,22 @@ func decodeRecord(body []byte) (Recorded, error) {
 	body = body[k+1:]
 	r.Result.Skipped, r.Result.Replayed = flags&1 != 0, flags&2 != 0
 	if flags&4 != 0 {
+		step, k := binary.Varint(body)
+		if k <= 0 {
+			return r, errSpoolRecord
+		}
+		var fs [4]string
+		if body, ok = readStrings(body[k:], fs[:]); !ok {
+			return r, errSpoolRecord
+		}
+		r.Result.FailedStep = &assert.FailedStep{Step: int(step), Location: fs[0], AgentID: fs[1], Tool: fs[2], Reason: fs[3], AtEnd: flags&8 != 0}
+	}
+	if flags&16 != 0 {
 		var j assert.JudgeInfo
-		var n [2]uint64
+		var n [2]int64
 		for i := range n {
-			v, k := binary.Uvarint(body)
-			if k <= 0 || v > math.MaxInt32 {
+			v, k := binary.Varint(body)
+			if k <= 0 {
 				return r, errSpoolRecord
 			}
 			n[i], body = v, body[k:]
@@ -160,45 +169,17 @@ func decodeRecord(body []byte) (Recorded, error) {
 		}
 		r.Result.Judge = &j
 	}
-	if flags&8 != 0 {
+	if flags&32 != 0 {
 		code, k := binary.Varint(body)
-		if k <= 0 || code < math.MinInt32 || code > math.MaxInt32 {
+		if k <= 0 || len(body) < k+1 {
 			return r, errSpoolRecord
 		}
-		body = body[k:]
-		if len(body) < 1 {
+		retry := body[k] == 1
+		var es [3]string
+		if body, ok = readStrings(body[k+1:], es[:]); !ok {
 			return r, errSpoolRecord
 		}
-		retry := body[0] == 1
-		body = body[1:]
-		var strs [3]string
-		for i := range strs {
-			n, k := binary.Uvarint(body)
-			if k <= 0 || n > uint64(len(body)-k) {
-				return r, errSpoolRecord
-			}
-			strs[i] = string(body[k : k+int(n)])
-			body = body[k+int(n):]
-		}
-		r.Result.Failure = &assert.Failure{Code: int(code), Retryable: retry, AssertionID: strs[0], Message: strs[1], Detail: strs[2]}
-	}
-	if flags&16 != 0 {
-		step, k := binary.Varint(body)
-		if k <= 0 || step < math.MinInt32 || step > math.MaxInt32 || len(body) < k+1 {
-			return r, errSpoolRecord
-		}
-		atEnd := body[k] == 1
-		body = body[k+1:]
-		var strs [4]string
-		for i := range strs {
-			n, k := binary.Uvarint(body)
-			if k <= 0 || n > uint64(len(body)-k) {
-				return r, errSpoolRecord
-			}
-			strs[i] = string(body[k : k+int(n)])
-			body = body[k+int(n):]
-		}
-		r.Result.FailedStep = &assert.FailedStep{Step: int(step), AtEnd: atEnd, Location: strs[0], AgentID: strs[1], Tool: strs[2], Reason: strs[3]}
+		r.Result.Failure = &assert.Failure{Code: int(code), Retryable: retry, AssertionID: es[0], Message: es[1], Detail: es[2]}
 	}
 	if len(body) != 0 {
 		return r, errSpoolRecord
@@ -206,26 +187,35 @@ func decodeRecord(body []byte) (Recorded, error) {
 	return r, nil
 }
 
-func b2byte(b bool) byte {
-	if b {
-		return 1
+// readStrings reads len(strs) length-prefixed strings from body and returns the rest; false when body is
+// too short for them.
+func readStrings(body []byte, strs []string) ([]byte, bool) {
+	for i := range strs {
+		n, k := binary.Uvarint(body)
+		if k <= 0 || n > uint64(len(body)-k) {
+			return body, false
+		}
+		strs[i] = string(body[k : k+int(n)])
+		body = body[k+int(n):]
 	}
-	return 0
+	return body, true
 }
 
 // recordSize is what a record costs held in memory: its strings and the
-// struct (Recorded with its Result is 192 bytes on 64-bit systems).
+// struct (Recorded with its Result is 200 bytes on 64-bit systems), a
+// FailedStep's (80 bytes and its strings), a judge's fields (48 bytes) and
+// a Failure's (80 bytes and its strings).
 func recordSize(r *Recorded) int {
-	n := 0
+	n := 200 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) +
+		len(r.Result.AssertionID) + len(r.Result.Status) + len(r.Result.Explanation) + len(r.Result.RequestID)
+	if f := r.Result.FailedStep; f != nil {
+		n += 80 + len(f.Location) + len(f.AgentID) + len(f.Tool) + len(f.Reason)
+	}
 	if r.Result.Judge != nil {
 		n += 48
 	}
 	if e := r.Result.Failure; e != nil {
 		n += 80 + len(e.AssertionID) + len(e.Message) + len(e.Detail)
 	}
-	if f := r.Result.FailedStep; f != nil {
-		n += 80 + len(f.Location) + len(f.AgentID) + len(f.Tool) + len(f.Reason)
-	}
-	return n + 192 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) +
-		len(r.Result.AssertionID) + len(r.Result.Status) + len(r.Result.Explanation) + len(r.Result.RequestID)
+	return n
 }
