@@ -186,9 +186,14 @@ func (ev *Evaluator) Trace(index int, tv tape.Value, size int, list []assert.Ass
 			}
 		},
 		func(tape.Value) ([]assert.Assertion, error) { return list, listErr })
-	if err != nil && listErr == nil && len(list) > 1 {
+	if err != nil && listErr == nil && len(list) > 0 {
 		if f := assert.FailureOf(err, ev.Timeout); f.Code == assert.CodeProviderError {
-			results, err = ev.isolate(tv, size, list), nil
+			if len(list) == 1 { // the one assertion is the failing one: no need to ask again
+				f.AssertionID = list[0].ID
+				results, err = []assert.Result{{AssertionID: list[0].ID, RequestID: list[0].RequestID, Failure: f}}, nil
+			} else {
+				results, err = ev.isolate(tv, size, list), nil
+			}
 		}
 	}
 	tr.DurationMS = time.Since(start).Milliseconds()
