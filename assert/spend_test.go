@@ -90,7 +90,7 @@ func encoded(t *testing.T, tr map[string]any) tape.Value {
 // ATTEST_SPEND_SEED; suites: ATTEST_DRYRUN_SUITES.
 func TestDryRunPredictsCalls(t *testing.T) {
 	suites := envInt(t, "ATTEST_DRYRUN_SUITES", 1000)
-	if testing.Short() {
+	if (testing.Short() || raceDetector) && os.Getenv("ATTEST_DRYRUN_SUITES") == "" {
 		suites = 100
 	}
 	seed := providertest.Seed(t, "ATTEST_SPEND_SEED", 28)
@@ -157,7 +157,7 @@ func TestDryRunPredictsCalls(t *testing.T) {
 // stopped is reported skipped. Runs: ATTEST_BUDGET_RUNS (the goal: 10,000).
 func TestBudgetNeverPassed(t *testing.T) {
 	runs := envInt(t, "ATTEST_BUDGET_RUNS", 1000)
-	if testing.Short() {
+	if (testing.Short() || raceDetector) && os.Getenv("ATTEST_BUDGET_RUNS") == "" {
 		runs = 100
 	}
 	seed := providertest.Seed(t, "ATTEST_SPEND_SEED", 28)
