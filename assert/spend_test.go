@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -213,5 +214,14 @@ func TestBudgetNeverPassed(t *testing.T) {
 	t.Logf("%d runs: %d results evaluated, %d not evaluated for the budget; the fullest run spent %.1f%% of its budget", runs, evaluated, skipped, 100*maxShare)
 	if skipped == 0 || evaluated == 0 {
 		t.Errorf("budgets neither stopped nor allowed anything: %d skipped, %d evaluated", skipped, evaluated)
+	}
+}
+
+// TestFailureOfBudget: a call the budget refused outside an assertion (a
+// simulated user's turn) is a 2001 that no retry can fix.
+func TestFailureOfBudget(t *testing.T) {
+	f := FailureOf(fmt.Errorf("turn: %w", &provider.BudgetError{Limit: 1, Spent: 0.9, Need: 0.2, Model: "m"}), time.Second)
+	if f.Code != CodeProviderError || f.Retryable || !strings.Contains(f.Message, "could cost up to $0.2") {
+		t.Errorf("failure %+v", f)
 	}
 }

@@ -295,6 +295,8 @@ func (c *cmd) judgeAll(ctx context.Context, engine *assert.Engine, judges []judg
 					} else {
 						failures[j] = append(failures[j], failure{it.line, assert.ErrorType(f.Code) + ": " + f.Message})
 					}
+				} else if rs[0].Skipped { // budget_usd stopped it: no verdict
+					failures[j] = append(failures[j], failure{it.line, rs[0].Explanation})
 				} else {
 					verdicts[j][i] = verdict{ok: true, pass: rs[0].Status == assert.Pass, score: rs[0].Score}
 				}

@@ -36,7 +36,7 @@ func (e *BudgetError) Error() string {
 	if e.Need < 0 {
 		return fmt.Sprintf("not evaluated: model %q has no price, so its cost cannot be bounded under budget_usd %s", e.Model, usd(e.Limit))
 	}
-	return fmt.Sprintf("not evaluated: a call to %q could cost up to $%s, and $%s of budget_usd %s is spent or held by calls in flight",
+	return fmt.Sprintf("not evaluated: a call to %q could cost up to %s, and %s of budget_usd %s is spent or held by calls in flight",
 		e.Model, usd(e.Need), usd(e.Spent), usd(e.Limit))
 }
 
