@@ -5,6 +5,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -227,4 +228,89 @@ func FuzzOTLPLogsProto(f *testing.F) {
 		}
 		checkLogs(t, spans, len(data))
 	})
+}
+
+// TestLogsProtoBodies: testdata/ingest/weather_events_logs.input.N.pb, the
+// binary form of line N of weather_events_logs.input.jsonl (spans, then
+// log records) that watch's listener test posts, are what the encoders
+// write (rewritten with -update) and read to that line's spans and records.
+func TestLogsProtoBodies(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(dir, "weather_events_logs.input.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		path := filepath.Join(dir, fmt.Sprintf("weather_events_logs.input.%d.pb", i+1))
+		encode, parseJSON, parseProto := (&pbEncoder{}).request, ParseOTLP, ParseOTLPProto
+		if looksOTLP(line, "resourceLogs") {
+			encode, parseJSON, parseProto = (&pbEncoder{}).logsRequest, ParseOTLPLogs, ParseOTLPLogsProto
+		}
+		pb, err := encode(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *update {
+			if err := os.WriteFile(path, pb, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		golden, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(golden, pb) {
+			t.Errorf("%s differs from the encoding of line %d (-update rewrites it)", path, i+1)
+		}
+		want, err := parseJSON(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := parseProto(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		strip := func(spans []Span) []Span {
+			out := withoutSize(spans)
+			for k := range out {
+				out[k].LogKey = ""
+			}
+			return out
+		}
+		if diff := cmp.Diff(strip(want), strip(got)); diff != "" {
+			t.Errorf("%s: differ (-JSON +protobuf):\n%s", path, diff)
+		}
+	}
+}
+
+// TestLogsBounded: log records are held under the assembly's bounds as
+// spans are: their Size counts against Limits.Bytes (a trace past it is
+// closed early, incomplete), and a record delivered twice is held once.
+func TestLogsBounded(t *testing.T) {
+	line := func(n int, content string) []byte {
+		var recs []string
+		for i := range n {
+			recs = append(recs, fmt.Sprintf(`{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","timeUnixNano":"%d","eventName":"gen_ai.user.message","body":{"kvlistValue":{"values":[{"key":"content","value":{"stringValue":%q}}]}}}`, i+1, content))
+		}
+		return []byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[` + strings.Join(recs, ",") + `]}]}]}`)
+	}
+	spans, err := ParseOTLPLogs(line(10, strings.Repeat("x", 1000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := NewFeed(Limits{Bytes: 5000}, nil, nil)
+	out := feed.Item(Item{Spans: spans, Seq: 1})
+	if len(out) == 0 || !out[0].Incomplete {
+		t.Fatalf("10 records of 1 kB under a 5 kB budget: %d traces out, want the trace closed early and incomplete", len(out))
+	}
+	dup, err := ParseOTLPLogs(line(2, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed = NewFeed(Limits{}, nil, nil)
+	feed.Item(Item{Spans: dup, Seq: 1})
+	feed.Item(Item{Spans: dup, Seq: 2})
+	if feed.Duplicates() != 2 {
+		t.Errorf("records sent twice: %d duplicates, want 2", feed.Duplicates())
+	}
 }

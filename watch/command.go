@@ -125,7 +125,7 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	fs.StringVar(&o.suite, "suite", "", "suite file: {\"assertions\": [{\"name\", \"type\", \"spec\"}, ...]} (required)")
 	fs.StringVar(&o.in, "in", "", "input file of NDJSON traces or OTLP/JSON requests, - for stdin (default: stdin, unless --listen)")
 	fs.StringVar(&o.out, "out", "-", "result file (NDJSON, appended), - for stdout")
-	fs.StringVar(&o.format, "format", ingest.FormatAuto, "input format: auto, attest or otlp")
+	fs.StringVar(&o.format, "format", ingest.FormatAuto, "input format: auto, attest, otlp (trace requests) or otlp-logs (log requests)")
 	fs.BoolVar(&o.follow, "follow", false, "at the end of --in FILE, wait for more lines (like tail -f)")
 	rate := fs.String("sample", "1", "sampling rate from 0 to 1, by trace id (OpenTelemetry consistent probability)")
 	shard := fs.String("shard", "", "take shard I of N (0-based), as I/N")
@@ -166,8 +166,8 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	switch {
 	case o.suite == "":
 		return bad("--suite is required")
-	case o.format != ingest.FormatAuto && o.format != ingest.FormatAttest && o.format != ingest.FormatOTLP:
-		return bad("--format %q: want auto, attest or otlp", o.format)
+	case o.format != ingest.FormatAuto && o.format != ingest.FormatAttest && o.format != ingest.FormatOTLP && o.format != ingest.FormatOTLPLogs:
+		return bad("--format %q: want auto, attest, otlp or otlp-logs", o.format)
 	case o.jobs < 1 || o.jobs > 1024:
 		return bad("--jobs %d: want 1 to 1024", o.jobs)
 	case o.maxSpool < 1<<20 || o.maxSpool < 2*int64(o.maxLine):

@@ -60,10 +60,10 @@ func reads(a assert.Assertion, what string) bool {
 	}
 	return false
 }
+
 // tooLate explains a verdict that supersedes one judged without spans that
 // came after it, when the trace's other spans were no longer held.
 const tooLate = "skipped: %d span(s) of this trace came after its verdict %s was given and after its other spans were let go (--idle, or the span byte bound), so it cannot be evaluated again; that verdict was judged without them and no longer counts"
-
 
 // evaluator turns a trace into result lines with assert.Engine.Run, the
 // core evaluate_batch and eval share: validation (spec §7), evaluation

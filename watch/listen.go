@@ -1,4 +1,4 @@
-// listen.go: --listen: OTLP/HTTP on POST /v1/traces, binary protobuf or JSON bodies, loopback only unless told otherwise.
+// listen.go: --listen: OTLP/HTTP on POST /v1/traces and POST /v1/logs, binary protobuf or JSON bodies, loopback only unless told otherwise.
 
 package watch
 
@@ -16,7 +16,9 @@ import (
 	"strings"
 	"time"
 
+	"attest-engine/clip"
 	"attest-engine/ingest"
+	"attest-engine/spool"
 )
 
 // loopback reports whether host names only this machine.
@@ -64,7 +66,7 @@ func (c *command) serve(stop context.Context, items chan<- ingest.Item, ready ch
 		ready <- fmt.Errorf("--listen: %v", err)
 		return nil
 	}
-	c.log.Info("listening for OTLP/HTTP", "address", ln.Addr().String(), "path", "/v1/traces")
+	c.log.Info("listening for OTLP/HTTP", "address", ln.Addr().String(), "paths", "/v1/traces /v1/logs")
 	ready <- nil
 	if err := c.replaySpool(stop, items); err != nil {
 		ln.Close()
@@ -72,7 +74,9 @@ func (c *command) serve(stop context.Context, items chan<- ingest.Item, ready ch
 	}
 	c.exports = make(chan struct{}, maxExports)
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) { c.export(stop, items, w, r) })
+	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) { c.export(stop, items, w, r, false) })
+	mux.HandleFunc("POST /v1/logs", func(w http.ResponseWriter, r *http.Request) { c.export(stop, items, w, r, true) })
+	mux.HandleFunc("/", c.unknownPath)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
 	done := make(chan error, 1)
@@ -110,6 +114,7 @@ const (
 // there for their logs). Explicit numbers: they are google.rpc's.
 var statusCodes = map[int]int{
 	http.StatusBadRequest:            3,  // INVALID_ARGUMENT
+	http.StatusNotFound:              5,  // NOT_FOUND
 	http.StatusRequestEntityTooLarge: 8,  // RESOURCE_EXHAUSTED, as gRPC answers a message past its limit
 	http.StatusUnsupportedMediaType:  12, // UNIMPLEMENTED
 	http.StatusServiceUnavailable:    14, // UNAVAILABLE
@@ -135,26 +140,20 @@ func rpcStatus(code int, msg string) []byte {
 // google.rpc.Status with code and message. The request waits while the
 // pipeline is full (back-pressure); with --state-dir it is answered 200 only
 // once its body is in the spool (spooled.go).
-func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.ResponseWriter, r *http.Request) {
+func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.ResponseWriter, r *http.Request, logs bool) {
 	ctype := jsonType // the encoding of the answers; JSON for a type not understood
-	fail := func(code int, msg string) {
-		w.Header().Set("Content-Type", ctype)
-		w.WriteHeader(code)
-		if ctype == protobufType {
-			w.Write(rpcStatus(statusCodes[code], msg))
-			return
-		}
-		b, _ := json.Marshal(struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		}{statusCodes[code], msg})
-		w.Write(append(b, '\n'))
+	fail := func(code int, msg string) { failOTLP(w, ctype, code, msg) }
+	parse, enc := ingest.ParseOTLP, spool.JSON
+	if logs { // POST /v1/logs: an ExportLogsServiceRequest, answered alike
+		parse, enc = ingest.ParseOTLPLogs, spool.LogsJSON
 	}
-	parse := ingest.ParseOTLP
 	switch mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt {
 	case jsonType:
 	case protobufType:
-		ctype, parse = protobufType, ingest.ParseOTLPProto
+		ctype, parse, enc = protobufType, ingest.ParseOTLPProto, spool.Protobuf
+		if logs {
+			parse, enc = ingest.ParseOTLPLogsProto, spool.LogsProtobuf
+		}
 	default:
 		fail(http.StatusUnsupportedMediaType, "Content-Type must be "+protobufType+" (OTLP binary protobuf) or "+jsonType+" (OTLP/JSON)")
 		return
@@ -200,7 +199,7 @@ func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.
 		fail(http.StatusBadRequest, err.Error())
 		return
 	}
-	switch code, msg := c.deliver(stop, r.Context(), items, spans, ctype == protobufType, data); code {
+	switch code, msg := c.deliver(stop, r.Context(), items, spans, enc, data); code {
 	case 0:
 	case delivered:
 		return // the client is gone: no answer
@@ -216,3 +215,49 @@ func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.
 		io.WriteString(w, "{}\n")
 	} // protobuf: the empty message is no bytes at all
 }
+
+// failOTLP writes an OTLP/HTTP error answer: a google.rpc.Status in the
+// request's encoding (ctype).
+func failOTLP(w http.ResponseWriter, ctype string, code int, msg string) {
+	w.Header().Set("Content-Type", ctype)
+	w.WriteHeader(code)
+	if ctype == protobufType {
+		w.Write(rpcStatus(statusCodes[code], msg))
+		return
+	}
+	b, _ := json.Marshal(struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{statusCodes[code], msg})
+	w.Write(append(b, '\n'))
+}
+
+// unknownPath answers a path other than /v1/traces and /v1/logs (an
+// exporter sending metrics, or a mistyped endpoint) with an OTLP-style 404
+// in the request's encoding, and logs the path the first time it is seen
+// (at most maxUnknownPaths paths are remembered): the exporter drops what
+// it sent, and without a log line nobody would know.
+func (c *command) unknownPath(w http.ResponseWriter, r *http.Request) {
+	ctype := jsonType
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == protobufType {
+		ctype = protobufType
+	}
+	path := clip.String(r.URL.Path, 128)
+	c.unknownMu.Lock()
+	first := !c.unknownSeen[path] && len(c.unknownSeen) < maxUnknownPaths
+	if first {
+		if c.unknownSeen == nil {
+			c.unknownSeen = map[string]bool{}
+		}
+		c.unknownSeen[path] = true
+	}
+	c.unknownMu.Unlock()
+	if first {
+		c.log.Warn("--listen: a request for a path this engine does not serve was answered 404 (OTLP/HTTP paths served: POST /v1/traces, POST /v1/logs; this is logged once per path)",
+			"method", r.Method, "path", path)
+	}
+	failOTLP(w, ctype, http.StatusNotFound, fmt.Sprintf("%s %s: not an OTLP/HTTP path this engine serves (POST /v1/traces, POST /v1/logs)", r.Method, path))
+}
+
+// maxUnknownPaths bounds the unknown paths remembered for logging once.
+const maxUnknownPaths = 64

@@ -59,7 +59,7 @@ func TestExportsBounded(t *testing.T) {
 			r := httptest.NewRequest("POST", "/v1/traces", nil)
 			r.Body = &countingBody{Reader: strings.NewReader(body), begun: &begun}
 			r.Header.Set("Content-Type", "application/json")
-			c.export(stop, items, httptest.NewRecorder(), r)
+			c.export(stop, items, httptest.NewRecorder(), r, false)
 		})
 	}
 	// Let every client reach its wait: too short a sleep can only hide a

@@ -31,6 +31,9 @@ type command struct {
 	exports chan struct{} // --listen: a slot per request being read or handed over
 	dur     *durable      // --state-dir: the ledger, the input checkpoint, the spool; nil without
 	spoolMu sync.Mutex    // orders spool appends with the pipeline's items
+	// unknownSeen: the paths --listen answered 404, logged once each.
+	unknownMu   sync.Mutex
+	unknownSeen map[string]bool
 	// writeErr is the first failed write (the emitting goroutine's).
 	writeErr error
 }

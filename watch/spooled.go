@@ -19,6 +19,10 @@ import (
 // engine shutting down. OTLP/HTTP clients retry 503 and honour it.
 const retryAfter = "2"
 
+// parsers read a request body by its spool encoding.
+var parsers = map[byte]func([]byte) ([]ingest.Span, error){spool.Protobuf: ingest.ParseOTLPProto, spool.JSON: ingest.ParseOTLP,
+	spool.LogsProtobuf: ingest.ParseOTLPLogsProto, spool.LogsJSON: ingest.ParseOTLPLogs}
+
 // delivered is deliver's answer when the client went away: nothing to say.
 const delivered = -1
 
@@ -28,7 +32,7 @@ const delivered = -1
 // the spool's order is the pipeline's, and cut off again when the pipeline
 // does not take it: an answer other than 200 leaves nothing spooled, and a
 // client's retry is not held twice.
-func (c *command) deliver(stop, req context.Context, items chan<- ingest.Item, spans []ingest.Span, protobuf bool, body []byte) (int, string) {
+func (c *command) deliver(stop, req context.Context, items chan<- ingest.Item, spans []ingest.Span, enc byte, body []byte) (int, string) {
 	var sp *spool.Spool
 	if c.dur != nil {
 		sp = c.dur.spool
@@ -37,10 +41,6 @@ func (c *command) deliver(stop, req context.Context, items chan<- ingest.Item, s
 	if sp != nil {
 		c.spoolMu.Lock()
 		defer c.spoolMu.Unlock()
-		enc := spool.JSON
-		if protobuf {
-			enc = spool.Protobuf
-		}
 		seq, err := sp.Append(enc, body)
 		if errors.Is(err, spool.ErrFull) {
 			return http.StatusServiceUnavailable, fmt.Sprintf("the spool in --state-dir is full (%d bytes held until what they hold is evaluated): retry later", sp.Bytes())
@@ -111,11 +111,7 @@ func (c *command) replaySpool(stop context.Context, items chan<- ingest.Item) er
 	}
 	c.log.Info("spool: replaying requests answered 200 before a restart", "requests", next-first)
 	err := sp.Replay(func(r spool.Record) error {
-		parse := ingest.ParseOTLP
-		if r.Encoding == spool.Protobuf {
-			parse = ingest.ParseOTLPProto
-		}
-		spans, err := parse(r.Body)
+		spans, err := parsers[r.Encoding](r.Body)
 		if err != nil {
 			// It decoded when it was taken: a parser that changed since.
 			c.log.Warn("spool: a spooled request does not decode; skipped", "seq", r.Seq, "error", err.Error())
