@@ -36,7 +36,11 @@ type Trace struct {
 	TokensCaptured bool
 	CostCaptured   bool
 	Format         string // "attest" or "otlp"
-	Size           int    // bytes of input text it was made from
+	// SpanID is the span the trace's verdicts are about (for results sent
+	// back as OpenTelemetry events): its agent span, else its first top
+	// span; "" for an Attest trace.
+	SpanID string
+	Size   int // bytes of input text it was made from
 	// Digest identifies an unreadable line (Err set) by its text: the
 	// first 16 bytes of its SHA-256, hex.
 	Digest string
@@ -204,8 +208,15 @@ func (mp *Mapper) Trace(g Group) Trace {
 	}
 	meta["otel"] = otel
 	agent, _ := root["agent_id"].(string)
+	spanID := ""
+	switch {
+	case self >= 0:
+		spanID = m.spans[self].SpanID
+	case len(tops) > 0:
+		spanID = m.spans[tops[0]].SpanID
+	}
 	return Trace{ID: g.TraceID, AgentID: agent, Value: root, Incomplete: incomplete, ContentCaptured: m.captured,
-		TokensCaptured: m.tokens, CostCaptured: m.cost, Format: "otlp", Size: size, Seq: g.Seq}
+		TokensCaptured: m.tokens, CostCaptured: m.cost, Format: "otlp", Size: size, Seq: g.Seq, SpanID: spanID}
 }
 
 func toAny(list []string) []any {

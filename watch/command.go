@@ -18,6 +18,7 @@ import (
 	"attest-engine/cli"
 	"attest-engine/ingest"
 	"attest-engine/logsink"
+	"attest-engine/otlpexport"
 	"attest-engine/sample"
 	"attest-engine/spool"
 	"attest-engine/trace"
@@ -73,6 +74,7 @@ const WebhookSecretEnv = "ATTEST_WEBHOOK_SECRET"
 // options are the parsed flags.
 type options struct {
 	suite, in, out, format, config, listen string
+	exportURL, exportFile                  string // --export-otlp, --export-otlp-file
 	history                                HistoryConfig
 	follow, deterministic, listenAny       bool
 	offline                                bool
@@ -133,8 +135,10 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	fs.StringVar(&o.history.Dir, "state-dir", "", "directory of the result history (drift and alerts), the input checkpoint and the --listen spool: what is read is counted once across crashes")
 	fs.StringVar(&o.history.Fsync, "fsync", "", "with --state-dir: when the history is flushed to disk: always, interval or never (default never)")
 	fs.StringVar(&o.history.Webhook, "alert-webhook", "", "with --state-dir: also POST drift alerts to this http(s) URL, signed with $"+WebhookSecretEnv)
-	fs.StringVar(&o.listen, "listen", "", "also accept OTLP/HTTP (binary protobuf or JSON) on POST /v1/traces at this address (loopback only)")
+	fs.StringVar(&o.listen, "listen", "", "also accept OTLP/HTTP (binary protobuf or JSON) on POST /v1/traces and POST /v1/logs at this address (loopback only)")
 	fs.BoolVar(&o.listenAny, "listen-any-address", false, "let --listen bind a non-loopback address")
+	fs.StringVar(&o.exportURL, "export-otlp", "", "also send each result as an OpenTelemetry gen_ai.evaluation.result event (OTLP/HTTP JSON log records) to this http(s) logs endpoint, such as http://127.0.0.1:4318/v1/logs")
+	fs.StringVar(&o.exportFile, "export-otlp-file", "", "also append each trace's results as one OTLP/JSON log request line (gen_ai.evaluation.result events) to this file")
 	fs.BoolVar(&o.deterministic, "deterministic", false, "no wall-clock fields; traces close by event time only: the same input gives the same bytes")
 	fs.IntVar(&o.jobs, "jobs", runtime.GOMAXPROCS(0), "traces evaluated in parallel")
 	fs.StringVar(&o.config, "config", "", "engine config file (providers, schema_dirs, ...)")
@@ -183,6 +187,11 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	}
 	if msg := checkHistory(o.history); msg != "" {
 		return bad("%s", msg)
+	}
+	if o.exportURL != "" {
+		if msg := otlpexport.CheckURL(o.exportURL); msg != "" {
+			return bad("--export-otlp: %s", msg) // not quoted: a URL may hold its token
+		}
 	}
 	if o.history.Webhook != "" {
 		o.history.WebhookSecret = env.Getenv(WebhookSecretEnv)

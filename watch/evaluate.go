@@ -98,7 +98,7 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 	for i, a := range as {
 		rid, sup := verdictIDs(resultID(key, a.ID, e.suite.Hash, e.version), &t)
 		out[i] = Result{TraceID: id, Assertion: a.ID, Type: a.Type, ResultID: rid, Supersedes: sup,
-			AgentID: t.AgentID, Incomplete: t.Incomplete || t.TooLate, Seq: t.Seq, Through: t.Through, Spans: t.Spans, hold: t.Hold}
+			AgentID: t.AgentID, Incomplete: t.Incomplete || t.TooLate, Seq: t.Seq, Through: t.Through, Spans: t.Spans, hold: t.Hold, SpanID: t.SpanID}
 	}
 	defer func() {
 		if t.Doc != nil {
