@@ -35,7 +35,10 @@ type Trace struct {
 	// span carried token usage, or a cost, in a convention read.
 	TokensCaptured bool
 	CostCaptured   bool
-	Format         string // "attest" or "otlp"
+	// ToolsCaptured: some tool call is known (a tool span, or one named in
+	// the messages), or content was captured (then none is none).
+	ToolsCaptured bool
+	Format        string // "attest" or "otlp"
 	// SpanID is the span the trace's verdicts are about (for results sent
 	// back as OpenTelemetry events): its agent span, else its first top
 	// span; "" for an Attest trace.
@@ -82,6 +85,7 @@ type mapper struct {
 	captured bool
 	tokens   bool // some llm_call carried token usage
 	cost     bool // some step carried a cost
+	tools    bool // some tool_call step was made (span or derived)
 	sources  map[string]map[string]bool
 	toolIDs  map[string]bool // tool_call_id of the tool spans (derive.go)
 	toolSeen map[string]int  // tool spans without an id, by name
@@ -216,7 +220,7 @@ func (mp *Mapper) Trace(g Group) Trace {
 		spanID = m.spans[tops[0]].SpanID
 	}
 	return Trace{ID: g.TraceID, AgentID: agent, Value: root, Incomplete: incomplete, ContentCaptured: m.captured,
-		TokensCaptured: m.tokens, CostCaptured: m.cost, Format: "otlp", Size: size, Seq: g.Seq, SpanID: spanID}
+		TokensCaptured: m.tokens, CostCaptured: m.cost, ToolsCaptured: m.captured || m.tools, Format: "otlp", Size: size, Seq: g.Seq, SpanID: spanID}
 }
 
 func toAny(list []string) []any {

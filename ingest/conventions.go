@@ -282,6 +282,8 @@ func LookedFor(field string) string {
 		return "gen_ai.usage.* (span attributes or the operation-details event), OpenInference llm.token_count.*, OpenLLMetry llm.usage.*, Vercel AI SDK ai.usage.*"
 	case "cost":
 		return "OpenInference llm.cost.total, gen_ai.usage.cost (span attributes)"
+	case "tools":
+		return "execute_tool spans, OpenInference TOOL, OpenLLMetry tool and Vercel AI SDK ai.toolCall spans"
 	}
 	return ""
 }

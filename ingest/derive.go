@@ -13,6 +13,10 @@ package ingest
 // it: a span with the same gen_ai.tool.call.id (or the other conventions'
 // id), or, for a span without an id, one per span of the same tool name.
 // A call id is derived once per trace, however many llm_calls repeat it.
+// A call seen first in a later llm_call's input (not in the first one's,
+// which carries the history from before the trace) and answered there is
+// derived right before that llm_call: some producers record no tool calls
+// in a call's output (Traceloop's Responses API spans).
 
 // indexTools notes the tool spans' call ids, and the names of those
 // without one.
@@ -43,24 +47,27 @@ func (m *mapper) indexTools() {
 func (m *mapper) derive(steps []any) []any {
 	responses := map[string]any{}
 	calls := 0
-	for _, s := range steps {
+	first := -1 // the first llm_call: the history its input carries is from before the trace
+	for k, s := range steps {
 		st, _ := s.(map[string]any)
 		if st["type"] != "llm_call" {
 			continue
 		}
-		args, _ := st["args"].(map[string]any)
-		msgs, _ := args["messages"].([]any)
-		for _, p := range partsOf(msgs) {
-			if p["type"] == "tool_call_response" {
+		if first < 0 {
+			first = k
+		}
+		for _, p := range partsOf(stepMessages(st, "args")) {
+			switch p["type"] {
+			case "tool_call_response":
 				id, _ := p["id"].(string)
-				if _, seen := responses[id]; id != "" && !seen {
+				if _, seen := responses[id]; id != "" && !seen && p["response"] != nil {
 					responses[id] = p["response"]
 				}
+			case "tool_call":
+				calls++
 			}
 		}
-		res, _ := st["result"].(map[string]any)
-		out, _ := res["messages"].([]any)
-		for _, p := range partsOf(out) {
+		for _, p := range partsOf(stepMessages(st, "result")) {
 			if p["type"] == "tool_call" {
 				calls++
 			}
@@ -72,48 +79,81 @@ func (m *mapper) derive(steps []any) []any {
 	if m.derived == nil {
 		m.derived = map[string]bool{}
 	}
+	before := map[string]bool{} // calls already in the first llm_call's input
+	if first >= 0 {
+		for _, p := range partsOf(stepMessages(steps[first].(map[string]any), "args")) {
+			if id, _ := p["id"].(string); p["type"] == "tool_call" && id != "" {
+				before[id] = true
+			}
+		}
+	}
 	out := make([]any, 0, len(steps)+calls)
-	for _, s := range steps {
-		out = append(out, s)
+	for k, s := range steps {
 		st, _ := s.(map[string]any)
 		if st["type"] != "llm_call" {
+			out = append(out, s)
 			continue
 		}
-		res, _ := st["result"].(map[string]any)
-		msgs, _ := res["messages"].([]any)
 		spanID := st["metadata"].(map[string]any)["span_id"]
-		for _, p := range partsOf(msgs) {
-			if p["type"] != "tool_call" {
-				continue
+		// A call first seen in a later call's input, answered there, whose
+		// own output no producer recorded (Traceloop's Responses spans):
+		// it happened between the two.
+		if k != first {
+			for _, p := range partsOf(stepMessages(st, "args")) {
+				if id, _ := p["id"].(string); p["type"] == "tool_call" && id != "" && !before[id] && responses[id] != nil {
+					out = m.appendDerived(out, p, responses, spanID)
+				}
 			}
-			id, _ := p["id"].(string)
-			name, _ := p["name"].(string)
-			name = nonEmpty(name, "tool")
-			switch {
-			case id != "" && (m.toolIDs[id] || m.derived[id]):
-				continue
-			case !m.toolIDs[id] && m.toolSeen[name] > 0:
-				m.toolSeen[name]-- // the application's own span for it, without an id
-				continue
+		}
+		out = append(out, s)
+		for _, p := range partsOf(stepMessages(st, "result")) {
+			if p["type"] == "tool_call" {
+				out = m.appendDerived(out, p, responses, spanID)
 			}
-			if id != "" {
-				m.derived[id] = true
-			}
-			meta := map[string]any{"derived": "messages", "span_id": spanID}
-			step := map[string]any{"type": "tool_call", "name": name, "metadata": meta}
-			if id != "" {
-				meta["tool_call_id"] = id
-			}
-			if a, ok := p["arguments"]; ok {
-				step["args"] = object(a, "arguments")
-			}
-			if r, ok := responses[id]; ok && id != "" {
-				step["result"] = object(r, "result")
-			}
-			out = append(out, step)
 		}
 	}
 	return out
+}
+
+// stepMessages is an llm_call step's args.messages or result.messages.
+func stepMessages(st map[string]any, member string) []any {
+	o, _ := st[member].(map[string]any)
+	msgs, _ := o["messages"].([]any)
+	return msgs
+}
+
+// appendDerived appends the tool_call step of call p unless a tool span
+// made it or it was derived before.
+func (m *mapper) appendDerived(out []any, p map[string]any, responses map[string]any, spanID any) []any {
+	id, _ := p["id"].(string)
+	name, _ := p["name"].(string)
+	name = nonEmpty(name, "tool")
+	switch {
+	case id != "" && (m.toolIDs[id] || m.derived[id]):
+		return out
+	case !m.toolIDs[id] && m.toolSeen[name] > 0:
+		m.toolSeen[name]-- // the application's own span for it, without an id
+		if id != "" {
+			m.derived[id] = true // accounted for: not derived from a later input either
+		}
+		return out
+	}
+	if id != "" {
+		m.derived[id] = true
+	}
+	meta := map[string]any{"derived": "messages", "span_id": spanID}
+	step := map[string]any{"type": "tool_call", "name": name, "metadata": meta}
+	if id != "" {
+		meta["tool_call_id"] = id
+	}
+	if a := p["arguments"]; a != nil {
+		step["args"] = object(a, "arguments")
+	}
+	if r := responses[id]; r != nil && id != "" {
+		step["result"] = object(r, "result")
+	}
+	m.tools = true
+	return append(out, step)
 }
 
 // partsOf lists the parts of normalised messages.

@@ -109,7 +109,9 @@
 // Every convention read reports them so.
 //
 // Tool calls that no tool span made become tool_call steps of their own
-// (derive.go), marked metadata.derived = "messages".
+// (derive.go), marked metadata.derived = "messages". A message whose only
+// text is the JSON of a list of messages or Responses API items is read as
+// that list (normalize.go).
 //
 // Steps are in order of start time, then end time (SDKs that record
 // milliseconds start a tool span and the next model call in the same
@@ -146,13 +148,15 @@
 //     the trace), and sources: for each of content, model, tokens,
 //     tool_calls and cost, the conventions and deliveries it came from
 //     ("openinference/span-attributes", "gen_ai-events/log-records", …).
-//   - Content is captured when an attribute carries messages (the
-//     current or deprecated names, on the span or its operation-details
-//     event), or another form carries some text, tool arguments or tool
-//     result: with capture off the event conventions still send events,
-//     without content. Trace.TokensCaptured and CostCaptured say the same
-//     of token usage and cost; a check whose input is absent is skipped,
-//     naming what was looked for ([LookedFor]).
+//   - Content is captured when the messages, whatever form they came in,
+//     carry some text, tool arguments or tool result: with capture off the
+//     event conventions still send events (and the operation-details event
+//     its message attributes) without content. Arguments and results on
+//     tool spans are not message content. Trace.TokensCaptured,
+//     CostCaptured and ToolsCaptured say the same of token usage, cost and
+//     tool calls (known from a tool span, or from the messages); a check
+//     whose input is absent is skipped, naming what was looked for
+//     ([LookedFor]).
 //   - A log record is joined to the span its spanId names; one whose span
 //     is not in the trace (or that names none) is counted, not read. A
 //     record re-delivered (the same text) is held once.

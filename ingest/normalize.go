@@ -3,6 +3,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strings"
 
 	"attest-engine/trace"
@@ -29,14 +30,57 @@ import (
 // normMessages normalises a list of messages; role is the role of one
 // without its own.
 func normMessages(msgs []any, role string) []any {
+	return normList(msgs, role, 0)
+}
+
+func normList(msgs []any, role string, depth int) []any {
 	out := make([]any, 0, len(msgs))
 	for _, m := range msgs {
-		if n := normMessage(m, role); n != nil {
-			out = append(out, n)
+		n := normMessage(m, role)
+		if n == nil {
+			continue
 		}
+		if inner := embedded(n); inner != nil && depth == 0 {
+			out = append(out, normList(inner, role, depth+1)...)
+			continue
+		}
+		out = append(out, n)
 	}
 	return out
 }
+
+// embedded is the list a message holds as its only text when that text is
+// the JSON of a list of messages or Responses API items (Traceloop records
+// a Responses call's input so), else nil.
+func embedded(m map[string]any) []any {
+	parts, _ := m["parts"].([]any)
+	if len(parts) != 1 {
+		return nil
+	}
+	p, _ := parts[0].(map[string]any)
+	s, _ := p["content"].(string)
+	if p["type"] != "text" || !strings.HasPrefix(strings.TrimSpace(s), "[") {
+		return nil
+	}
+	list, _ := decodeJSONish(s).([]any)
+	if len(list) == 0 {
+		return nil
+	}
+	for _, e := range list {
+		em, ok := e.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if _, ok := em["role"].(string); !ok && !responsesItems[fmt.Sprint(em["type"])] {
+			return nil
+		}
+	}
+	return list
+}
+
+// responsesItems are the Responses API's input and output item types read
+// as messages.
+var responsesItems = map[string]bool{"message": true, "function_call": true, "function_call_output": true}
 
 // normMessage normalises one message; nil when it is not an object.
 func normMessage(v any, role string) map[string]any {
@@ -57,6 +101,16 @@ func normMessage(v any, role string) map[string]any {
 			out["finish_reason"] = fr
 		}
 		return out
+	}
+	switch m["type"] { // a Responses API item without a role
+	case "function_call":
+		if _, ok := m["role"]; !ok {
+			return map[string]any{"role": "assistant", "parts": []any{toolCallPart(m)}}
+		}
+	case "function_call_output":
+		if _, ok := m["role"]; !ok {
+			return map[string]any{"role": "tool", "parts": []any{normPart(m)}}
+		}
 	}
 	if r, ok := m["role"].(string); ok && r != "" {
 		role = r
@@ -247,8 +301,9 @@ func firstString(m map[string]any, keys ...string) string {
 }
 
 // carriesContent reports whether normalised messages hold any content: a
-// text, a tool call's arguments or a tool's response. With capture off,
-// producers of the event conventions still send the events, without these.
+// text, a tool call's arguments or a tool's response (null is none). With
+// capture off, producers still send the events, and some the message
+// attributes, without these.
 func carriesContent(msgs []any) bool {
 	for _, m := range msgs {
 		mm, _ := m.(map[string]any)
@@ -261,11 +316,11 @@ func carriesContent(msgs []any) bool {
 					return true
 				}
 			case "tool_call":
-				if _, ok := pm["arguments"]; ok {
+				if pm["arguments"] != nil {
 					return true
 				}
 			case "tool_call_response":
-				if _, ok := pm["response"]; ok {
+				if pm["response"] != nil {
 					return true
 				}
 			default:

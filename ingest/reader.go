@@ -153,7 +153,7 @@ func looksOTLP(line []byte, first string) bool {
 // ParseAttest reads one Attest trace (spec §3.1) with the engine's own
 // decoder. Validation (spec §7) is the caller's, as for any trace.
 func ParseAttest(line []byte) Trace {
-	t := Trace{Format: FormatAttest, Size: len(line), ContentCaptured: true, TokensCaptured: true, CostCaptured: true}
+	t := Trace{Format: FormatAttest, Size: len(line), ContentCaptured: true, TokensCaptured: true, CostCaptured: true, ToolsCaptured: true}
 	// The line is the reader's buffer, reused for the next line: the
 	// trace keeps a copy.
 	doc, err := tape.ParseUnique(bytes.Clone(line)) // a duplicate member name: refused, as everywhere

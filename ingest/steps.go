@@ -51,9 +51,10 @@ func (m *mapper) agentName(i int) string {
 // OpenInference's input.value or OpenLLMetry's traceloop.entity.input.
 func (m *mapper) agentInput(i int) string {
 	if v, src, ok := m.find(i, attrInputMessages); ok {
-		m.captured = true
+		msgs := messages(v, "user")
+		m.captured = m.captured || carriesContent(msgs)
 		m.source("content", src)
-		return lastText(messages(v, "user"), "user")
+		return lastText(msgs, "user")
 	}
 	if s, src := firstStr(&m.spans[i], oiInput, convOI, tlInput, convOLL); s != "" {
 		m.captured = true
@@ -66,9 +67,10 @@ func (m *mapper) agentInput(i int) string {
 // agentOutput is the agent's last output message, or its output value.
 func (m *mapper) agentOutput(i int) string {
 	if v, src, ok := m.find(i, attrOutputMessages); ok {
-		m.captured = true
+		msgs := messages(v, "assistant")
+		m.captured = m.captured || carriesContent(msgs)
 		m.source("content", src)
-		return lastText(messages(v, "assistant"), "")
+		return lastText(msgs, "")
 	}
 	if s, src := firstStr(&m.spans[i], oiOutput, convOI, tlOutput, convOLL); s != "" {
 		m.captured = true
@@ -88,6 +90,7 @@ func (m *mapper) toolStep(i int) map[string]any {
 		name = nonEmpty(trimOp(sp.Name, opExecuteTool), opExecuteTool)
 	}
 	s := m.step(i, "tool_call", name)
+	m.tools = true
 	id := m.str(i, attrToolCallID)
 	if id == "" {
 		id, _ = firstStr(sp, "tool_call.id", convOI, "tool.id", convOI, "ai.toolCall.id", convVercel)
@@ -102,7 +105,6 @@ func (m *mapper) toolStep(i int) map[string]any {
 	if args != nil {
 		s["args"] = object(args, "arguments")
 		m.source("tool_calls", src)
-		m.captured = true
 	}
 	res, src, ok := m.find(i, attrToolResult)
 	if !ok {
@@ -111,7 +113,6 @@ func (m *mapper) toolStep(i int) map[string]any {
 	if res != nil {
 		s["result"] = object(toolOutput(res), "result")
 		m.source("tool_calls", src)
-		m.captured = true
 	}
 	return s
 }
@@ -224,20 +225,22 @@ func lastFinish(msgs []any) string {
 // operation-details event, else the deprecated gen_ai.prompt), the
 // event-per-message events, OpenInference's llm.input_messages,
 // OpenLLMetry's gen_ai.prompt.N, the Vercel AI SDK's ai.prompt.messages.
-// Content counts as captured when an attribute carries messages, or
-// another form carries some text, arguments or response.
+// Content counts as captured when the messages carry some text,
+// arguments or response, whatever form they came in.
 func (m *mapper) inputMessages(i int) ([]any, string, bool) {
 	if v, src, ok := m.find(i, attrInputMessages); ok {
-		m.captured = true
-		return messages(v, "user"), src, true
+		msgs := messages(v, "user")
+		m.captured = m.captured || carriesContent(msgs)
+		return msgs, src, true
 	}
 	return m.otherMessages(i, true)
 }
 
 func (m *mapper) outputMessages(i int) ([]any, string, bool) {
 	if v, src, ok := m.find(i, attrOutputMessages); ok {
-		m.captured = true
-		return messages(v, "assistant"), src, true
+		msgs := messages(v, "assistant")
+		m.captured = m.captured || carriesContent(msgs)
+		return msgs, src, true
 	}
 	return m.otherMessages(i, false)
 }

@@ -13,7 +13,10 @@ import (
 // counts used to fail an aggregate or a constraint (metadata.total_tokens
 // not found) while missing content was skipped.
 func TestAbsence(t *testing.T) {
-	full := ingest.Trace{Format: ingest.FormatOTLP, ContentCaptured: true, TokensCaptured: true, CostCaptured: true}
+	full := ingest.Trace{Format: ingest.FormatOTLP, ContentCaptured: true, TokensCaptured: true, CostCaptured: true, ToolsCaptured: true}
+	toolsOnly := ingest.Trace{Format: ingest.FormatOTLP, ToolsCaptured: true}
+	order := assert.Assertion{Type: "trace", Spec: map[string]any{"check": "contains_in_order", "tools": []any{"a"}}}
+	allTools := assert.Assertion{Type: "trace_tree", Spec: map[string]any{"check": "all_tools_called", "tools": []any{"a"}}}
 	bare := ingest.Trace{Format: ingest.FormatOTLP}
 	attest := ingest.Trace{Format: ingest.FormatAttest}
 	tokens := assert.Assertion{Type: "constraint", Spec: map[string]any{"field": "metadata.total_tokens", "operator": "lte", "value": 10}}
@@ -38,6 +41,10 @@ func TestAbsence(t *testing.T) {
 		{"cost present", full, aggCost, ""},
 		{"content present", full, content, ""},
 		{"attest trace judged as it is", attest, tokens, ""},
+		{"tools absent", bare, order, "ai.toolCall"},
+		{"tools absent, tree", bare, allTools, "execute_tool"},
+		{"tool spans without content", toolsOnly, order, ""},
+		{"tools present", full, allTools, ""},
 	} {
 		got := absence(c.tr, c.a)
 		if (got == "") != (c.want == "") || !strings.Contains(got, c.want) || (got != "" && !strings.HasPrefix(got, "skipped: ")) {

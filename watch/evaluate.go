@@ -22,12 +22,14 @@ var contentTypes = map[string]bool{"content": true, "embedding": true, "llm_judg
 // on what is not there, and says what was looked for (ingest.LookedFor):
 // content (content, embedding and judge assertions), token usage and cost
 // (constraints on a tokens or cost field, trace_tree aggregate_tokens and
-// aggregate_cost). Attest traces carry what they carry: only traces
+// aggregate_cost), tool calls (trace assertions, trace_tree
+// all_tools_called) when no tool span came and content capture was off. Attest traces carry what they carry: only traces
 // assembled from spans are judged absent.
 var (
 	notCaptured = "skipped: content not captured: no message content in any of " + ingest.LookedFor("content") + "; turn on message content capture in the GenAI instrumentation"
 	noTokens    = "skipped: no token usage sent: none of " + ingest.LookedFor("tokens") + " is set (a streaming call without usage reporting sends none)"
 	noCost      = "skipped: no cost sent: none of " + ingest.LookedFor("cost") + " is set"
+	noTools     = "skipped: no tool calls sent: the trace has no tool span (" + ingest.LookedFor("tools") + ") and, with content capture off, its messages name none; turn on message content capture or record tool spans"
 )
 
 // absence is the reason assertion a cannot be judged on t, or "".
@@ -42,6 +44,8 @@ func absence(t ingest.Trace, a assert.Assertion) string {
 		return noTokens
 	case !t.CostCaptured && reads(a, "cost"):
 		return noCost
+	case !t.ToolsCaptured && (a.Type == "trace" || reads(a, "tools")):
+		return noTools
 	}
 	return ""
 }
@@ -56,7 +60,7 @@ func reads(a assert.Assertion, what string) bool {
 		return strings.Contains(f, what)
 	case "trace_tree":
 		c, _ := a.Spec["check"].(string)
-		return c == "aggregate_"+what
+		return c == "aggregate_"+what || what == "tools" && c == "all_tools_called"
 	}
 	return false
 }
