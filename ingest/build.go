@@ -80,6 +80,8 @@ type mapper struct {
 	ops      []string           // classify's operation of each span
 	convs    []string           // and the convention that named it
 	logs     map[string][]Event // log records joined to spans, by span id
+	events   [][]Event          // each span's events and log records (joinLogs); nil without records
+	evCache  map[int]evMsgs     // each span's event-per-message messages, read once
 	children map[string][]int   // parent span id → span indexes, in step order
 	used     []bool
 	captured bool
@@ -136,16 +138,19 @@ func (mp *Mapper) Trace(g Group) Trace {
 		if sp.LogKey == "" {
 			continue
 		}
-		records++
+		records += len(sp.Events)
 		if !ids[sp.SpanID] {
-			unjoined++ // no span id, or its span is not in the trace
+			unjoined += len(sp.Events) // no span id, or its span is not in the trace
 			continue
 		}
 		if m.logs == nil {
 			m.logs = map[string][]Event{}
 		}
-		m.logs[sp.SpanID] = append(m.logs[sp.SpanID], sp.Events...)
+		for _, e := range sp.Events {
+			m.logs[sp.SpanID] = append(m.logs[sp.SpanID], e.unpacked())
+		}
 	}
+	m.joinLogs()
 	m.used = make([]bool, len(m.spans))
 	m.ops, m.convs = make([]string, len(m.spans)), make([]string, len(m.spans))
 	var tops []int

@@ -3,14 +3,26 @@
 package ingest
 
 // spanEvents are a span's events then the log records joined to it (in
-// the order they arrived).
+// the order they arrived), joined once per trace.
 func (m *mapper) spanEvents(i int) []Event {
-	sp := &m.spans[i]
-	logs := m.logs[sp.SpanID]
-	if len(logs) == 0 {
-		return sp.Events
+	if m.events != nil && m.events[i] != nil {
+		return m.events[i]
 	}
-	return append(append([]Event(nil), sp.Events...), logs...)
+	return m.spans[i].Events
+}
+
+// joinLogs sets each span's events with its log records after them.
+func (m *mapper) joinLogs() {
+	if len(m.logs) == 0 {
+		return
+	}
+	m.events = make([][]Event, len(m.spans))
+	for i := range m.spans {
+		sp := &m.spans[i]
+		if logs := m.logs[sp.SpanID]; len(logs) > 0 {
+			m.events[i] = append(append(make([]Event, 0, len(sp.Events)+len(logs)), sp.Events...), logs...)
+		}
+	}
 }
 
 func delivery(e *Event) string {
@@ -30,6 +42,26 @@ func eventFields(e *Event) any {
 		}
 	}
 	return e.Attrs
+}
+
+// evMsgs are a span's event-per-message messages (eventMessages).
+type evMsgs struct {
+	in, out []any
+	deliv   string
+}
+
+// eventMsgs reads span i's event-per-message messages once.
+func (m *mapper) eventMsgs(i int) evMsgs {
+	if m.evCache == nil {
+		m.evCache = map[int]evMsgs{}
+	}
+	if e, ok := m.evCache[i]; ok {
+		return e
+	}
+	in, out, deliv := eventMessages(m.spanEvents(i))
+	e := evMsgs{in, out, deliv}
+	m.evCache[i] = e
+	return e
 }
 
 // eventMessages reads the event-per-message events (gen_ai.system.message,

@@ -3,6 +3,7 @@
 package ingest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,7 +21,10 @@ import (
 // The others are read, checked and dropped. A kept record travels as a
 // Span with LogKey set (Span.LogKey) through the same assembly, under the
 // same bounds (its Size counts against the byte budget) and grace, and is
-// joined to its span when the trace is mapped (build.go). An invalid trace
+// joined to its span when the trace is mapped (build.go). The records of
+// one request for one span travel as one such Span, their events in the
+// order sent: a carrier per record held about twice the memory of the same
+// messages in span attributes (TestDeliveryHeld). An invalid trace
 // or span id fails the request, as for spans; a record without a trace id
 // cannot be joined and is dropped.
 
@@ -33,6 +37,7 @@ type logRecord struct {
 	time, observed  int64
 	attrs           map[string]any
 	body            any
+	packed          string // attributes and body already packed (plain.go); attrs and body nil then
 	size            int
 	digest          [sha256.Size]byte
 }
@@ -63,9 +68,54 @@ func (r *logRecord) keep(service string, decode func(b []byte, n int, field stri
 	if at == 0 {
 		at = r.observed
 	}
-	ev := Event{Name: name, Time: at, Attrs: r.attrs, Body: r.body, Log: true}
+	ev := Event{Name: name, Time: at, Attrs: r.attrs, Body: r.body, Log: true, Packed: r.packed}
+	ev.pack()
 	return Span{TraceID: traceID, SpanID: spanID, Start: at, End: at, Events: []Event{ev}, Service: service,
-		Size: r.size, LogKey: "log:" + spanID + ":" + hex.EncodeToString(r.digest[:12])}, true, nil
+		Size: r.size, LogKey: hex.EncodeToString(r.digest[:12])}, true, nil
+}
+
+// carriers gathers a request's kept records by trace and span, in the
+// order each pair first came: one Span per pair, its events in order, its
+// Size their sum, its LogKey from their digests (the same records sent
+// again are held once).
+type carriers struct {
+	out []Span
+	at  map[[2]string]int
+}
+
+func (c *carriers) add(sp Span) {
+	k := [2]string{sp.TraceID, sp.SpanID}
+	i, ok := c.at[k]
+	if !ok {
+		if c.at == nil {
+			c.at = map[[2]string]int{}
+		}
+		c.at[k] = len(c.out)
+		c.out = append(c.out, sp)
+		return
+	}
+	cur := &c.out[i]
+	cur.Events = append(cur.Events, sp.Events...)
+	cur.Size += sp.Size
+	cur.Start, cur.End = min(cur.Start, sp.Start), max(cur.End, sp.End)
+	cur.LogKey += sp.LogKey
+}
+
+// spans are the carriers, each LogKey the digest of its records' digests.
+func (c *carriers) spans() []Span {
+	for i := range c.out {
+		sum := sha256.Sum256([]byte(c.out[i].LogKey))
+		c.out[i].LogKey = "log:" + c.out[i].SpanID + ":" + hex.EncodeToString(sum[:12])
+	}
+	return c.out
+}
+
+// nonEmptyID is a JSON id string as sent, nil for none or "".
+func nonEmptyID(q []byte) []byte {
+	if len(q) <= 2 {
+		return nil
+	}
+	return q
 }
 
 // ParseOTLPLogs decodes one OTLP/JSON ExportLogsServiceRequest (the body
@@ -87,10 +137,28 @@ func ParseOTLPLogs(data []byte) ([]Span, error) {
 	if err != nil {
 		return nil, fmt.Errorf("OTLP/JSON logs: %v", err)
 	}
-	var out []Span
+	var out carriers
 	n := 0
 	var recErr error
-	jsonID := func(b []byte, size int, field string) (string, error) { return decodeID(string(b), size, field) }
+	// Ids come as JSON strings; the records of a request mostly share
+	// them, so the last one of each size is remembered.
+	var lastRaw [2][]byte
+	var lastID [2]string
+	jsonID := func(b []byte, size int, field string) (string, error) {
+		k := size / 16 // 0 span, 1 trace
+		if lastRaw[k] != nil && bytes.Equal(b, lastRaw[k]) {
+			return lastID[k], nil
+		}
+		var s string
+		if err := str(b, field, &s); err != nil {
+			return "", err
+		}
+		id, err := decodeID(s, size, field)
+		if err == nil {
+			lastRaw[k], lastID[k] = b, id
+		}
+		return id, err
+	}
 	err = rawList(resourceLogs).each("resourceLogs", func(rl []byte) error {
 		var attrs, scopes []byte
 		err := members(rl, "resourceLogs[]", func(key string, val []byte) error {
@@ -135,7 +203,7 @@ func ParseOTLPLogs(data []byte) ([]Span, error) {
 					var sp Span
 					var ok bool
 					if sp, ok, err = r.keep(service, jsonID); ok {
-						out = append(out, sp)
+						out.add(sp)
 					}
 				}
 				if err != nil {
@@ -153,20 +221,28 @@ func ParseOTLPLogs(data []byte) ([]Span, error) {
 	if err != nil {
 		return nil, fmt.Errorf("OTLP/JSON logs: %v", err)
 	}
-	return out, nil
+	return out.spans(), nil
 }
 
 func parseLogRecord(raw []byte) (logRecord, error) {
 	r := logRecord{size: len(raw), digest: sha256.Sum256(raw)}
-	var traceID, spanID string
+	var traceID, spanID []byte // the JSON strings, read by keep
 	var at, observed wireUint
 	var attrs, body []byte
 	err := members(raw, "logRecord", func(key string, val []byte) error {
 		switch {
-		case fieldIs(key, "traceId"):
-			return str(val, "traceId", &traceID)
-		case fieldIs(key, "spanId"):
-			return str(val, "spanId", &spanID)
+		case fieldIs(key, "traceId"), fieldIs(key, "spanId"):
+			dst := &traceID
+			if fieldIs(key, "spanId") && !fieldIs(key, "traceId") {
+				dst = &spanID
+			}
+			switch {
+			case isNull(val): // leaves it as it was, as encoding/json does
+			case len(val) == 0 || val[0] != '"':
+				return fmt.Errorf("%s: must be a string", key)
+			default:
+				*dst = val
+			}
 		case fieldIs(key, "eventName"):
 			return str(val, "eventName", &r.name)
 		case fieldIs(key, "timeUnixNano"):
@@ -183,8 +259,14 @@ func parseLogRecord(raw []byte) (logRecord, error) {
 	if err != nil {
 		return r, err
 	}
-	r.traceID, r.spanID = []byte(traceID), []byte(spanID)
+	r.traceID, r.spanID = nonEmptyID(traceID), nonEmptyID(spanID)
 	r.time, r.observed = clampNanos(at), clampNanos(observed)
+	if r.name != "" { // named by its field: its attributes need not be read for event.name
+		if p, ok := plainRecord(attrs, body); ok {
+			r.packed = p
+			return r, nil
+		}
+	}
 	if r.attrs, err = attrMap(attrs, 0); err != nil {
 		return r, err
 	}

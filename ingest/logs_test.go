@@ -110,13 +110,7 @@ var logsCases = map[string]string{
 // the records its JSON form reads to (Size and LogKey apart: each form has
 // its own bytes), or fails where JSON fails.
 func TestLogsProtoMatchesJSON(t *testing.T) {
-	strip := func(spans []Span) []Span {
-		out := slices.Clone(spans)
-		for i := range out {
-			out[i].Size, out[i].LogKey = 0, ""
-		}
-		return out
-	}
+	strip := unpackAll
 	for name, js := range logsRequests(t) {
 		want, wantErr := ParseOTLPLogs(js)
 		for ename, newEnc := range encoders {
@@ -137,8 +131,9 @@ func TestLogsProtoMatchesJSON(t *testing.T) {
 	}
 }
 
-// TestLogsKept: only GenAI events with a trace id are kept, each as a
-// record of its span, keyed by its bytes (a re-delivery is the same key).
+// TestLogsKept: only GenAI events with a trace id are kept, the records of
+// one span together, in order, keyed by their bytes (a re-delivery is the
+// same key), their attributes and body packed until mapped.
 func TestLogsKept(t *testing.T) {
 	spans, err := ParseOTLPLogs([]byte(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeLogs":[{"logRecords":[
 		{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","timeUnixNano":"7","eventName":"gen_ai.user.message","body":{"kvlistValue":{"values":[{"key":"content","value":{"stringValue":"hi"}}]}}},
@@ -148,17 +143,17 @@ func TestLogsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(spans) != 2 {
-		t.Fatalf("kept %d records, want 2: %+v", len(spans), spans)
+	if len(spans) != 1 || len(spans[0].Events) != 2 {
+		t.Fatalf("kept %+v, want one carrier of 2 records", spans)
 	}
-	a, b := spans[0], spans[1]
-	if a.LogKey == "" || a.LogKey == b.LogKey || a.SpanID != "eee19b7ec3c1b174" || a.Service != "svc" || a.ParentID != "" {
-		t.Errorf("records %+v %+v", a, b)
+	a := spans[0]
+	if !strings.HasPrefix(a.LogKey, "log:eee19b7ec3c1b174:") || a.SpanID != "eee19b7ec3c1b174" || a.Service != "svc" || a.ParentID != "" || a.Start != 7 || a.End != 9 {
+		t.Errorf("carrier %+v", a)
 	}
-	if e := a.Events[0]; !e.Log || e.Name != "gen_ai.user.message" || e.Time != 7 || e.Body.(map[string]any)["content"] != "hi" {
+	if e := a.Events[0].unpacked(); !e.Log || e.Name != "gen_ai.user.message" || e.Time != 7 || e.Body.(map[string]any)["content"] != "hi" {
 		t.Errorf("first record's event %+v", e)
 	}
-	if e := b.Events[0]; e.Name != "gen_ai.choice" || e.Time != 9 {
+	if e := a.Events[1].unpacked(); e.Name != "gen_ai.choice" || e.Time != 9 || e.Attrs["event.name"] != "gen_ai.choice" {
 		t.Errorf("second record's event (named by attribute, observed time) %+v", e)
 	}
 }
@@ -179,7 +174,12 @@ func logsSeeds(f *testing.F) {
 // into traces that pass the engine's own validation, within the bounds.
 func checkLogs(t *testing.T, spans []Span, size int) {
 	for i, sp := range spans {
-		if sp.LogKey == "" || len(sp.Events) != 1 || !sp.Events[0].Log || len(sp.TraceID) != 32 || sp.Size > protoSize(size) {
+		for _, e := range sp.Events {
+			if _, err := trace.Decode([]byte(e.Packed)); e.Packed != "" && err != nil {
+				t.Fatalf("record %d: packed %q does not read: %v", i, e.Packed, err)
+			}
+		}
+		if sp.LogKey == "" || len(sp.Events) == 0 || !sp.Events[0].Log || len(sp.TraceID) != 32 || sp.Size > len(sp.Events)*protoSize(size) {
 			t.Fatalf("record %d: %+v", i, sp)
 		}
 	}
@@ -270,14 +270,7 @@ func TestLogsProtoBodies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		strip := func(spans []Span) []Span {
-			out := withoutSize(spans)
-			for k := range out {
-				out[k].LogKey = ""
-			}
-			return out
-		}
-		if diff := cmp.Diff(strip(want), strip(got)); diff != "" {
+		if diff := cmp.Diff(unpackAll(want), unpackAll(got)); diff != "" {
 			t.Errorf("%s: differ (-JSON +protobuf):\n%s", path, diff)
 		}
 	}
@@ -310,7 +303,53 @@ func TestLogsBounded(t *testing.T) {
 	feed = NewFeed(Limits{}, nil, nil)
 	feed.Item(Item{Spans: dup, Seq: 1})
 	feed.Item(Item{Spans: dup, Seq: 2})
-	if feed.Duplicates() != 2 {
-		t.Errorf("records sent twice: %d duplicates, want 2", feed.Duplicates())
+	if feed.Duplicates() != 1 {
+		t.Errorf("a request of records sent twice: %d duplicates, want 1", feed.Duplicates())
 	}
+}
+
+// unpackAll is records with their events unpacked, Size and LogKey zero:
+// what two encodings of the same records must agree on (the packed text
+// may order members differently).
+func unpackAll(spans []Span) []Span {
+	out := slices.Clone(spans)
+	for i := range out {
+		out[i].Size, out[i].LogKey = 0, ""
+		evs := make([]Event, len(out[i].Events))
+		for k, e := range out[i].Events {
+			evs[k] = e.unpacked()
+		}
+		out[i].Events = evs
+	}
+	return out
+}
+
+// FuzzPlainValue: whenever plainValue writes an AnyValue, what it writes
+// reads back to what anyValue reads (plain.go's fast path changes nothing).
+func FuzzPlainValue(f *testing.F) {
+	for _, s := range []string{`{"stringValue":"a\u00e9\n"}`, `{"intValue":"7"}`, `{"doubleValue":1.5e300}`, `{"boolValue":false}`,
+		`{"kvlistValue":{"values":[{"key":"content","value":{"stringValue":"hi"}},{"key":"n","value":{"intValue":3}}]}}`,
+		`{"arrayValue":{"values":[{"stringValue":"x"},{"kvlistValue":{}}]}}`, `{"bytesValue":"AAE="}`, `{"kvlistValue":{"values":[{"key":"a"}]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		plain, ok := plainValue(nil, data, 1)
+		if !ok {
+			return
+		}
+		want, err := anyValue(data, 1)
+		if err != nil {
+			t.Fatalf("plainValue wrote %s where anyValue fails: %v", plain, err)
+		}
+		got, err := trace.Decode(plain)
+		if err != nil {
+			t.Fatalf("plainValue wrote %s, not JSON: %v", plain, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s: plainValue %s reads differently (-anyValue +plain):\n%s", data, plain, diff)
+		}
+	})
 }

@@ -25,7 +25,7 @@ var (
 // protoSize of the record's encoded length. A body sent more than once
 // keeps the last.
 func ParseOTLPLogsProto(data []byte) ([]Span, error) {
-	var out []Span
+	var out carriers
 	n := 0
 	r := fields{b: data}
 	for r.more() {
@@ -63,7 +63,7 @@ func ParseOTLPLogsProto(data []byte) ([]Span, error) {
 					var sp Span
 					var ok bool
 					if sp, ok, err = rec.keep(service, protoIDBytes); ok {
-						out = append(out, sp)
+						out.add(sp)
 					}
 				}
 				if err != nil {
@@ -73,7 +73,7 @@ func ParseOTLPLogsProto(data []byte) ([]Span, error) {
 			}
 		}
 	}
-	return out, nil
+	return out.spans(), nil
 }
 
 func protoIDBytes(b []byte, n int, field string) (string, error) { return protoID(b, n, field) }

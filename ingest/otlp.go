@@ -10,10 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"attest-engine/clip"
+	"attest-engine/trace"
 )
 
 // Span is one OTLP span, normalized: ids as lower-case hex, times in
@@ -49,6 +52,117 @@ type Event struct {
 	Attrs map[string]any // the event's or record's attributes
 	Body  any            // a log record's body (nil for a span event)
 	Log   bool           // delivered as a log record
+	// Packed holds a log record's attributes and body, while it waits in
+	// the assembler, as the JSON text of [attributes, body] (Attrs and Body
+	// nil): small maps cost about 300 bytes each held, their text a
+	// fraction of it. Unpacked when the trace is mapped.
+	Packed string
+}
+
+// pack moves Attrs and Body into Packed.
+func (e *Event) pack() {
+	if e.Attrs == nil && e.Body == nil {
+		return
+	}
+	b := appendValue(append(appendValue([]byte{'['}, e.Attrs), ','), e.Body)
+	e.Packed, e.Attrs, e.Body = string(append(b, ']')), nil, nil
+}
+
+// appendValue appends v, a value of the engine's value model, as JSON
+// (object members in key order, strings as encoding/json writes them).
+func appendValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		return appendString(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case json.Number:
+		return append(b, x...)
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendValue(b, e)
+		}
+		return append(b, ']')
+	case map[string]any:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendString(b, k), ':')
+			b = appendValue(b, x[k])
+		}
+		return append(b, '}')
+	}
+	return append(b, "null"...)
+}
+
+// appendString appends s quoted; invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			b = append(b, c)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, "\ufffd"...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// unpacked is e with Attrs and Body read back from Packed.
+func (e Event) unpacked() Event {
+	if e.Packed == "" {
+		return e
+	}
+	if d, err := trace.Decode([]byte(e.Packed)); err == nil {
+		if pair, ok := d.([]any); ok && len(pair) == 2 {
+			e.Attrs, _ = pair[0].(map[string]any)
+			e.Body = pair[1]
+		}
+	}
+	e.Packed = ""
+	return e
 }
 
 // OTLP/JSON is opentelemetry-proto's JSON mapping: lowerCamelCase member

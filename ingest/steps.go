@@ -247,8 +247,9 @@ func (m *mapper) outputMessages(i int) ([]any, string, bool) {
 
 func (m *mapper) otherMessages(i int, input bool) ([]any, string, bool) {
 	sp := &m.spans[i]
-	in, out, deliv := eventMessages(m.spanEvents(i))
-	msgs, src := out, convEvents+"/"+deliv
+	em := m.eventMsgs(i)
+	msgs, src := em.out, convEvents+"/"+em.deliv
+	in := em.in
 	if input {
 		msgs = in
 	}
