@@ -17,7 +17,7 @@
 //
 // The engine's callers, and why:
 //
-//	report files (report.WriteFile)   NoSync: an artefact a rerun writes again
+//	report files (report.Spool)       NoSync: an artefact a rerun writes again
 //	the provider cache (cache_dir)    SyncData: a vector cut short can decode as
 //	                                  a shorter one (provider/cache.go)
 //	history's summaries.json          SyncAll, whatever the fsync policy: the

@@ -24,7 +24,7 @@ import (
 type SyncPolicy uint8
 
 const (
-	// SyncAlways fsyncs before Record returns: an acknowledged record
+	// SyncAlways fsyncs before AddAll returns: an acknowledged record
 	// survives a power loss.
 	SyncAlways SyncPolicy = 1
 	// SyncInterval fsyncs at most every Options.SyncEvery (and at Close):

@@ -15,9 +15,9 @@
 // what it shows (failures first, totals at the top) within a stated size
 // bound: 32 MiB whatever the run holds. Write writes a whole
 // report; WriteFile writes one to a file whole or not at all (the server's
-// --report); ByTrace groups a session's results by trace_id. A Spool
+// --report); byTrace groups a session's results by trace_id. A Spool
 // keeps a session's results for its report in bounded memory: held up to
-// SpoolMemory, on disk past it, sorted there into ByTrace's order when the
+// SpoolMemory, on disk past it, sorted there into byTrace's order when the
 // report is written (spool.go).
 //
 // Text from traces and assertions is escaped for its format: XML escaping

@@ -389,7 +389,7 @@ func TestHTMLReportTypes(t *testing.T) {
 		results = append(results, Recorded{Type: "type " + strconv.Itoa(i), Result: assert.Result{AssertionID: "a" + strconv.Itoa(i), Status: assert.HardFail}})
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, FormatHTML, []Trace{{Name: "t", Results: results}}); err != nil {
+	if err := writeReport(&buf, FormatHTML, []Trace{{Name: "t", Results: results}}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

@@ -166,16 +166,6 @@ func NewWriter(f Format, w io.Writer) Writer {
 	return &textReport{w: w}
 }
 
-// Write writes a whole report of traces in format f, with no timestamp.
-// The total duration is the sum of the traces' durations.
-func Write(w io.Writer, f Format, traces []Trace, scenarios ...simulate.ScenarioSummary) error {
-	return writeTotals(w, f, traces, Totals{Scenarios: scenarios})
-}
-
-func write(w io.Writer, f Format, traces []Trace, generated time.Time) error {
-	return writeTotals(w, f, traces, Totals{Generated: generated})
-}
-
 // writeTotals writes the report, starting its totals from tot (timestamp, scenarios).
 func writeTotals(w io.Writer, f Format, traces []Trace, tot Totals) error {
 	rw := NewWriter(f, w)
@@ -190,15 +180,6 @@ func writeTotals(w io.Writer, f Format, traces []Trace, tot Totals) error {
 		}
 	}
 	return rw.End(&tot)
-}
-
-// WriteFile writes a whole report to path, in the format its extension
-// names (FormatForPath), generated now. The file appears whole or not at
-// all: it is written beside its final name and renamed.
-func WriteFile(path string, traces []Trace, scenarios ...simulate.ScenarioSummary) error {
-	return writeFileAtomic(path, func(w io.Writer) error {
-		return writeTotals(w, FormatForPath(path), traces, Totals{Generated: time.Now(), Scenarios: scenarios})
-	})
 }
 
 // writeFileAtomic writes a report file through a temporary one renamed over
