@@ -63,7 +63,7 @@ func (w *wal) appendAll(rs []*Result) (pos, bool, error) {
 			w.frame = appendPayload(w.frame, rs[0])
 			p := w.frame[start+frameHeader:]
 			binary.LittleEndian.PutUint32(w.frame[start:start+4], uint32(len(p)))
-			binary.LittleEndian.PutUint32(w.frame[start+4:start+8], crc32.Checksum(p, castagnoli))
+			binary.LittleEndian.PutUint32(w.frame[start+4:start+8], crc32.Checksum(p, castagnoli()))
 			rs = rs[1:]
 		}
 		if err := w.write(w.frame); err != nil {

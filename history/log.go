@@ -55,7 +55,7 @@ const (
 	segSuffix   = ".log"
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // pos is a place in the log: a segment number and a byte offset in it.
 type pos struct {
@@ -154,7 +154,7 @@ func scanSegment(path string, off int64, fn func(Result, pos) error, seg uint64)
 			}
 			return off, nil, err
 		}
-		if crc32.Checksum(buf, castagnoli) != binary.LittleEndian.Uint32(hdr[4:8]) {
+		if crc32.Checksum(buf, castagnoli()) != binary.LittleEndian.Uint32(hdr[4:8]) {
 			return off, &frameError{off, "checksum mismatch"}, nil
 		}
 		r, err := decodePayload(buf)

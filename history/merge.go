@@ -14,7 +14,7 @@ import (
 // load reads a state dir without changing it: its summaries, plus the log
 // records after their checkpoint (a dir whose writer was killed).
 func load(dir string) (*snapshot, error) {
-	snap, err := readSnapshot(dir, maxSnapshot)
+	snap, err := readSnapshot(dir, maxSnapshot())
 	if err != nil {
 		return nil, err
 	}

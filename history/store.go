@@ -107,7 +107,7 @@ func (s *Store) recover() error {
 	}
 	// A store reads what its own bounds let it write, and never less than
 	// the defaults allow.
-	snap, err := readSnapshot(s.dir, max(maxSnapshot, snapshotBound(s.opts.MaxKeys, s.opts.MaxWindows)))
+	snap, err := readSnapshot(s.dir, max(maxSnapshot(), snapshotBound(s.opts.MaxKeys, s.opts.MaxWindows)))
 	if errors.Is(err, errTorn) {
 		// Summaries not whole (doc.go, "Recovery"): rebuilt from every
 		// segment on disk, as for a new dir with a log.

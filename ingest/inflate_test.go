@@ -105,11 +105,11 @@ func TestOTLPInflation(t *testing.T) {
 
 // TestDeprecatedNames: the events are read for every deprecated name, and only those, in order.
 func TestDeprecatedNames(t *testing.T) {
-	if len(deprecatedNames) != len(deprecated) {
-		t.Fatalf("deprecatedNames has %d names, deprecated %d", len(deprecatedNames), len(deprecated))
+	if len(deprecatedNames) != len(deprecated()) {
+		t.Fatalf("deprecatedNames has %d names, deprecated %d", len(deprecatedNames), len(deprecated()))
 	}
 	for i, n := range deprecatedNames {
-		if _, ok := deprecated[n]; !ok || (i > 0 && deprecatedNames[i-1] >= n) {
+		if _, ok := deprecated()[n]; !ok || (i > 0 && deprecatedNames[i-1] >= n) {
 			t.Errorf("deprecatedNames[%d] = %q: not a deprecated name, or out of order", i, n)
 		}
 	}

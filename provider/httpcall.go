@@ -43,7 +43,9 @@ const retryDetail = "Wait and retry. The engine applies exponential backoff inte
 
 // httpDoer sends provider requests. Safe for concurrent use.
 type httpDoer struct {
-	client    *http.Client
+	// client is the HTTP client, made on the first call: a session that
+	// never calls a provider does not pay for a transport at start-up.
+	client    func() *http.Client
 	retryBase time.Duration // tests set a tiny one
 	offline   bool          // no request is ever sent
 }
@@ -161,7 +163,7 @@ func (h *httpDoer) attempt(ctx context.Context, r provRequest) (body []byte, ret
 			Detail: "Check the provider base_url in the --config file or the *_BASE_URL environment variable."}
 	}
 	req.Header = r.header.Clone()
-	resp, err := h.client.Do(req)
+	resp, err := h.client().Do(req)
 	if err != nil {
 		return nil, 0, &Error{Transient: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider unreachable: %s", r.what, scrub(netErrText(err), r.ep.key))}
