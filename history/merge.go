@@ -24,11 +24,15 @@ func load(dir string) (*snapshot, error) {
 	st := &Store{opts: Options{
 		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
 		MaxKeys: 1 << 30, // the shard kept no more keys than its own bound
-	}.withDefaults(), keys: snap.Keys}
+	}.withDefaults(), keys: snap.Keys, dir: dir, meta: snap.meta}
 	segs, err := listSegments(dir)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	// The records after the checkpoint are applied as the writer applied
+	// them: a superseding verdict replaces the one before it.
+	st.verdicts = newVerdicts(st.opts.Verdicts)
+	st.rebuildVerdicts(segs)
 	for _, n := range segs {
 		if n < snap.Checkpoint.Seg {
 			continue

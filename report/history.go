@@ -129,7 +129,7 @@ var historyTemplate = sync.OnceValue(func() *template.Template {
 </header>
 <main>
 {{range .Keys}}<section class="key">
-<h2>{{.Name}}{{if .Type}} <small>{{.Type}}</small>{{end}}{{if .NAlerts}} <span class="badge s-hard_fail">{{.AlertCount}}</span>{{end}}</h2>
+<h2><bdi>{{.Name}}</bdi>{{if .Type}} <small><bdi>{{.Type}}</bdi></small>{{end}}{{if .NAlerts}} <span class="badge s-hard_fail">{{.AlertCount}}</span>{{end}}</h2>
 <div class="charts">
 {{.Trend}}
 {{.Histogram}}
@@ -138,7 +138,7 @@ var historyTemplate = sync.OnceValue(func() *template.Template {
 {{range .Alerts}}<li><pre>{{.}}</pre></li>
 {{end}}</ul>
 {{end}}</section>
-{{end}}{{if .Unshown}}<details><summary>{{len .Unshown}} more keys, not drawn</summary><pre>{{range .Unshown}}{{.}}
+{{end}}{{if .Unshown}}<details><summary>{{len .Unshown}} more keys, not drawn</summary><pre>{{range .Unshown}}<bdi>{{.}}</bdi>
 {{end}}</pre></details>
 {{end}}</main>
 {{template "foot" .}}`))

@@ -225,6 +225,7 @@ func FuzzReports(f *testing.F) {
 	f.Add("trc_abc123", "assert_001", "schema", "Tool result matches schema.\nsecond line", 0.5, uint8(0))
 	f.Add("", "a<&>\"'", "", "\x1b[31mred\x1b[0m ]]></system-out> \x00 \xff \u009b\r\n", math.NaN(), uint8(3))
 	f.Add(" ", "x", "content", "", math.Inf(1), uint8(1))
+	f.Add("trc\u202e", "a\u2066", "t\u200f", "x\u061c\u202a\xe2\x80", 0.0, uint8(2))
 	f.Fuzz(func(t *testing.T, traceID, assertionID, typ, text string, score float64, kind uint8) {
 		if assertionID == "" {
 			assertionID = "#0" // the engine never reports an assertion without an id
@@ -262,12 +263,15 @@ func FuzzReports(f *testing.F) {
 				if doc := checkJUnit(t, out); len(doc.Suites) != 2 {
 					t.Fatalf("junit: %d testsuites, want 2", len(doc.Suites))
 				}
+				if r := rawBidi(string(out)); r != 0 {
+					t.Fatalf("junit: %U written raw", r)
+				}
 			case FormatText:
 				if !utf8.Valid(out) {
 					t.Fatalf("text: invalid UTF-8: %q", out)
 				}
 				for _, c := range string(out) {
-					if c != '\n' && c != '\t' && unicode.IsControl(c) {
+					if c != '\n' && c != '\t' && unicode.IsControl(c) || IsBidiControl(c) {
 						t.Fatalf("text: control character %U reaches the terminal: %q", c, out)
 					}
 				}

@@ -235,7 +235,8 @@ func num(f float64) string {
 	return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
 }
 
-// esc makes data safe as SVG text or an attribute value in an HTML page.
+// esc makes data safe as SVG text or an attribute value in an HTML page;
+// control and bidirectional formatting characters are shown escaped (Clean).
 func esc(s string) string {
-	return template.HTMLEscapeString(strings.ToValidUTF8(s, "\uFFFD"))
+	return template.HTMLEscapeString(Clean(strings.ToValidUTF8(s, "\uFFFD")))
 }

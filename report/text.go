@@ -20,8 +20,9 @@ import (
 //	             metadata.cost_usd = 0.02, constraint lte 0.01 violated.
 //
 // then a totals line and PASS, FAIL or INCOMPLETE. Text from traces and assertions is
-// shown with control characters escaped, so a report cannot drive the
-// terminal that displays it.
+// shown with control and bidirectional formatting characters escaped
+// (Clean), so a report cannot drive the terminal that displays it or
+// reorder the engine's own text.
 type textReport struct {
 	w   io.Writer
 	b   strings.Builder
@@ -147,12 +148,16 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// Clean escapes control characters (C0, DEL, C1) and invalid UTF-8, which
-// in a terminal could move the cursor, recolour or retitle it.
+// Clean escapes control characters (C0, DEL, C1), the bidirectional
+// formatting characters (IsBidiControl) and invalid UTF-8, which in a
+// terminal could move the cursor, recolour or retitle it, or reorder the
+// text shown after them: an unterminated U+202E in a trace name would show
+// the rest of the line, the engine's own words included, right to left.
+// Each is shown as \uXXXX (\xXX for a byte of invalid UTF-8).
 func Clean(s string) string {
 	ok := true
 	for _, r := range s {
-		if r == utf8.RuneError || (r != '\t' && unicode.IsControl(r)) {
+		if r == utf8.RuneError || (r != '\t' && unicode.IsControl(r)) || IsBidiControl(r) {
 			ok = false
 			break
 		}
@@ -166,7 +171,7 @@ func Clean(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r != '\t' && unicode.IsControl(r):
+		case r != '\t' && unicode.IsControl(r), IsBidiControl(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+size])

@@ -289,6 +289,7 @@ func (s *Server) refuse(c *call) {
 		s.replyError(c.req, c.perr)
 		return
 	}
+	c.req.turn.finish()
 	s.refuseAfterShutdown(c.req)
 }
 
@@ -374,6 +375,9 @@ func (s *Server) run(c *call) {
 		if p := recover(); p != nil {
 			s.settle(c)
 			s.answerPanic(c.req, "recovered panic", p)
+		}
+		if c.req != nil {
+			c.req.turn.finish() // after a panic too: later calls of its scenario must not wait for good
 		}
 		// After a panic too: the line and its tape can go (the read
 		// loop's buffer is read again only once an inline request has

@@ -82,7 +82,7 @@ func TestReportFile(t *testing.T) {
 		{"report.html", "HTML for .html: the failing trace open with its type and spec, the passing one a row, a timestamp", func(data []byte) bool {
 			page := string(data)
 			for _, want := range []string{"<title>attest-engine report: FAIL</title>", `data-status="hard_fail" data-name="trc_&lt;b&gt;"`,
-				`<b>c2</b> <i>content</i>`, `<pre>{
+				`<b><bdi>c2</bdi></b> <i><bdi>content</bdi></i>`, `<pre>{
   &#34;value&#34;: &#34;&lt;script&gt;&#34;
 }</pre>`, `<td>trc_wire</td>`, `<p class="meta">generated 2`,
 				`<tr><td>refund</td><td>3</td><td>2</td><td>0.208–0.939</td><td>pass^1 0.667 · pass^2 0.333 · pass^3 0.000</td></tr>`} {
