@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// inFlightBound is the README threat model's "at most 64 requests in
+// inFlightBound is docs/security.md's "at most 64 requests in
 // flight, then the engine stops reading" (spec §1.5: "Maximum concurrent
 // in-flight requests: 64 (engine-configured, advertised in initialize
 // response)").

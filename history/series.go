@@ -102,8 +102,8 @@ func (s *series) observe(r *Result) {
 // the baseline stays what it was. When the windows after the span are all
 // gone but the last, the oldest windows go. One pass: the span is found
 // once (dropping a window after it leaves it as it is), and the windows are
-// cut with one move each; dropping one window at a time, each time finding
-// the span again, was quadratic in the windows of a merged or hostile dir.
+// cut with one move each (finding the span again for each window dropped
+// would be quadratic in the windows of a merged or hostile dir).
 func (s *series) bound(max int, baselineN int) {
 	n := len(s.Windows)
 	excess := n - max

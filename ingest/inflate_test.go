@@ -78,7 +78,7 @@ func peakHeap(f func()) (peak, held uint64) {
 	return max.Load() - min(base, max.Load()), m.HeapAlloc - min(base, m.HeapAlloc)
 }
 
-// TestOTLPInflation: README threat model, watch input: decoding an OTLP/JSON body takes at most a few
+// TestOTLPInflation: docs/security.md, watch input: decoding an OTLP/JSON body takes at most a few
 // times its length at once, whatever its shape. Bodies of one long list of tiny items ("{}" is 3 bytes)
 // took 40 to 100 times their length while decoded, and events and attributes kept 9 and 19 times it in
 // the spans, when each list was decoded into a slice of structs. A span now keeps only the events the

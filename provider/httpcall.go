@@ -266,8 +266,8 @@ func newHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = idleConnsPerHost
 	// A redirect is answered as it is, never followed: the engine connects
-	// only to the endpoints the config or environment names (README, threat
-	// model), and a 3xx fails the call like any other non-2xx answer.
+	// only to the endpoints the config or environment names (docs/security.md)
+	// , and a 3xx fails the call like any other non-2xx answer.
 	return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 

@@ -320,7 +320,7 @@ func FuzzHTMLReport(f *testing.F) {
 	})
 }
 
-// TestHTMLFieldsCut: README "fields cut (names 128 bytes, texts 4 KiB)": a
+// TestHTMLFieldsCut: docs/security.md "fields cut (names 128 bytes, texts 4 KiB)": a
 // 10,000-byte explanation shows its first 4 KiB and how much was left out,
 // and a 1,000-byte trace name its first 128 bytes.
 func TestHTMLFieldsCut(t *testing.T) {

@@ -22,7 +22,7 @@ const SpoolMemory = 64 << 20
 
 // Spool keeps a session's results for its report (the server's --report),
 // in the order added. Up to its memory bound they are held as they are and
-// the report is byTrace's, exactly as before there was a spool. Past it,
+// the report is byTrace's. Past it,
 // every result goes to a scratch file in the report's directory (removed
 // from the directory at once: nothing is left however the process ends),
 // and memory stays bounded whatever the session's length: the results are

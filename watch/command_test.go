@@ -123,7 +123,7 @@ func TestSuite(t *testing.T) {
 			t.Errorf("%s: error %q, want %q", tt.name, msg, tt.err)
 		}
 	}
-	// README threat model "watch suite file | 4 MiB, 1,000 assertions, names
+	// docs/security.md "watch suite file | 4 MiB, 1,000 assertions, names
 	// ≤ 256 bytes, 10,000 agents in sample_rates and in filter": one past
 	// each bound is refused, the bound itself accepted.
 	one := func(name string) string { return `{"name":"` + name + `","type":"trace","spec":{}}` }
