@@ -132,3 +132,15 @@ func LoadEngine(path string, offline bool) (*assert.Engine, assert.Config, error
 // FlushLogs bounds how long a command's exit waits for its queued log lines
 // (package logsink): stderr may never be read.
 const FlushLogs = 100 * time.Millisecond
+
+// NewFlagSet is a command's flag set: parse errors and the usage go to
+// stderr, and the usage is the text usage followed by the flags' defaults.
+func NewFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}

@@ -11,7 +11,6 @@ package merge
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -23,11 +22,7 @@ import (
 // the dirs it is given and is not interruptible part-way (history.Merge
 // writes dst once, at its Close).
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("attest-engine merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attest-engine merge DST SRC [SRC...]\n\nAdds the summaries of the state dirs SRC (the --state-dir of each shard) into DST.")
-	}
+	fs := cli.NewFlagSet("attest-engine merge", "usage: attest-engine merge DST SRC [SRC...]\n\nAdds the summaries of the state dirs SRC (the --state-dir of each shard) into DST.\n", stderr)
 	if code, ok := cli.Parse(fs, args); !ok {
 		return code
 	}
