@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"attest-engine/clip"
 	"attest-engine/tape"
 )
 
@@ -481,7 +482,7 @@ func stepList(r *run, all []step, seq []int) string {
 			break
 		}
 		s := &all[i]
-		names = append(names, "'"+clip(s.name, 80)+"'")
+		names = append(names, "'"+clip.String(s.name, 80)+"'")
 		loc := strconv.Itoa(s.index)
 		if s.trace != 0 {
 			loc = r.traces[s.trace].prefix + "steps[" + loc + "]"

@@ -5,6 +5,7 @@ package trajectory
 import (
 	"strconv"
 
+	"attest-engine/clip"
 	"attest-engine/tape"
 )
 
@@ -141,13 +142,13 @@ func (r *run) failEnd(reason string) *Failure {
 // describe names a step in explanations: "step 4 'process_refund'", with
 // its agent and location when it is in a sub-trace.
 func (r *run) describe(s *step) string {
-	d := "step " + strconv.Itoa(s.index) + " '" + clip(s.name, 80) + "'"
+	d := "step " + strconv.Itoa(s.index) + " '" + clip.String(s.name, 80) + "'"
 	if s.trace == 0 {
 		return d
 	}
 	t := r.traces[s.trace]
 	if t.agent != "" {
-		d += " of agent '" + clip(t.agent, 80) + "'"
+		d += " of agent '" + clip.String(t.agent, 80) + "'"
 	}
 	return d + " (" + t.prefix + "steps[" + strconv.Itoa(s.index) + "])"
 }
@@ -157,5 +158,5 @@ func (f *Failure) String() string {
 	if f.AtEnd {
 		return "the end of the trace (after " + strconv.Itoa(f.Step) + " steps): " + f.Reason
 	}
-	return f.Location + " '" + clip(f.Tool, 80) + "': " + f.Reason
+	return f.Location + " '" + clip.String(f.Tool, 80) + "': " + f.Reason
 }
