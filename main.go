@@ -19,6 +19,7 @@ import (
 	"attest-engine/eval"
 	"attest-engine/merge"
 	"attest-engine/reportcmd"
+	"attest-engine/rundiff"
 	"attest-engine/serve"
 	"attest-engine/version"
 	"attest-engine/watch"
@@ -44,6 +45,8 @@ func lookup(name string) command {
 		return merge.Run
 	case "report":
 		return reportcmd.Run
+	case "diff":
+		return rundiff.Run
 	case "version": // the earlier engine's subcommand (../shared/sdk-compat.md)
 		return version.Run
 	}

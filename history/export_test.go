@@ -1,6 +1,8 @@
-// export_test.go: helpers the package's tests share: one result at a time, counts.
+// export_test.go: helpers the package's tests share: one result at a time, counts, dirs by path.
 
 package history
+
+import "attest-engine/safedir"
 
 // Add records one result, as AddAll records a trace's: the tests feed
 // streams result by result.
@@ -32,3 +34,33 @@ func (s *Store) summarized() uint64 {
 }
 
 func nan() float64 { var z float64; return z / z }
+
+// listSegmentsAt is listSegments of the dir at path.
+func listSegmentsAt(dir string) ([]uint64, error) {
+	d, err := safedir.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return listSegments(d)
+}
+
+// scanSegmentAt is scanSegment of segment seg of the dir at path.
+func scanSegmentAt(dir string, seg uint64, off int64, fn func(Result, pos) error) (segScan, error) {
+	d, err := safedir.Open(dir)
+	if err != nil {
+		return segScan{}, err
+	}
+	defer d.Close()
+	return scanSegment(d, seg, off, fn)
+}
+
+// readSnapshotAt is readSnapshot of the dir at path.
+func readSnapshotAt(dir string, limit int64) (*snapshot, error) {
+	d, err := safedir.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return readSnapshot(d, limit, defaultLimits)
+}

@@ -35,7 +35,7 @@ func TestRollWritesOutsideLock(t *testing.T) {
 	}()
 	select {
 	case <-entered:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("no roll")
 	}
 	// Ten records fill less than the new 4 KiB segment: no second roll.
@@ -52,7 +52,7 @@ func TestRollWritesOutsideLock(t *testing.T) {
 	}()
 	select {
 	case <-answered:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("Record and queries waited for the roll's summaries write")
 	}
 	close(release)
@@ -99,7 +99,7 @@ func TestStaleCaptureNotWritten(t *testing.T) {
 	if err := s.persist(stale); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := readSnapshot(dir, maxSnapshot())
+	snap, err := readSnapshotAt(dir, maxSnapshot())
 	if err != nil {
 		t.Fatal(err)
 	}
