@@ -61,8 +61,8 @@ func NewSpool(dir string, limit int) *Spool {
 	return &Spool{limit: limit, chunk: sortChunk, sc: scratch{dir: dir}}
 }
 
-// Add keeps r. Results added once the report is being written are left out
-// of it, as late results were when the report was a snapshot.
+// Add keeps r. Results added once the report is being written (a drain
+// that timed out) are left out of it.
 func (s *Spool) Add(r Recorded) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
