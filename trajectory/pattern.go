@@ -370,7 +370,7 @@ func (p *Pattern) matches(st *step, e *env) bool {
 	if p.Tool != "" && st.name != p.Tool || p.Type != "" && st.typ != p.Type {
 		return false
 	}
-	return membersMatch(p.args, st.v.Get("args"), e) && membersMatch(p.result, st.v.Get("result"), e)
+	return membersMatch(p.args, st.args, e) && membersMatch(p.result, st.result, e)
 }
 
 func membersMatch(ms []member, v tape.Value, e *env) bool {
@@ -394,8 +394,9 @@ func (p *Pattern) why(st *step, e *env) string {
 	for _, part := range []struct {
 		field string
 		ms    []member
-	}{{"args", p.args}, {"result", p.result}} {
-		v := st.v.Get(part.field)
+		v     tape.Value
+	}{{"args", p.args, st.args}, {"result", p.result, st.result}} {
+		v := part.v
 		for i := range part.ms {
 			if ok, why := part.ms[i].m.test(v.Get(part.ms[i].name), e); !ok {
 				return part.field + "." + part.ms[i].name + " " + why
@@ -450,7 +451,7 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 	case mRef:
 		vals := e.refs[m.ref]
 		if len(vals) == 0 {
-			return false, fmt.Sprintf("%s, but ref %s selects nothing in the trace", quote(got), m.source)
+			return false, fmt.Sprintf("%s, but ref %s selects nothing in the trace", quote(got), clip.String(m.source, 120))
 		}
 		for _, want := range vals {
 			if m.equal(got, want) {
@@ -458,7 +459,7 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 			}
 		}
 		if len(vals) == 1 {
-			return false, fmt.Sprintf("%s ≠ %s %s%s", quote(got), m.source, quote(vals[0]), m.tolText())
+			return false, fmt.Sprintf("%s ≠ %s %s%s", quote(got), clip.String(m.source, 120), quote(vals[0]), m.tolText())
 		}
 		shown := make([]string, 0, 3)
 		for i, v := range vals {
@@ -468,7 +469,7 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 			}
 			shown = append(shown, quote(v))
 		}
-		return false, fmt.Sprintf("%s is none of the %d values of %s (%s)%s", quote(got), len(vals), m.source, strings.Join(shown, ", "), m.tolText())
+		return false, fmt.Sprintf("%s is none of the %d values of %s (%s)%s", quote(got), len(vals), clip.String(m.source, 120), strings.Join(shown, ", "), m.tolText())
 	}
 	return false, "cannot be matched"
 }
@@ -555,5 +556,5 @@ func (p *Pattern) label() string {
 		}
 		s += " with " + strings.Join(parts, ", ")
 	}
-	return "'" + s + "'"
+	return "'" + clip.String(s, 200) + "'"
 }

@@ -11,11 +11,12 @@ import (
 
 // step is one step of the trace, read in place.
 type step struct {
-	v     tape.Value
-	name  string
-	typ   string
-	trace int // its trace in run.traces
-	index int // its index in that trace's steps
+	v            tape.Value
+	args, result tape.Value // found once: every pattern tested reads them
+	name         string
+	typ          string
+	trace        int // its trace in run.traces
+	index        int // its index in that trace's steps
 }
 
 // isTool is the engine's rule for a tool call by type (assert's layer 3):
@@ -40,7 +41,9 @@ type run struct {
 
 func newRun(root tape.Value, c *compiler) *run {
 	r := &run{root: root}
-	r.top = r.collect(root, "", false, nil)
+	// One allocation for the steps, whatever their number: an appended
+	// list would allocate about twice its final size on the way.
+	r.top = r.collect(root, "", false, make([]step, 0, root.Get("steps").Len()))
 	r.env.refs = make([][]any, len(c.refs))
 	for i, p := range c.refs {
 		// Each ref path is read once per evaluation, whatever the number of
@@ -62,9 +65,21 @@ func (r *run) steps(tree bool) []step {
 	}
 	if r.tree == nil {
 		r.traces = r.traces[:0]
-		r.tree = r.collect(r.root, "", true, make([]step, 0, len(r.top)))
+		r.tree = r.collect(r.root, "", true, make([]step, 0, r.treeSize(r.root)))
 	}
 	return r.tree
+}
+
+// treeSize counts the steps of a trace and its sub-traces.
+func (r *run) treeSize(tr tape.Value) int {
+	n := 0
+	for st := range tr.Get("steps").Elems() {
+		n++
+		if sub := st.Get("sub_trace"); sub.Kind() == tape.Object {
+			n += r.treeSize(sub)
+		}
+	}
+	return n
 }
 
 // collect appends the steps of the trace tr (and, with tree, of its
@@ -79,7 +94,7 @@ func (r *run) collect(tr tape.Value, prefix string, tree bool, out []step) []ste
 	r.traces = append(r.traces, traceInfo{prefix: prefix, agent: agent})
 	i := 0
 	for st := range tr.Get("steps").Elems() {
-		s := step{v: st, trace: t, index: i}
+		s := step{v: st, args: st.Get("args"), result: st.Get("result"), trace: t, index: i}
 		if n := st.Get("name"); n.Kind() == tape.String {
 			s.name = n.Str()
 		}
