@@ -21,7 +21,7 @@ func TestProtocolPathImports(t *testing.T) {
 	if !slices.Contains(deps, "attest-engine/rpc") {
 		t.Fatalf("go list -deps ./serve does not list rpc: %q", deps)
 	}
-	for _, p := range []string{"watch", "ingest", "sample", "pool", "eval", "merge", "reportcmd", "rundiff", "spool"} {
+	for _, p := range []string{"watch", "ingest", "sample", "pool", "eval", "merge", "reportcmd", "rundiff", "calibrate", "suite", "spool"} {
 		if slices.Contains(deps, "attest-engine/"+p) {
 			t.Errorf("the server links %s, a package of the other commands (docs/audit.md)", p)
 		}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"attest-engine/calibrate"
 	"attest-engine/eval"
 	"attest-engine/merge"
 	"attest-engine/reportcmd"
@@ -37,6 +38,8 @@ type command func(ctx context.Context, args []string, stdin io.Reader, stdout, s
 // nothing is built at start-up).
 func lookup(name string) command {
 	switch name {
+	case "calibrate":
+		return calibrate.Run
 	case "eval":
 		return eval.Run
 	case "watch":

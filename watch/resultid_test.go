@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"attest-engine/suite"
 )
 
 // TestResultID: result_id is content-addressed over (trace id, assertion
@@ -54,12 +56,12 @@ func TestResultIDInLines(t *testing.T) {
 	if code := RunEnv(context.Background(), []string{"--suite", "../testdata/watch/suite.json", "--deterministic", "--jobs", "1"}, in, &out, &errb, testEnv(nil)); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	suite, err := os.Open("../testdata/watch/suite.json")
+	sf, err := os.Open("../testdata/watch/suite.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer suite.Close()
-	s, err := ReadSuite(suite, "suite.json")
+	defer sf.Close()
+	s, err := suite.Read(sf, "suite.json")
 	if err != nil {
 		t.Fatal(err)
 	}
