@@ -12,7 +12,7 @@ import (
 // exit 0, stdout untouched, for the server and every subcommand (the rule
 // is cli.Parse's; version has no flags and answers it itself).
 func TestCommandsHelp(t *testing.T) {
-	for _, cmd := range []string{"", "eval", "watch", "merge", "report", "diff", "version"} {
+	for _, cmd := range []string{"", "eval", "watch", "merge", "report", "diff", "calibrate", "version"} {
 		for _, h := range []string{"-h", "--help"} {
 			args := []string{h}
 			if cmd != "" {
