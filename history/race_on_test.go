@@ -1,0 +1,7 @@
+// race_on_test.go: whether the race detector is on (it slows the code it checks ~10×).
+
+//go:build race
+
+package history
+
+const raceEnabled = true
