@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -199,7 +198,7 @@ var reportMemory = report.SpoolMemory
 // names. A failure is logged; it never changes the protocol's answers or
 // the exit status.
 func reportTo(path string, logger *slog.Logger, scenarios func() []simulate.ScenarioSummary) (add func(rpc.Record), done func()) {
-	sp := report.NewSpool(filepath.Dir(path), reportMemory)
+	sp := report.NewSpool(report.ScratchDir(path), reportMemory)
 	add = func(r rpc.Record) {
 		// rpc.Record and report.Recorded have the same fields (rpc, the
 		// protocol only, does not import report): a conversion, which stops
