@@ -92,9 +92,9 @@ func repeatedName(obj []byte) error {
 		f := string(foldString(nil, key))
 		if first, ok := seen[f]; ok {
 			if first == key {
-				dup = fmt.Errorf("member %s appears twice in one object: a repeated name is refused, as in every JSON the engine reads", clip(strconv.Quote(key)))
+				dup = fmt.Errorf("member %s appears twice in one object: a repeated name is refused, as in every JSON the engine reads", clipped(strconv.Quote(key)))
 			} else {
-				dup = fmt.Errorf("members %s and %s name the same field (names are matched without regard to case): a repeated name is refused", clip(strconv.Quote(first)), clip(strconv.Quote(key)))
+				dup = fmt.Errorf("members %s and %s name the same field (names are matched without regard to case): a repeated name is refused", clipped(strconv.Quote(first)), clipped(strconv.Quote(key)))
 			}
 			return dup
 		}

@@ -63,7 +63,7 @@ func TestOTLPRepeatedNames(t *testing.T) {
 func TestOTLPRepeatedNamesLine(t *testing.T) {
 	good := namesBody(strings.Replace(namesSpan, "%s", "", 1))
 	bad := namesBody(strings.Replace(namesSpan, "%s", `,"spanId":"eee19b7ec3c1b176"`, 1))
-	r := NewReader(strings.NewReader(good+"\n"+bad+"\n"+good+"\n"), FormatAuto, MaxLineBytes)
+	r := NewReader(strings.NewReader(good+"\n"+bad+"\n"+good+"\n"), FormatAuto, 0)
 	var got []string
 	for {
 		it, err := r.Next()

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"attest-engine/clip"
 )
 
 // Limits of provider calls.
@@ -218,7 +220,7 @@ func providerMessage(r provRequest, status int, body []byte) string {
 			msg = "unexpected status"
 		}
 	}
-	return excerpt(scrub(msg, r.ep.key), maxErrorText)
+	return clip.String(scrub(msg, r.ep.key), maxErrorText)
 }
 
 // netErrText drops the "Post <url>:" prefix of a transport error.
@@ -269,15 +271,3 @@ func newHTTPClient() *http.Client {
 
 // idleConnsPerHost: idle connections kept per provider host.
 const idleConnsPerHost = 16
-
-// excerpt is s cut to at most limit bytes, on a UTF-8 boundary, marked "…".
-func excerpt(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}

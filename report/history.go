@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"attest-engine/clip"
 )
 
 // HistoryKey is one assertion key's history as the page draws it, from
@@ -81,10 +83,10 @@ func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
 		}
 		alerts := k.Alerts[max(0, len(k.Alerts)-historyMaxAlerts):]
 		hk := historyKey{Name: name, Type: line(k.Type, htmlNameMax), NAlerts: len(k.Alerts),
-			Trend:     TrendChart(clip(k.Name, 60)+": pass rate and mean score", k.Points),
+			Trend:     TrendChart(clip.String(k.Name, 60)+": pass rate and mean score", k.Points),
 			Histogram: Histogram("score histogram ("+strconv.Itoa(sum(k.Bins))+" results)", k.Bins)}
 		for _, a := range alerts {
-			hk.Alerts = append(hk.Alerts, text(clip(a, historyAlertTextMax)))
+			hk.Alerts = append(hk.Alerts, text(clip.String(a, historyAlertTextMax)))
 		}
 		hk.AlertCount = count(len(k.Alerts), "alert")
 		p.Keys = append(p.Keys, hk)

@@ -279,3 +279,29 @@ func FuzzReports(f *testing.F) {
 		}
 	})
 }
+
+// TestDollars: a cost is printed for a person: a sum's float error is not
+// shown, a price's digits are.
+func TestDollars(t *testing.T) {
+	sum, pair := 0.0, []float64{0.1, 0.2}
+	for _, c := range []float64{0.00000003, 0.00016059} { // at run time: constants add exactly
+		sum += c
+	}
+	tests := []struct {
+		c      float64
+		want   string
+		reason string
+	}{
+		{sum, "$0.00016062", "a sum of two costs, 0.00016062000000000002 as a float"},
+		{pair[0] + pair[1], "$0.3", "the classic 0.30000000000000004"},
+		{0.00000015, "$0.00000015", "a per-token price keeps its digits, in fixed notation"},
+		{0, "$0", "nothing spent"},
+		{12.5, "$12.5", "dollars and cents"},
+		{math.NaN(), "$0", "a NaN is not printed"},
+	}
+	for _, tc := range tests {
+		if got := dollars(tc.c); got != tc.want {
+			t.Errorf("dollars(%v) = %q, want %q: %s", tc.c, got, tc.want, tc.reason)
+		}
+	}
+}

@@ -85,7 +85,7 @@ func writeTextResult(b *strings.Builder, rec *Recorded) {
 	}
 	fmt.Fprintf(b, "  score %s", strconv.FormatFloat(r.Score, 'f', -1, 64))
 	if r.Cost != 0 {
-		fmt.Fprintf(b, "  cost $%s", strconv.FormatFloat(r.Cost, 'f', -1, 64))
+		fmt.Fprintf(b, "  cost %s", dollars(r.Cost))
 	}
 	fmt.Fprintf(b, "  %s\n", millis(r.DurationMS))
 	if r.Explanation != "" {
@@ -99,10 +99,10 @@ func (t *textReport) End(tot *Totals) error {
 	if t.any {
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(b, "totals: %d %s (%d failed), %d %s: %d pass, %d soft_fail, %d hard_fail, %d skipped; %d %s; cost $%s; time %ss\n",
+	fmt.Fprintf(b, "totals: %d %s (%d failed), %d %s: %d pass, %d soft_fail, %d hard_fail, %d skipped; %d %s; cost %s; time %ss\n",
 		tot.Traces, plural(tot.Traces, "trace"), tot.FailedTraces, tot.Results, plural(tot.Results, "result"),
 		tot.Pass, tot.SoftFail, tot.HardFail, tot.Skipped, tot.Errors, plural(tot.Errors, "error"),
-		strconv.FormatFloat(tot.Cost, 'f', -1, 64), seconds(tot.DurationMS))
+		dollars(tot.Cost), seconds(tot.DurationMS))
 	for _, s := range tot.Scenarios {
 		fmt.Fprintf(b, "scenario %s: %d of %d %s passed; Wilson 95%% [%.3f, %.3f];", Clean(s.ScenarioID), s.Passes, s.N, plural(s.N, "run"), s.WilsonLo, s.WilsonHi)
 		for i, pk := range scenarioPassK(&s.Summary) {

@@ -46,7 +46,7 @@ func TestListenRepeatedName(t *testing.T) {
 func TestInRepeatedName(t *testing.T) {
 	good := strings.Replace(repeatedTraceID, `"traceId":"00000000000000000000000000000001",`, "", 1)
 	var out, errb bytes.Buffer
-	code := Run(context.Background(), []string{"--suite", "../testdata/watch/suite.json", "--deterministic", "--jobs", "1"},
+	code := RunEnv(context.Background(), []string{"--suite", "../testdata/watch/suite.json", "--deterministic", "--jobs", "1"},
 		strings.NewReader(good+"\n"+repeatedTraceID+"\n"), &out, &errb, testEnv(nil))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
