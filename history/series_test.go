@@ -102,7 +102,7 @@ func TestMergeOnePass(t *testing.T) {
 
 // TestBoundMergeLinear: bounding and merging series of 400,000 windows
 // (the size of a hostile summaries file of ~50 MiB) ends within a
-// watchdog of 10 s; it takes ~0.1 s. Dropping one window at a time took
+// watchdog of 10 s; it takes ~1 s. Dropping one window at a time takes
 // 1.0 s for 20,000 windows, 4.5 s for 40,000 (quadratic): hours here.
 func TestBoundMergeLinear(t *testing.T) {
 	const n = 400_000
@@ -127,5 +127,36 @@ func TestBoundMergeLinear(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("merging and bounding 2 × 400,000 windows took more than 10 s: quadratic?")
+	}
+}
+
+// TestLateWindow: a result for a window the key does not hold is
+// summarized when the window lies among the newest lateWindows, and
+// counted in Dropped (logged, not summarized) when it lies further back.
+func TestLateWindow(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{NoAlertFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := func(i int, window int64) {
+		t.Helper()
+		r := crashResult(i)
+		r.Assertion, r.Seq = "a", uint64(window*DefaultWindowTraces+1)
+		if err := s.Record(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for w := range int64(2 * lateWindows) {
+		rec(int(w), 2*w+1) // odd windows 1, 3, …
+	}
+	rec(1000, 2*int64(lateWindows)) // an even window among the newest lateWindows: inserted
+	rec(1001, 2)                    // an even window far back: late
+	ser, _ := s.Series("a")
+	if len(ser.Windows) != 2*lateWindows+1 || s.summarized() != 2*lateWindows+1 {
+		t.Errorf("%d windows, %d results summarized, want %d of each", len(ser.Windows), s.summarized(), 2*lateWindows+1)
+	}
+	if sr := s.keys["a"]; sr.Dropped != 1 {
+		t.Errorf("dropped %d, want the late result counted", sr.Dropped)
 	}
 }
