@@ -44,6 +44,9 @@ func reportWriters(t *testing.T, bin string) []reportWriter {
 		{"report --html", func(path string) *exec.Cmd {
 			return exec.Command(bin, "report", "--state-dir", state, "--html", path, "--deterministic")
 		}, "<!DOCTYPE html>"},
+		{"diff --output", func(path string) *exec.Cmd {
+			return exec.Command(bin, "diff", "--base", "testdata/rundiff/base.jsonl", "--head", "testdata/rundiff/head.jsonl", "--format", "json", "--output", path)
+		}, `{"`},
 		{"watch --out", func(path string) *exec.Cmd {
 			return exec.Command(bin, "watch", "--suite", watchSuite, "--in", watchTraces, "--deterministic", "--out", path)
 		}, `{"`},
@@ -62,7 +65,7 @@ func runWriter(t *testing.T, cmd *exec.Cmd) string {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil && cmd.ProcessState.ExitCode() != 1 { // eval: 1 is a failed assertion
+		if err != nil && cmd.ProcessState.ExitCode() != 1 { // eval: 1 is a failed assertion; diff: a regression
 			t.Fatalf("%v: %v\n%s", cmd.Args, err, errb.String())
 		}
 	case <-time.After(20 * time.Second):
@@ -85,7 +88,7 @@ func lstatKind(t *testing.T, path string) (os.FileMode, uint64) {
 }
 
 // TestBinaryReportPathKinds: each report writer (eval --output, the
-// server's --report, report --html, watch --out) pointed at a character
+// server's --report, report --html, diff --output, watch --out) pointed at a character
 // device, a FIFO, a symlink to a file and a symlink to its own stdout (as
 // /dev/stdout is): it writes through each as a shell's redirection would,
 // and each stays what it was. (A write-then-rename turned the device, as it
