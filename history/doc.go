@@ -258,12 +258,15 @@
 // (Content-Type: application/json), with headers:
 //
 //	X-Attest-Timestamp: Unix seconds when this attempt was sent
-//	X-Attest-Delivery:  the alert_id (the same on every retry: de-duplicate by it)
+//	X-Attest-Delivery:  the alert_id, a copy: not signed
 //	X-Attest-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>
 //
 // The signature covers the timestamp header's exact text, a '.', and the
 // raw body bytes; a receiver recomputes it with the shared secret, compares
-// in constant time, and rejects stale timestamps to stop replays. It is
+// in constant time, rejects timestamps more than 5 minutes off to stop
+// replays, and de-duplicates by the body's alert_id: signed, and the same
+// body byte for byte on every retry (only the timestamp and the signature
+// change). X-Attest-Delivery, which is not signed, is not to be trusted. It is
 // absent when no secret is configured. Any 2xx delivers; 408, 429, 5xx and
 // transport errors are retried, at most MaxAttempts (5) attempts in all,
 // after Backoff·2^attempt (500 ms doubling, capped at 30 s) scaled by a
