@@ -25,8 +25,12 @@
 // logged, counted by Overflow, and warned about once; a merge whose sources
 // hold more keeps those with the most results and says so: KeysDropped) and
 // MaxWindows (8192)
-// windows per assertion, the oldest after the baseline dropped first (drift
-// from merged shards equals one process's while no key exceeds it). Memory
+// windows per assertion: a key keeps its first 1,024 window ids (its
+// baseline's, unless that spans more than 20,480 traces at the default
+// windows) and its latest 6,656 to 7,167 (dropped 512 at a time), and the
+// results of the windows between are counted, not summarized. Which windows
+// stay depends on window ids only, so merged shards hold exactly one
+// process's windows however many there are. Memory
 // is about 200 bytes per (assertion, window): at most ~1.6 GiB at both
 // bounds, ~1.6 MiB per assertion at the default 20-trace windows once 160,000
 // traces have passed. The log is bounded by MaxBytes (1 GiB) and MaxAge (30

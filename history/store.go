@@ -132,7 +132,7 @@ func (s *Store) recover() error {
 	s.meta = snap.meta
 	s.keys = snap.Keys
 	for _, sr := range s.keys {
-		sr.bound(s.opts.MaxWindows, s.opts.Drift.BaselineN)
+		sr.bound(s.opts.MaxWindows)
 	}
 	s.log = &wal{dir: s.dir, opts: logOptions{
 		sync: s.opts.Sync, syncEvery: s.opts.SyncEvery, segmentBytes: s.opts.SegmentBytes,
@@ -238,7 +238,7 @@ func (s *Store) apply(r *Result) (*series, int64) {
 	sr.observe(r)
 	w := windowOf(r, sr, int64(s.opts.WindowTraces), s.opts.WindowDuration, s.opts.Now)
 	sr.at(w).add(r.Status, r.Score)
-	sr.bound(s.opts.MaxWindows, s.opts.Drift.BaselineN)
+	sr.bound(s.opts.MaxWindows)
 	return sr, w
 }
 
