@@ -13,7 +13,6 @@
 //	ser, ok := s.Series("assertion name")            // windows and alerts, for charts
 //	err = history.Merge(dst, src1, src2)             // combine shard dirs
 //	r, err := history.OpenReadOnly(dir)              // read beside the writer (no lock)
-//	os.Exit(history.Main(args, os.Stdout, os.Stderr)) // attest-engine merge DST SRC...
 //
 // ParseLine builds a Result from a watch result line's fields, for the
 // adapter between the watch command's Recorder seam and a Store.

@@ -1,12 +1,10 @@
-// merge.go: combining the state dirs of shards (attest-engine merge).
+// merge.go: combining the state dirs of shards (the merge command's storage side).
 
 package history
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,11 +24,15 @@ func load(dir string) (*snapshot, error) {
 	st := &Store{opts: Options{
 		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
 		MaxKeys: 1 << 30, // the shard kept no more keys than its own bound
-	}.withDefaults(), keys: snap.Keys}
+	}.withDefaults(), keys: snap.Keys, dir: dir, meta: snap.meta}
 	segs, err := listSegments(dir)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	// The records after the checkpoint are applied as the writer applied
+	// them: a superseding verdict replaces the one before it.
+	st.verdicts = newVerdicts(st.opts.Verdicts)
+	st.rebuildVerdicts(segs)
 	for _, n := range segs {
 		if n < snap.Checkpoint.Seg {
 			continue
@@ -172,32 +174,4 @@ func snaps0(snaps []*snapshot, def *snapshot) *snapshot {
 		return def
 	}
 	return snaps[0]
-}
-
-// Main is the merge command: merge DST SRC... It returns the exit status: 0
-// merged, 1 failed, 2 usage.
-func Main(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("attest-engine merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attest-engine merge DST SRC [SRC...]\n\nAdds the summaries of the state dirs SRC (the --state-dir of each shard) into DST.")
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() < 2 {
-		fs.Usage()
-		return 2
-	}
-	dst, srcs := fs.Arg(0), fs.Args()[1:]
-	if err := Merge(dst, srcs...); err != nil {
-		var kd *KeysDropped
-		if !errors.As(err, &kd) {
-			fmt.Fprintf(stderr, "attest-engine merge: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stderr, "attest-engine merge: note: %v\n", err)
-	}
-	fmt.Fprintf(stdout, "merged %d state dirs into %s\n", len(srcs), dst)
-	return 0
 }

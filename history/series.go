@@ -69,6 +69,23 @@ func (s *series) at(w int64) *Summary {
 	return &s.Windows[i]
 }
 
+// find returns the summary of window w, or nil when it is not held.
+func (s *series) find(w int64) *Summary {
+	i, found := slices.BinarySearchFunc(s.Windows, w, func(x Summary, w int64) int {
+		switch {
+		case x.Window < w:
+			return -1
+		case x.Window > w:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		return nil
+	}
+	return &s.Windows[i]
+}
+
 // observe folds r's identity into the series' type and latest result.
 func (s *series) observe(r *Result) {
 	if s.Type == "" || (r.Type != "" && r.Type < s.Type) {
@@ -127,7 +144,9 @@ func (s *series) bound(max int) {
 	s.Windows = slices.Delete(s.Windows, from, to)
 }
 
-// merge adds o's windows and identity into s.
+// merge adds o's windows and identity into s, in one pass over both
+// (each in window order): inserting o's windows one at a time moved s's
+// windows each time, quadratic in the windows of a merge.
 func (s *series) merge(o *series) {
 	if s.Type == "" || (o.Type != "" && o.Type < s.Type) {
 		s.Type = o.Type
@@ -137,9 +156,25 @@ func (s *series) merge(o *series) {
 	}
 	s.Arrivals += o.Arrivals
 	s.Dropped += o.Dropped
-	for i := range o.Windows {
-		s.at(o.Windows[i].Window).Merge(&o.Windows[i])
+	if len(o.Windows) == 0 {
+		return
 	}
+	a, b := s.Windows, o.Windows
+	out := make([]Summary, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].Window < b[0].Window:
+			out, a = append(out, a[0]), a[1:]
+		case a[0].Window > b[0].Window:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			m := a[0]
+			m.Merge(&b[0])
+			out, a, b = append(out, m), a[1:], b[1:]
+		}
+	}
+	out = append(append(out, a...), b...)
+	s.Windows = out
 }
 
 // windowOf places a result in a window (doc.go, "Windows").

@@ -42,6 +42,8 @@ type Store struct {
 	meta      meta
 	keys      map[string]*series
 	overflow  uint64 // results of keys beyond MaxKeys
+	verdicts  *verdicts
+	dups      uint64 // results refused: their result id was held
 	rec       Recovery
 	alertF    *os.File
 	alertSize int64 // the alert file's length after its last whole line
@@ -142,6 +144,10 @@ func (s *Store) recover() error {
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
+	if s.opts.Verdicts > 0 {
+		s.verdicts = newVerdicts(s.opts.Verdicts)
+		s.rebuildVerdicts(segs)
+	}
 	var lastSeg uint64 = max(1, s.meta.Checkpoint.Seg)
 	var lastSize int64
 	for i, n := range segs {
@@ -220,8 +226,20 @@ func (s *Store) Recovery() Recovery { return s.rec }
 func (s *Store) Dir() string { return s.dir }
 
 // apply adds r to its key's summaries; it reports the series and window, or
-// nil when the key is beyond MaxKeys.
+// nil when the key is beyond MaxKeys or r is a duplicate (doc.go,
+// "Verdicts"). A verdict superseding one the index holds takes its place:
+// the old one is taken out of its window and r counted there.
 func (s *Store) apply(r *Result) (*series, int64) {
+	var old *verdict
+	if s.verdicts != nil {
+		switch adm, e := s.verdicts.admit(r); adm {
+		case admitDuplicate:
+			s.dups++
+			return nil, 0
+		case admitReplace:
+			old = e
+		}
+	}
 	sr := s.keys[r.Assertion]
 	if sr == nil {
 		if len(s.keys) >= s.opts.MaxKeys {
@@ -234,12 +252,47 @@ func (s *Store) apply(r *Result) (*series, int64) {
 		sr = &series{}
 		s.keys[r.Assertion] = sr
 	}
-	sr.Arrivals++
 	sr.observe(r)
-	w := windowOf(r, sr, int64(s.opts.WindowTraces), s.opts.WindowDuration, s.opts.Now)
+	var w int64
+	if old != nil && old.sr == sr {
+		w = old.window
+		if sum := sr.find(w); sum != nil {
+			sum.sub(old.status, old.score)
+		}
+	} else {
+		sr.Arrivals++
+		w = windowOf(r, sr, int64(s.opts.WindowTraces), s.opts.WindowDuration, s.opts.Now)
+	}
 	sr.at(w).add(r.Status, r.Score)
 	sr.bound(s.opts.MaxWindows)
+	s.remember(r, sr, w)
 	return sr, w
+}
+
+// remember puts r in the verdict index as its (trace, assertion)'s latest.
+func (s *Store) remember(r *Result, sr *series, w int64) {
+	if s.verdicts == nil || r.ResultID == "" {
+		return
+	}
+	s.verdicts.put(verdict{key: s.verdicts.keyOf(r), rid: s.verdicts.ridOf(r.ResultID), sr: sr, window: w,
+		score: r.Score, through: r.Through, spans: r.Spans, status: r.Status})
+}
+
+// index puts a record the summaries already hold (one before the
+// checkpoint) in the verdict index, in the window apply gave it.
+func (s *Store) index(r *Result) {
+	adm, old := s.verdicts.admit(r)
+	sr := s.keys[r.Assertion]
+	if adm == admitDuplicate || sr == nil {
+		return
+	}
+	w := int64(0)
+	if old != nil && old.sr == sr {
+		w = old.window
+	} else {
+		w = windowOf(r, sr, int64(s.opts.WindowTraces), s.opts.WindowDuration, s.opts.Now)
+	}
+	s.remember(r, sr, w)
 }
 
 // catchUp steps the key's live detector over the windows before w (the
@@ -303,6 +356,20 @@ func (s *Store) addLocked(rs []*Result) ([]Alert, *capture, error) {
 	}
 	if s.closed {
 		return nil, nil, ErrClosed
+	}
+	if s.verdicts != nil {
+		// A result id already held is not logged (nor counted, by apply).
+		kept := rs[:0:0]
+		for _, r := range rs {
+			if adm, _ := s.verdicts.admit(r); adm == admitDuplicate {
+				s.dups++
+				continue
+			}
+			kept = append(kept, r)
+		}
+		if rs = kept; len(rs) == 0 {
+			return nil, nil, nil
+		}
 	}
 	p, full, err := s.log.appendAll(rs)
 	if err != nil {

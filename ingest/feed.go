@@ -22,7 +22,7 @@ func NewFeed(lim Limits, warn *Warnings, clock func() int64) *Feed {
 // Open is the number of traces being assembled.
 func (f *Feed) Open() int { return f.asm.Open() }
 
-// Late is the number of spans refused because their trace had closed.
+// Late is the number of spans that came after their trace had closed.
 func (f *Feed) Late() int { return f.asm.Late }
 
 // Duplicates is the number of spans refused as re-deliveries.
@@ -40,6 +40,7 @@ func (f *Feed) Item(it Item) []Trace {
 	if it.Trace != nil {
 		t := *it.Trace
 		t.Seq = it.Seq
+		t.Hold = NewHold(it.Seq, f.asm.Settle)
 		return []Trace{t}
 	}
 	if len(it.Spans) == 0 {
@@ -66,7 +67,27 @@ func (f *Feed) traces(gs []Group) []Trace {
 	}
 	out := make([]Trace, len(gs))
 	for i, g := range gs {
+		if g.TooLate {
+			out[i] = Trace{ID: g.TraceID, Format: FormatOTLP, Seq: g.Seq, Through: g.Through, Spans: g.Prior.Spans + g.Late,
+				Prior: g.Prior, TooLate: true, Late: g.Late, Hold: g.Hold}
+			continue
+		}
 		out[i] = f.mp.Trace(g)
+		out[i].Through, out[i].Spans, out[i].Prior, out[i].Hold = g.Through, len(g.Spans), g.Prior, g.Hold
 	}
 	return out
 }
+
+// OnSettle sets the function told of input items whose spans are done
+// with (Hold); for a whole trace, once its Hold is Done.
+func (f *Feed) OnSettle(fn func([]SeqCount)) { f.asm.Settle = fn }
+
+// KnownBy sets where the assembler looks up a trace's verdict it does not
+// remember itself (one recorded before a restart).
+func (f *Feed) KnownBy(fn func(traceID string) (Prior, bool)) { f.asm.Known = fn }
+
+// Mark is the event-time watermark: the latest span end read.
+func (f *Feed) Mark() int64 { return f.mark }
+
+// SetMark restores the watermark of a resumed input (its checkpoint).
+func (f *Feed) SetMark(m int64) { f.mark = m }

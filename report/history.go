@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"attest-engine/clip"
 )
 
 // HistoryKey is one assertion key's history as the page draws it, from
@@ -81,10 +83,10 @@ func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
 		}
 		alerts := k.Alerts[max(0, len(k.Alerts)-historyMaxAlerts):]
 		hk := historyKey{Name: name, Type: line(k.Type, htmlNameMax), NAlerts: len(k.Alerts),
-			Trend:     TrendChart(clip(k.Name, 60)+": pass rate and mean score", k.Points),
+			Trend:     TrendChart(clip.String(k.Name, 60)+": pass rate and mean score", k.Points),
 			Histogram: Histogram("score histogram ("+strconv.Itoa(sum(k.Bins))+" results)", k.Bins)}
 		for _, a := range alerts {
-			hk.Alerts = append(hk.Alerts, text(clip(a, historyAlertTextMax)))
+			hk.Alerts = append(hk.Alerts, text(clip.String(a, historyAlertTextMax)))
 		}
 		hk.AlertCount = count(len(k.Alerts), "alert")
 		p.Keys = append(p.Keys, hk)
@@ -125,7 +127,7 @@ var historyTemplate = template.Must(template.Must(htmlTemplates.Clone()).New("hi
 </header>
 <main>
 {{range .Keys}}<section class="key">
-<h2>{{.Name}}{{if .Type}} <small>{{.Type}}</small>{{end}}{{if .NAlerts}} <span class="badge s-hard_fail">{{.AlertCount}}</span>{{end}}</h2>
+<h2><bdi>{{.Name}}</bdi>{{if .Type}} <small><bdi>{{.Type}}</bdi></small>{{end}}{{if .NAlerts}} <span class="badge s-hard_fail">{{.AlertCount}}</span>{{end}}</h2>
 <div class="charts">
 {{.Trend}}
 {{.Histogram}}
@@ -134,7 +136,7 @@ var historyTemplate = template.Must(template.Must(htmlTemplates.Clone()).New("hi
 {{range .Alerts}}<li><pre>{{.}}</pre></li>
 {{end}}</ul>
 {{end}}</section>
-{{end}}{{if .Unshown}}<details><summary>{{len .Unshown}} more keys, not drawn</summary><pre>{{range .Unshown}}{{.}}
+{{end}}{{if .Unshown}}<details><summary>{{len .Unshown}} more keys, not drawn</summary><pre>{{range .Unshown}}<bdi>{{.}}</bdi>
 {{end}}</pre></details>
 {{end}}</main>
 {{template "foot" .}}`))

@@ -82,6 +82,7 @@ func TestHistoryBound(t *testing.T) {
 func FuzzHistoryHTML(f *testing.F) {
 	f.Add("refund_judge", "llm_judge", "2026-11-05", "pass rate dropped", 0.5, 0.7)
 	f.Add("<script>alert(1)</script>", "\" onload=\"x", "</title><script>", "javascript:alert(1)\u2028\xff", math.NaN(), math.Inf(1))
+	f.Add("key\u202e", "t\u2067", "w\u200f", "alert\u061c", 0.5, 0.5)
 	f.Fuzz(func(t *testing.T, name, typ, label, alert string, rate, mean float64) {
 		keys := []HistoryKey{{Name: name, Type: typ, Bins: []int{1, 2}, Alerts: []string{alert},
 			Points: []TrendPoint{{Label: label, PassRate: rate, MeanScore: mean, Alert: alert}, {Label: label, PassRate: mean, MeanScore: rate}}}}
@@ -91,6 +92,9 @@ func FuzzHistoryHTML(f *testing.F) {
 		}
 		if err := checkHTMLPage(buf.String()); err != nil {
 			t.Fatalf("%v\n%s", err, buf.String())
+		}
+		if r := rawBidi(buf.String()); r != 0 {
+			t.Fatalf("%U written raw", r)
 		}
 	})
 }

@@ -131,6 +131,9 @@ func scenariosJSON(list []simulate.ScenarioSummary) map[string]jsonScenario {
 
 // write writes prefix, v as compact JSON (no HTML escaping: nobody embeds
 // this in HTML, and "<" reads better than "\u003c"), then any suffix.
+// Bidirectional formatting characters are written as JSON escapes
+// (EscapeBidi): the same strings to a program, inert to a person reading
+// the file.
 func (j *jsonReport) write(prefix string, v any, suffix ...string) error {
 	j.buf.Reset()
 	j.buf.WriteString(prefix)
@@ -143,7 +146,7 @@ func (j *jsonReport) write(prefix string, v any, suffix ...string) error {
 	for _, s := range suffix {
 		j.buf.WriteString(s)
 	}
-	_, err := j.w.Write(j.buf.Bytes())
+	_, err := j.w.Write(EscapeBidi(j.buf.Bytes()))
 	return err
 }
 
