@@ -105,7 +105,7 @@ func TestReportHistoryBinary(t *testing.T) {
 		{[]string{"report", "--state-dir", dir}, 2},
 		{[]string{"report", "--state-dir", dir, "--html", page, "extra"}, 2},
 		{[]string{"report", "--state-dir", root, "--html", filepath.Join(root, "x.html")}, 1},
-		{[]string{"report", "--state-dir", dir, "--html", filepath.Join(root, "no", "such", "dir.html")}, 1},
+		{[]string{"report", "--state-dir", dir, "--html", filepath.Join(page, "under-a-file.html")}, 1}, // a missing parent dir is made; one that is a file cannot be
 	} {
 		if code := exitCode(exec.Command(bin, tc.args...).Run()); code != tc.code {
 			t.Errorf("%v: exit %d, want %d", tc.args, code, tc.code)
