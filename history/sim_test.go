@@ -106,8 +106,8 @@ func TestBinomial(t *testing.T) {
 // complete (trace 50,000). Each simulated assertion estimates its own
 // baseline and reference, as a real one does.
 func TestDriftSimulation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulation: 4·10⁸ traces")
+	if testing.Short() || raceOn {
+		t.Skip("simulation: 4·10⁸ traces, one goroutine (skipped with -short and -race)")
 	}
 	const seeds, assertions, perAssertion = 20, 50, 400_000
 	windows := perAssertion / DefaultWindowTraces
