@@ -171,3 +171,25 @@ func TestReference(t *testing.T) {
 		t.Errorf("wilsonUpper(10, 100, 1) = %v, want %v", got, want)
 	}
 }
+
+// TestCUSUMWorkedExample: doc.go's figures for a baseline of 950 passes in
+// 1,000: f0 ≈ 0.0574 (the upper one-sigma Wilson end), f1 ≈ 0.1574, and in
+// the standardized form k ≈ 0.100 failures per result and h ≈ 7.58
+// failures, from the detector's own increments: k = −llrPass / (llrFail −
+// llrPass), h = H / (llrFail − llrPass).
+func TestCUSUMWorkedExample(t *testing.T) {
+	d := newDetector("k", DriftConfig{}.withDefaults())
+	d.step(&Summary{Passes: 950, Fails: 50})
+	if !d.baseDone {
+		t.Fatal("the baseline did not freeze at 1,000 results")
+	}
+	step := d.llrFail - d.llrPass
+	got := []float64{d.f0, d.f1, -d.llrPass / step, d.cfg.H / step}
+	want := []float64{0.0574, 0.1574, 0.100, 7.58}
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > 0.0006*math.Max(1, want[i]) {
+			t.Errorf("f0, f1, k, h = %.4f, want %.4f", got, want)
+			break
+		}
+	}
+}
