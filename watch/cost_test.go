@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"attest-engine/assert"
 	"attest-engine/provider"
 	"attest-engine/trace"
 )
@@ -71,4 +72,46 @@ func FuzzDeriveCost(f *testing.F) {
 		}
 		check(root, 0)
 	})
+}
+
+// benchTrace is an OTLP-built trace as ingest maps it: an agent, three
+// model calls and two tool calls.
+const benchTrace = `{"schema_version":1,"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","agent_id":"support","steps":[
+{"type":"llm_call","name":"chat","args":{"operation":"chat","model":"gpt-4o-mini-2024-07-18"},"result":{"input_tokens":1200,"output_tokens":300,"tokens":1500},"metadata":{"span_id":"a1","duration_ms":800}},
+{"type":"tool_call","name":"lookup_order","args":{"order_id":"ORD-1"},"result":{"status":"delivered"},"metadata":{"span_id":"a2","duration_ms":40}},
+{"type":"llm_call","name":"chat","args":{"operation":"chat","model":"gpt-4o-mini-2024-07-18"},"result":{"input_tokens":1600,"output_tokens":120,"tokens":1720},"metadata":{"span_id":"a3","duration_ms":600}},
+{"type":"tool_call","name":"process_refund","args":{"order_id":"ORD-1"},"result":{"refund_id":"R-1"},"metadata":{"span_id":"a4","duration_ms":90}},
+{"type":"llm_call","name":"chat","args":{"operation":"chat","model":"gpt-4o-mini-2024-07-18"},"result":{"input_tokens":1900,"output_tokens":80,"tokens":1980},"metadata":{"span_id":"a5","duration_ms":500}}],
+"output":{"status":"ok","message":"Your refund R-1 is on its way."},"metadata":{"latency_ms":2100,"total_tokens":5200,"model":"gpt-4o-mini-2024-07-18"}}`
+
+// BenchmarkDeriveCost beside BenchmarkEncodeTrace, the step every OTLP
+// trace takes anyway (its map read as a tape), on the same trace: what
+// deriving the cost adds per trace.
+func BenchmarkDeriveCost(b *testing.B) {
+	price := testPrices(b)
+	v, _ := trace.Decode([]byte(benchTrace))
+	for b.Loop() { // deriving again overwrites what it set: the same work each time
+		if ci := deriveCost(v.(map[string]any), price); !ci.derived {
+			b.Fatal(ci.why)
+		}
+	}
+}
+
+func BenchmarkEncodeTrace(b *testing.B) {
+	v, _ := trace.Decode([]byte(benchTrace))
+	for b.Loop() {
+		doc, err := assert.Encode(v.(map[string]any))
+		if err != nil {
+			b.Fatal(err)
+		}
+		doc.Release()
+	}
+}
+
+func testPrices(tb testing.TB) priceFunc {
+	c, err := provider.New(provider.Settings{Getenv: func(string) string { return "" }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c.PriceOf
 }
