@@ -19,6 +19,7 @@ import (
 	"attest-engine/eval"
 	"attest-engine/merge"
 	"attest-engine/reportcmd"
+	"attest-engine/rundiff"
 	"attest-engine/serve"
 	"attest-engine/version"
 	"attest-engine/watch"
@@ -38,6 +39,7 @@ var commands = map[string]command{
 	"watch":   watch.Run,
 	"merge":   merge.Run,
 	"report":  reportcmd.Run,
+	"diff":    rundiff.Run,
 	"version": version.Run, // the earlier engine's subcommand (../shared/sdk-compat.md)
 }
 

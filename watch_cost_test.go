@@ -13,15 +13,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// otlpSpan is one span of otlpLine: id, parent ("" for a root), operation
+// costSpan is one span of costLine: id, parent ("" for a root), operation
 // and attributes (string or int values).
-type otlpSpan struct {
+type costSpan struct {
 	id, parent, op string
 	attrs          map[string]any
 }
 
-// otlpLine is an OTLP/JSON export request holding one trace's spans.
-func otlpLine(traceID string, spans ...otlpSpan) string {
+// costLine is an OTLP/JSON export request holding one trace's spans.
+func costLine(traceID string, spans ...costSpan) string {
 	var ss []map[string]any
 	for i, sp := range spans {
 		attrs := []map[string]any{{"key": "gen_ai.operation.name", "value": map[string]any{"stringValue": sp.op}}}
@@ -44,11 +44,11 @@ func otlpLine(traceID string, spans ...otlpSpan) string {
 	return string(b)
 }
 
-func agentSpan(id, parent, name string) otlpSpan {
-	return otlpSpan{id, parent, "invoke_agent", map[string]any{"gen_ai.agent.name": name}}
+func costAgentSpan(id, parent, name string) costSpan {
+	return costSpan{id, parent, "invoke_agent", map[string]any{"gen_ai.agent.name": name}}
 }
 
-func chatSpan(id, parent, model string, in, out int) otlpSpan {
+func costChatSpan(id, parent, model string, in, out int) costSpan {
 	a := map[string]any{"gen_ai.response.model": model}
 	if in >= 0 {
 		a["gen_ai.usage.input_tokens"] = in
@@ -56,7 +56,7 @@ func chatSpan(id, parent, model string, in, out int) otlpSpan {
 	if out >= 0 {
 		a["gen_ai.usage.output_tokens"] = out
 	}
-	return otlpSpan{id, parent, "chat", a}
+	return costSpan{id, parent, "chat", a}
 }
 
 // TestWatchCostFromTokens: an OTLP trace's cost is derived from its spans'
@@ -78,14 +78,14 @@ func TestWatchCostFromTokens(t *testing.T) {
 		"00000000000000000000000000000004", "00000000000000000000000000000005", "00000000000000000000000000000006"
 	input := strings.Join([]string{
 		// 1,200 input and 300 output tokens of gpt-4o-mini ($0.15 / $0.60 per million): $0.00036
-		otlpLine(t1, agentSpan("a000000000000001", "", "support"), chatSpan("c000000000000001", "a000000000000001", "gpt-4o-mini-2024-07-18", 1200, 300)),
-		otlpLine(t2, agentSpan("a000000000000002", "", "support"), chatSpan("c000000000000002", "a000000000000002", "llama3.2", 10, 10)),
-		otlpLine(t3, agentSpan("a000000000000003", "", "support"), chatSpan("c000000000000003", "a000000000000003", "gpt-4.1", 10, -1)),
-		otlpLine(t4, agentSpan("a000000000000004", "", "support")),
+		costLine(t1, costAgentSpan("a000000000000001", "", "support"), costChatSpan("c000000000000001", "a000000000000001", "gpt-4o-mini-2024-07-18", 1200, 300)),
+		costLine(t2, costAgentSpan("a000000000000002", "", "support"), costChatSpan("c000000000000002", "a000000000000002", "llama3.2", 10, 10)),
+		costLine(t3, costAgentSpan("a000000000000003", "", "support"), costChatSpan("c000000000000003", "a000000000000003", "gpt-4.1", 10, -1)),
+		costLine(t4, costAgentSpan("a000000000000004", "", "support")),
 		// root: gpt-4o 100 + 100 tokens ($2.50 / $10): $0.00125; its sub-agent:
 		// claude-sonnet-4-5 1,000 + 1,000 ($3 / $15): $0.018; the tree $0.01925
-		otlpLine(t5, agentSpan("a000000000000005", "", "triage"), chatSpan("c000000000000005", "a000000000000005", "gpt-4o", 100, 100),
-			agentSpan("b000000000000005", "a000000000000005", "billing"), chatSpan("d000000000000005", "b000000000000005", "claude-sonnet-4-5-20250929", 1000, 1000)),
+		costLine(t5, costAgentSpan("a000000000000005", "", "triage"), costChatSpan("c000000000000005", "a000000000000005", "gpt-4o", 100, 100),
+			costAgentSpan("b000000000000005", "a000000000000005", "billing"), costChatSpan("d000000000000005", "b000000000000005", "claude-sonnet-4-5-20250929", 1000, 1000)),
 		`{"schema_version": 1, "trace_id": "` + t6 + `", "output": {"message": "hi"}, "metadata": {"latency_ms": 10}}`,
 	}, "\n") + "\n"
 	in := filepath.Join(dir, "traces.jsonl")

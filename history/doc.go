@@ -38,6 +38,22 @@
 // file a store with them can write (~3.9 GiB at the defaults, every count at
 // its widest), so that a store always reads what it wrote.
 //
+// A state dir may come from anywhere (merge sources, report), so its
+// bounds apply while it is read, not after: summaries.json is decoded as a
+// stream (snapdecode.go) that refuses, when the one too many comes, more
+// assertions or windows than a store with the reader's bounds writes
+// (DefaultMaxKeys and DefaultMaxWindows for OpenReadOnly and Merge), a
+// window of fewer bytes than the 131 a store writes (so windows held take
+// at most ~2.5 bytes of memory per byte of the file), a name over
+// MaxField, more than MaxMerged (65,536) merged ids, a member twice, and
+// any one value over 1 MiB; readers summarize at most DefaultMaxKeys
+// assertions of the log; a result for a window its key does not hold,
+// older than the key's newest 256 (lateWindows), is counted in the
+// series' Dropped, not inserted (inserting moves every newer window); a
+// merge that would list more than MaxMerged merged dirs is refused.
+// TestHostileDirs opens generated hostile dirs with each reader and a
+// writer within 12× the dir's bytes allocated.
+//
 // The watch command hands its Recorder seam one trace's result lines at a
 // time; main's adapter converts each with ParseLine and records them with
 // AddAll (one write call, one fsync under SyncAlways, per trace). Result carries
@@ -48,8 +64,13 @@
 // # Log format
 //
 // The state dir holds segment files named by a 16-hex-digit number
-// (0000000000000001.log, …), summaries.json, alerts.ndjson and LOCK (an
-// advisory lock: one writer per dir). A segment starts with the 8 bytes
+// (0000000000000001.log, …), summaries.json and alerts.ndjson. Each is
+// opened by name relative to the dir's descriptor, never through a link,
+// and must be a regular file (with one hard link, to be written): package
+// safedir. New segments are created with O_EXCL. A writer refuses a dir
+// that others can write or that another user owns, and takes an advisory
+// lock (flock) on the directory itself: one writer per dir, whatever is
+// done to the files in it. A segment starts with the 8 bytes
 // "ATHLOG\x00\x01" and holds frames:
 //
 //	uint32 little-endian  payload length (1..65536)
@@ -62,13 +83,18 @@
 //	  uvarint  seq
 //	  4 × (uvarint length, bytes): trace_id, assertion, type, result_id
 //	           (UTF-8, at most MaxField bytes each)
+//	  uvarint  through: the last input item holding a span the verdict judged (version 2)
+//	  uvarint  spans: how many spans it judged, at most 2³²−1 (version 2)
 //
+// Records are written as version 2; version 1 records (without the last
+// two fields) are read as through 0, spans 0.
 // Each frame is written with one write call before Record returns, so a
 // process crash (SIGKILL included) loses no acknowledged record whatever the
 // fsync policy; the policy (always, interval, never) decides what a power
 // loss can take. The active segment rolls at SegmentBytes; at each roll the
-// summaries are written with a checkpoint (package atomicfile: a temporary
-// file, synced, renamed, the dir synced, whatever the policy: see below),
+// summaries are written with a checkpoint (safedir's WriteFile: a temporary
+// file created with O_EXCL, synced, renamed, the dir synced, whatever the
+// policy: see below),
 // then sealed segments beyond MaxBytes or older than MaxAge are
 // removed, oldest first and never beyond the checkpoint. The write works
 // from a copy of the summaries taken under the store's lock and runs
@@ -77,14 +103,24 @@
 //
 // # Recovery
 //
-// Open loads summaries.json and replays the log after its checkpoint. The
-// first invalid frame of the last segment (short header, short payload,
-// length out of range, checksum mismatch, undecodable payload) is a torn
-// tail: the file is truncated there, so it holds every record before it and
-// the next record follows the last whole one. An invalid frame inside a
-// sealed segment is corruption, not a crash: it is reported in
-// Recovery.Corrupt, the segment is left untouched and its later records are
-// skipped. A segment shorter than the checkpoint (its tail lost to a power
+// Open loads summaries.json and replays the log after its checkpoint. Past
+// an invalid frame (short header, short payload, length out of range,
+// checksum mismatch, undecodable payload) the scan resynchronises on the
+// next valid frame (segscan.go): where the bad frame's claimed end is a
+// valid frame or the end of the file (its header whole), there, unless
+// valid frames lead from an earlier offset exactly to that end (its length
+// was damaged); otherwise at the first valid frame found byte by byte. The
+// run skipped is corruption: reported in Recovery.Corrupt and SkippedBytes
+// and logged, left as it is, and every record after it replayed, in the
+// active segment as in sealed ones. A run with no valid frame after it, at
+// the end of the last segment, is a torn tail (a record a crash cut): the
+// file is truncated there (Recovery.TruncatedBytes, logged), so the next
+// record follows the last whole one. The checksums a scan takes beyond one
+// pass over its valid frames are bounded (4× the segment and 1 MiB): past
+// that the rest of the segment is left as it is, reported, and the log
+// goes on in a new segment. TestFlippedByte flips a byte at 150 seeded
+// offsets (HISTORY_SEED) and checks that only its record is lost. A
+// segment shorter than the checkpoint (its tail lost to a power
 // loss) is cut after its last whole frame and appended to there, and the
 // checkpoint moved back to that end before any record is. TestCrashRecovery kills a writer with
 // SIGKILL at 100 seeded moments over one dir (some during its own
@@ -104,6 +140,35 @@
 // recent records a power loss can take, never the store. A file whole but
 // wrong (another version, not the summaries' shape) is still an error, and
 // so is a torn file for OpenReadOnly and Merge, which change nothing.
+//
+// # Verdicts
+//
+// A store keeps an index of its latest verdicts by (trace_id, assertion),
+// or by result_id for a result without a trace id (an unreadable input
+// line), bounded by Options.Verdicts (2¹⁸ results, about 100 bytes each:
+// ~25 MiB), the oldest forgotten first. A result whose result_id the index
+// holds for its (trace, assertion), or one that judged fewer spans than the
+// verdict held (an older verdict delivered again), is refused: neither
+// logged nor counted (Duplicates counts them). A result with another
+// result_id supersedes the verdict held: that verdict is taken out of its
+// window's summary and the new one counted in the same window, so one
+// verdict per (trace, assertion) counts, the latest; a window whose
+// detector already stepped over it raises no new alert for the change (as
+// for any late result). A result without a result_id is always counted and
+// not indexed.
+//
+// The index is rebuilt at Open from the records before the checkpoint (the
+// newest segments holding the bound, read in order) and then updated by the
+// records replayed after it, so a restart refuses what the store held before
+// it; OpenReadOnly and Merge apply the records after the checkpoint the same
+// way. Prior answers the watch command's question after a restart: which
+// verdict, judging which spans, does the store hold for this trace?
+//
+// Cost: an admission and a put per result, ~0.3 µs of CPU (BenchmarkVerdicts
+// under pprof: 1.2–1.4 µs of wall time on the contended 2-core CI machine,
+// 16% of it on a CPU), beside a Record of 1–20 µs there (BenchmarkRecord,
+// sync=never, six runs each of the binaries with and without the index
+// alternated: no difference benchstat can tell, p = 0.49).
 //
 // # Windows
 //

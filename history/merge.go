@@ -5,16 +5,22 @@ package history
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"attest-engine/safedir"
 )
 
 // load reads a state dir without changing it: its summaries, plus the log
 // records after their checkpoint (a dir whose writer was killed).
 func load(dir string) (*snapshot, error) {
-	snap, err := readSnapshot(dir, maxSnapshot)
+	d, err := safedir.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer d.Close()
+	snap, err := readSnapshot(d, maxSnapshot, defaultLimits)
 	if err != nil {
 		return nil, err
 	}
@@ -23,9 +29,11 @@ func load(dir string) (*snapshot, error) {
 	}
 	st := &Store{opts: Options{
 		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
-		MaxKeys: 1 << 30, // the shard kept no more keys than its own bound
-	}.withDefaults(), keys: snap.Keys, dir: dir, meta: snap.meta}
-	segs, err := listSegments(dir)
+		// New keys of the log beyond the bound are left out, as the
+		// writer (with the default bound) left them out of its summaries.
+		MaxKeys: DefaultMaxKeys,
+	}.withDefaults(), keys: snap.Keys, dir: dir, d: d, meta: snap.meta}
+	segs, err := listSegments(d)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -41,11 +49,11 @@ func load(dir string) (*snapshot, error) {
 		if n == snap.Checkpoint.Seg {
 			from = snap.Checkpoint.Off
 		}
-		if _, _, err := scanSegment(filepath.Join(dir, segName(n)), from, func(r Result, _ pos) error {
+		if _, err := scanSegment(d, n, from, func(r Result, _ pos) error {
 			st.apply(&r)
 			return nil
-		}, n); err != nil {
-			return nil, err
+		}); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
 	return snap, nil
@@ -91,6 +99,10 @@ func Merge(dst string, srcs ...string) error {
 	}
 	s.mu.Lock()
 	err = claim(&s.meta, dst)
+	if err == nil && len(covered)-1 > MaxMerged {
+		// every id claimed but dst's own goes to its merged list
+		err = fmt.Errorf("history: merge: %s would list %d merged state dirs, more than the %d a state dir holds", dst, len(covered)-1, MaxMerged)
+	}
 	var dropped int
 	if err == nil {
 		keep := keptKeys(s.keys, snaps, s.opts.MaxKeys)

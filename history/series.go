@@ -49,7 +49,18 @@ type series struct {
 	started bool
 }
 
-// at returns the summary of window w, inserting it in order.
+// lateWindows bounds how far back a window a key does not hold is
+// inserted: among its newest lateWindows windows. A result for an older
+// window the key does not hold is late (at returns nil): counted in
+// Dropped, not summarized. Inserting it would move every newer window in
+// memory (up to MaxWindows × 152 bytes), and a log ordered against its
+// windows (a crafted state dir, or time windows over traces read far out
+// of order) would cost that for each record. Results of one input, read
+// in order, are at most a window or two out of order (--jobs).
+const lateWindows = 256
+
+// at returns the summary of window w, inserting it in order; nil when w
+// is late (lateWindows).
 func (s *series) at(w int64) *Summary {
 	if n := len(s.Windows); n > 0 && s.Windows[n-1].Window == w {
 		return &s.Windows[n-1]
@@ -64,6 +75,9 @@ func (s *series) at(w int64) *Summary {
 		return 0
 	})
 	if !found {
+		if len(s.Windows)-i > lateWindows {
+			return nil
+		}
 		s.Windows = slices.Insert(s.Windows, i, Summary{Window: w})
 	}
 	return &s.Windows[i]

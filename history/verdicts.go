@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/maphash"
-	"path/filepath"
 	"slices"
 )
 
@@ -187,24 +186,24 @@ func (s *Store) rebuildVerdicts(segs []uint64) {
 			continue
 		}
 		count := 0
-		scanSegment(filepath.Join(s.dir, segName(n)), 0, func(_ Result, p pos) error {
+		scanSegment(s.d, n, 0, func(_ Result, p pos) error {
 			if !before(n, p) {
 				return errStop
 			}
 			count++
 			return nil
-		}, n)
+		})
 		use = append(use, n)
 		total += count
 	}
 	slices.Reverse(use)
 	for _, n := range use {
-		scanSegment(filepath.Join(s.dir, segName(n)), 0, func(r Result, p pos) error {
+		scanSegment(s.d, n, 0, func(r Result, p pos) error {
 			if !before(n, p) {
 				return errStop
 			}
 			s.index(&r)
 			return nil
-		}, n)
+		})
 	}
 }

@@ -34,6 +34,8 @@ const Usage = `usage:
   attest-engine merge DST SRC... add the result histories (--state-dir) of shards into DST
   attest-engine report --state-dir DIR --html FILE
                                  draw a result history as one HTML page (attest-engine report -h)
+  attest-engine diff --base A --head B
+                                 did a run regress against another? (attest-engine diff -h)
   attest-engine version          print the version
 
 flags:
