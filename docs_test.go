@@ -26,6 +26,8 @@ import (
 //	                 block: a network call, a cluster, the test itself)
 //	```output        what the sh block just before it prints on stdout,
 //	                 compared exactly
+//	```console       a transcript (commands after "$ ", then what they
+//	                 printed): shown, not run
 //
 // Any other block (```json, ```text, indented) is data, and must not look
 // like a command: one that does fails the test until it is fenced as sh.
@@ -141,6 +143,8 @@ func TestDocBlocks(t *testing.T) {
 						t.Errorf("%s: exit %d, want %d\n%s\nstdout:\n%s\nstderr:\n%s", where, code, want, b.text, out, stderr)
 					}
 					last, lastOut = b, out
+				case kind == "console":
+					last = nil
 				case kind == "output":
 					if last == nil {
 						t.Errorf("%s: an output block with no sh block run just before it", where)

@@ -20,11 +20,11 @@ func write(w io.Writer, f Format, traces []Trace, generated time.Time) error {
 	return writeTotals(w, f, traces, Totals{Generated: generated})
 }
 
-// writeReportFile writes a whole report to path, in the format its
-// extension names, generated now, through writeFileAtomic as the Spool's
-// WriteFile does.
-func writeReportFile(path string, traces []Trace, scenarios ...simulate.ScenarioSummary) error {
-	return writeFileAtomic(path, func(w io.Writer) error {
+// writeFile writes a whole report to path, in the format its extension
+// names, generated now, through writeReportFile as the Spool's WriteFile
+// does.
+func writeFile(path string, traces []Trace, scenarios ...simulate.ScenarioSummary) error {
+	return writeReportFile(path, func(w io.Writer) error {
 		return writeTotals(w, FormatForPath(path), traces, Totals{Generated: time.Now(), Scenarios: scenarios})
 	})
 }

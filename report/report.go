@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"attest-engine/assert"
-	"attest-engine/atomicfile"
 	"attest-engine/simulate"
 )
 
@@ -188,22 +187,6 @@ func writeTotals(w io.Writer, f Format, traces []Trace, tot Totals) error {
 	return rw.End(&tot)
 }
 
-// writeFileAtomic writes a report file through a temporary one renamed over
-// it (package atomicfile), readable by all as a report is. Not synced: a
-// report is an artefact a rerun writes again, and a power loss that empties
-// one loses nothing the engine reads back. The temporary files that writers
-// of path killed in a write left beside it (a server SIGKILLed while it
-// writes its --report at shutdown) are removed first, once unchanged for
-// staleTemp: another process may be writing path meanwhile.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	_ = atomicfile.RemoveStaleTemps(path, staleTemp) // best effort: the write says what matters
-	return atomicfile.Write(path, 0o644, atomicfile.NoSync, write)
-}
-
-// staleTemp is the age past which a report's temporary file is a leftover.
-const staleTemp = time.Hour
-
-// seconds formats milliseconds as seconds with 3 decimals (JUnit's time).
 // dollars prints a cost for a person: "$" and the amount to 12 significant
 // digits, which is past any price's precision and short of the float
 // error a sum of costs gathers (0.00016062, not 0.00016062000000000002).
@@ -213,6 +196,7 @@ func dollars(c float64) string {
 	return "$" + strconv.FormatFloat(c, 'f', -1, 64)
 }
 
+// seconds formats milliseconds as seconds with 3 decimals (JUnit's time).
 func seconds(ms int64) string {
 	if ms < 0 {
 		ms = 0
