@@ -1,6 +1,24 @@
+// export_test.go: helpers the package's tests share: one result at a time, counts, dirs by path.
+
 package history
 
 import "attest-engine/safedir"
+
+// Add records one result, as AddAll records a trace's: the tests feed
+// streams result by result.
+func (s *Store) Add(r Result) ([]Alert, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	one := [1]*Result{&r}
+	return s.add(one[:])
+}
+
+// Record is Add for tests that take alerts from the sinks only.
+func (s *Store) Record(r Result) error {
+	_, err := s.Add(r)
+	return err
+}
 
 // summarized counts the results held in the store's summaries.
 func (s *Store) summarized() uint64 {

@@ -39,7 +39,7 @@ func hostileSegment(t *testing.T, dir string, n int, rec func(i int) Result) int
 		r := rec(i)
 		p := appendPayload(nil, &r)
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(p)))
-		b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(p, castagnoli))
+		b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(p, castagnoli()))
 		b = append(b, p...)
 	}
 	if err := os.WriteFile(filepath.Join(dir, segName(1)), b, 0o644); err != nil {

@@ -20,7 +20,7 @@ func load(dir string) (*snapshot, error) {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	defer d.Close()
-	snap, err := readSnapshot(d, maxSnapshot, defaultLimits)
+	snap, err := readSnapshot(d, maxSnapshot(), defaultLimits)
 	if err != nil {
 		return nil, err
 	}
