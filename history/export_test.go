@@ -1,6 +1,10 @@
 package history
 
-import "attest-engine/safedir"
+import (
+	"testing"
+
+	"attest-engine/safedir"
+)
 
 // summarized counts the results held in the store's summaries.
 func (s *Store) summarized() uint64 {
@@ -45,4 +49,19 @@ func readSnapshotAt(dir string, limit int64) (*snapshot, error) {
 	}
 	defer d.Close()
 	return readSnapshot(d, limit, defaultLimits)
+}
+
+// writeSnapshotAt writes empty summaries of 20-trace windows with the
+// checkpoint at the log's start: a reader replays the whole log.
+func writeSnapshotAt(t testing.TB, dir string) {
+	t.Helper()
+	d, err := safedir.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	snap := &snapshot{Version: snapshotVersion, meta: meta{ID: "0123456789abcdef", Window: windowing{Traces: DefaultWindowTraces}}, Keys: map[string]*series{}}
+	if err := writeSnapshot(d, snap); err != nil {
+		t.Fatal(err)
+	}
 }

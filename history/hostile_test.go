@@ -65,6 +65,9 @@ func window(w int) string {
 // for a reader without a key bound, and records against window order move
 // every window for each record (80,000 records: 11 s).
 func TestHostileDirs(t *testing.T) {
+	if raceDetector {
+		t.Skip("single-goroutine decoding of tens of MiB, allocations counted: run without -race")
+	}
 	tests := []struct {
 		name string
 		make func(t *testing.T, dir string) int64
