@@ -4,6 +4,8 @@ package assert
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +143,73 @@ func TestTrajectoryExamples(t *testing.T) {
 	}
 	if _, err := os.Stat("../testdata/trajectory/examples.golden.json"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkTrajectory10k: issue 30's bound through the engine: a
+// 10,000-step trace (50 tools, 200 calls each in runs) against a
+// 50-pattern reference whose args are checked by ref, regex and schema,
+// one assertion per batch, beside the spec's contains_in_order over the
+// same 50 tools as the baseline, in one run:
+//
+//	go test ./assert -run '^$' -bench Trajectory10k -benchmem -count 6 | benchstat -col /check -
+func BenchmarkTrajectory10k(b *testing.B) {
+	steps := make([]any, 10000)
+	tools := make([]any, 50)
+	ref := make([]any, 50)
+	for i := range tools {
+		tools[i] = fmt.Sprintf("t%02d", i)
+		arg := map[string]any{"session": map[string]any{"ref": "input.session"}}
+		switch i % 3 {
+		case 1:
+			arg = map[string]any{"session": map[string]any{"regex": `^S-\d+$`}}
+		case 2:
+			arg = map[string]any{"n": map[string]any{"schema": map[string]any{"type": "integer", "minimum": 0}}}
+		}
+		ref[i] = map[string]any{"tool": tools[i], "args": arg, "max": "unbounded"}
+	}
+	for i := range steps {
+		steps[i] = map[string]any{"type": "tool_call", "name": tools[i/200], "args": map[string]any{"session": "S-1", "n": i}, "result": map[string]any{"ok": true}}
+	}
+	v, err := encodeTrace(map[string]any{"schema_version": 1, "trace_id": "trc_long", "input": map[string]any{"session": "S-1"},
+		"steps": steps, "output": map[string]any{"message": "done"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		spec map[string]any
+	}{
+		{"contains_in_order", map[string]any{"check": "contains_in_order", "tools": tools}},
+		{"tool_args", map[string]any{"check": "tool_args", "tool": "t00", "args": map[string]any{"session": map[string]any{"ref": "input.session"}}}},
+		{"strict", map[string]any{"check": "trajectory_match", "mode": "strict", "reference": ref}},
+		{"unordered", map[string]any{"check": "trajectory_match", "mode": "unordered", "reference": ref}},
+		{"subset", map[string]any{"check": "trajectory_match", "mode": "subset", "reference": ref}},
+		{"superset", map[string]any{"check": "trajectory_match", "mode": "superset", "reference": ref}},
+		{"align_ordered", map[string]any{"check": "trajectory_alignment", "threshold": 0.9, "reference": ref}},
+		{"align_unordered", map[string]any{"check": "trajectory_alignment", "order": "unordered", "threshold": 0.9, "reference": ref}},
+		{"temporal", map[string]any{"check": "temporal", "constraints": []any{
+			map[string]any{"rule": "before", "a": "t00", "b": "t49"},
+			map[string]any{"rule": "never_after", "a": "t49", "b": "t00"},
+			map[string]any{"rule": "between", "a": "t00", "b": "t49", "c": map[string]any{"tool": "t25", "args": map[string]any{"session": map[string]any{"ref": "input.session"}}}},
+			map[string]any{"rule": "at_most", "n": 200, "a": "t01"}}}},
+	} {
+		// The spec goes through JSON, as a request's would (numbers as json.Number).
+		raw, _ := json.Marshal(c.spec)
+		spec, _ := trace.Decode(raw)
+		as := []Assertion{{ID: "a", Type: "trace", Spec: spec.(map[string]any)}}
+		b.Run("check="+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rs, err := eng.EvaluateValue(context.Background(), v, as)
+				if err != nil || rs[0].Status != Pass {
+					b.Fatalf("%v %+v", err, rs)
+				}
+			}
+		})
 	}
 }

@@ -41,6 +41,9 @@ func (f *Feed) Item(it Item) []Trace {
 		t := *it.Trace
 		t.Seq = it.Seq
 		t.Hold = NewHold(it.Seq, f.asm.Settle)
+		if t.Err == nil {
+			t.Through = it.Seq // the item that holds it: a restart tells it judged by that
+		}
 		return []Trace{t}
 	}
 	if len(it.Spans) == 0 {
@@ -68,12 +71,16 @@ func (f *Feed) traces(gs []Group) []Trace {
 	out := make([]Trace, len(gs))
 	for i, g := range gs {
 		if g.TooLate {
-			out[i] = Trace{ID: g.TraceID, Format: FormatOTLP, Seq: g.Seq, Through: g.Through, Spans: g.Prior.Spans + g.Late,
-				Prior: g.Prior, TooLate: true, Late: g.Late, Hold: g.Hold}
+			out[i] = Trace{ID: g.TraceID, AgentID: g.Prior.AgentID, Format: FormatOTLP, Seq: g.Seq, Through: g.Through,
+				Spans: g.Prior.Spans + g.Late, Prior: g.Prior, TooLate: true, Late: g.Late, Hold: g.Hold}
 			continue
 		}
 		out[i] = f.mp.Trace(g)
 		out[i].Through, out[i].Spans, out[i].Prior, out[i].Hold = g.Through, len(g.Spans), g.Prior, g.Hold
+		if p, ok := f.asm.closed.get(g.TraceID); ok && p.AgentID != out[i].AgentID {
+			p.AgentID = out[i].AgentID // for a too-late verdict's filter
+			f.asm.closed.add(g.TraceID, p)
+		}
 	}
 	return out
 }

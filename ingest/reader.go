@@ -30,6 +30,7 @@ const (
 type Item struct {
 	Line  int    // the input line (1-based), for messages
 	Seq   uint64 // set by the caller: the item's position in its input, for Trace.Seq
+	End   int64  // bytes the Reader had read through this line, its LF included
 	Trace *Trace // an Attest trace, or a line that could not be read (Trace.Err)
 	Spans []Span
 }
@@ -41,6 +42,7 @@ type Reader struct {
 	format string
 	max    int
 	line   int
+	off    int64 // bytes read so far
 	buf    []byte
 }
 
@@ -66,7 +68,7 @@ func (r *Reader) Next() (Item, error) {
 		r.line++
 		if size > r.max {
 			held := line[:min(len(line), r.max)]
-			return Item{Line: r.line, Trace: &Trace{Size: size, Digest: digest(held, size),
+			return Item{Line: r.line, End: r.off, Trace: &Trace{Size: size, Digest: digest(held, size),
 				Err: fmt.Errorf("%w: %d bytes, more than %d", ErrLineTooLong, size, r.max)}}, nil
 		}
 		line = bytes.TrimSpace(line)
@@ -76,7 +78,9 @@ func (r *Reader) Next() (Item, error) {
 			}
 			continue
 		}
-		return r.parse(line, size), nil
+		it := r.parse(line, size)
+		it.End = r.off
+		return it, nil
 	}
 }
 
@@ -88,6 +92,7 @@ func (r *Reader) readLine() ([]byte, int, error) {
 	for {
 		chunk, err := r.r.ReadSlice('\n')
 		size += len(chunk)
+		r.off += int64(len(chunk))
 		if keep := min(len(chunk), r.max+1-len(r.buf)); keep > 0 {
 			r.buf = append(r.buf, chunk[:keep]...)
 		}

@@ -5,6 +5,7 @@ package trajectory
 import (
 	"context"
 	"math"
+	"math/bits"
 	"sort"
 )
 
@@ -47,6 +48,14 @@ func alignOrdered(ctx context.Context, pats []*Pattern, masks []uint64, u float6
 	m, n, S := len(pats), len(masks), st.base[len(pats)]+1
 	inf := math.Inf(1)
 	cur, next := make([]float64, S), make([]float64, S)
+	// miss[s]: what closing pattern i at state s = (i, k) costs, Cost_i ·
+	// (Min_i − k) below Min_i, 0 from there.
+	miss := make([]float64, S)
+	for i, p := range pats {
+		for k := 0; k <= st.k[i]; k++ {
+			miss[st.base[i]+k] = p.Cost * float64(max(p.Min-k, 0))
+		}
+	}
 	stride := (S + 3) / 4
 	back := make([]byte, (n+1)*stride)
 	arg := make([]uint8, (n+1)*m)
@@ -57,18 +66,19 @@ func alignOrdered(ctx context.Context, pats []*Pattern, masks []uint64, u float6
 	}
 	get := func(col, s int) byte { return back[col*stride+s/4] >> (uint(s%4) * 2) & 3 }
 	closeCol := func(col int, c []float64) {
-		for i, p := range pats {
-			b := st.base[i]
-			best, bc := inf, 0
-			for k := 0; k <= st.k[i]; k++ {
-				if v := c[b+k] + p.Cost*float64(max(p.Min-k, 0)); v < best {
-					best, bc = v, k
+		for i := range pats {
+			b, e := st.base[i], st.base[i+1]
+			best, bk := inf, 0
+			cs, ms := c[b:e], miss[b:e]
+			for k, v := range cs {
+				if v += ms[k]; v < best {
+					best, bk = v, k
 				}
 			}
-			if t := st.base[i+1]; best < c[t] {
-				c[t] = best
-				set(col, t, fromClose)
-				arg[col*m+i] = uint8(bc)
+			if best < c[e] {
+				c[e] = best
+				set(col, e, fromClose)
+				arg[col*m+i] = uint8(bk)
 			}
 		}
 	}
@@ -87,10 +97,8 @@ func alignOrdered(ctx context.Context, pats []*Pattern, masks []uint64, u float6
 		for s := range next {
 			next[s] = cur[s] + u // unexpected (code 0)
 		}
-		for i := 0; i < m; i++ {
-			if mask&(1<<uint(i)) == 0 {
-				continue
-			}
+		for mm := mask; mm != 0; mm &= mm - 1 {
+			i := bits.TrailingZeros64(mm)
 			b := st.base[i]
 			for k := 0; k <= st.k[i]; k++ {
 				v := cur[b+k]

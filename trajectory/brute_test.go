@@ -494,7 +494,8 @@ func TestBruteForce(t *testing.T) {
 				report("%s: %s(a %+v, b %+v, c %+v, n %d): pass %v at %d, brute force %d (%s)", desc(), rule, a, b, c, nMax, o.Pass, got, want, o.Explanation)
 			}
 		}
-		// tool_args: every step bearing the tool's name matches, and one does.
+		// tool_args: every step bearing the tool's name (and its type, when
+		// the pattern gives one) matches, and there is one.
 		p := genPat(r)
 		if p.tool == "" {
 			p.tool = "a"
@@ -510,7 +511,7 @@ func TestBruteForce(t *testing.T) {
 		}
 		want, at, calls := true, -1, 0
 		for i, s := range steps {
-			if s.name != p.tool {
+			if s.name != p.tool || p.typ != "" && s.typ != p.typ {
 				continue
 			}
 			calls++

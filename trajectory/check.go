@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"attest-engine/clip"
 	"attest-engine/tape"
 )
 
@@ -170,7 +171,11 @@ func (c *Check) Eval(ctx context.Context, trace tape.Value) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if c.kind == "trajectory_match" && c.mode == "strict" {
-		return c.strict(r, all, seq, masks), nil
+		res, err := matchStrict(ctx, c.pats, masks)
+		if err != nil {
+			return Outcome{}, err
+		}
+		return c.strict(r, all, seq, masks, res), nil
 	}
 	var al alignment
 	if c.kind == "trajectory_alignment" && c.order == "ordered" {
@@ -202,8 +207,8 @@ func (c *Check) toolArgs(r *run) Outcome {
 	var at []string
 	for i := range all {
 		s := &all[i]
-		if s.name != p.Tool {
-			continue
+		if s.name != p.Tool || p.Type != "" && s.typ != p.Type {
+			continue // with a type, another step of the same name is another thing
 		}
 		if why := p.why(s, &r.env); why != "" {
 			f := r.failAt(s, why)
@@ -216,8 +221,12 @@ func (c *Check) toolArgs(r *run) Outcome {
 		at = appendCapped(at, r.describe(s), len(at))
 	}
 	if len(at) == 0 {
-		f := r.failEnd(fmt.Sprintf("'%s' was never called", p.Tool))
-		return Outcome{Explanation: fmt.Sprintf("Tool '%s' was never called, so its arguments could not be checked.", p.Tool), Failed: f}
+		what := "'" + p.Tool + "'"
+		if p.Type != "" {
+			what += " (" + p.Type + ")"
+		}
+		f := r.failEnd(what + " was never called")
+		return Outcome{Explanation: fmt.Sprintf("Tool %s was never called, so its arguments could not be checked.", what), Failed: f}
 	}
 	if len(at) == 1 {
 		return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("The one call of %s matches: %s.", p.label(), at[0])}
@@ -225,8 +234,7 @@ func (c *Check) toolArgs(r *run) Outcome {
 	return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("All %d calls of %s match: %s.", len(at), p.label(), strings.Join(at, ", "))}
 }
 
-func (c *Check) strict(r *run, all []step, seq []int, masks []uint64) Outcome {
-	res := matchStrict(c.pats, masks)
+func (c *Check) strict(r *run, all []step, seq []int, masks []uint64, res strictResult) Outcome {
 	if res.pass {
 		return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("Trajectory matches the reference (strict, %d %s) at %s.",
 			len(c.pats), plural(len(c.pats), "pattern", "patterns"), stepList(r, all, seq))}
@@ -481,7 +489,7 @@ func stepList(r *run, all []step, seq []int) string {
 			break
 		}
 		s := &all[i]
-		names = append(names, "'"+clip(s.name, 80)+"'")
+		names = append(names, "'"+clip.String(s.name, 80)+"'")
 		loc := strconv.Itoa(s.index)
 		if s.trace != 0 {
 			loc = r.traces[s.trace].prefix + "steps[" + loc + "]"

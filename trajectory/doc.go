@@ -48,7 +48,7 @@
 // spec's checks (assert's layer 3, sdk-compat "Tool names as SDK users write
 // them"), so an unnamed reasoning llm_call never counts as an unexpected
 // step, and "immediately" skips it. tool_args reads every step bearing its
-// tool's name.
+// tool's name (and its type, when it gives one).
 //
 // # Reference counts and modes
 //

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"attest-engine/clip"
 	"attest-engine/jsonpath"
 	"attest-engine/jsonschema"
 	"attest-engine/tape"
@@ -314,7 +315,7 @@ func (c *compiler) regexp(s string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(s)
 	if err != nil {
-		return nil, specErrorf("Fix the regex: RE2 syntax.", "invalid regex '%s'", clip(s, 200))
+		return nil, specErrorf("Fix the regex: RE2 syntax.", "invalid regex '%s'", clip.String(s, 200))
 	}
 	return re, nil
 }
@@ -326,7 +327,7 @@ func (c *compiler) schema(v any) (*jsonschema.Schema, error) {
 	s, err := jsonschema.Compile(v, nil)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "jsonschema: compile ")
-		return nil, specErrorf("Fix the schema in the assertion spec.", "malformed JSON Schema: %s", clip(msg, 200))
+		return nil, specErrorf("Fix the schema in the assertion spec.", "malformed JSON Schema: %s", clip.String(msg, 200))
 	}
 	return s, nil
 }
@@ -348,7 +349,7 @@ func (c *compiler) ref(expr string) (int, error) {
 		if errors.As(err, &se) {
 			detail = fmt.Sprintf("Syntax error at offset %d: %s. %s", se.Offset, se.Msg, detail)
 		}
-		err = specErrorf(detail, "unsupported JSONPath expression '%s'", clip(expr, 200))
+		err = specErrorf(detail, "unsupported JSONPath expression '%s'", clip.String(expr, 200))
 	}
 	if err != nil {
 		return 0, err
@@ -369,7 +370,7 @@ func (p *Pattern) matches(st *step, e *env) bool {
 	if p.Tool != "" && st.name != p.Tool || p.Type != "" && st.typ != p.Type {
 		return false
 	}
-	return membersMatch(p.args, st.v.Get("args"), e) && membersMatch(p.result, st.v.Get("result"), e)
+	return membersMatch(p.args, st.args, e) && membersMatch(p.result, st.result, e)
 }
 
 func membersMatch(ms []member, v tape.Value, e *env) bool {
@@ -393,8 +394,9 @@ func (p *Pattern) why(st *step, e *env) string {
 	for _, part := range []struct {
 		field string
 		ms    []member
-	}{{"args", p.args}, {"result", p.result}} {
-		v := st.v.Get(part.field)
+		v     tape.Value
+	}{{"args", p.args, st.args}, {"result", p.result, st.result}} {
+		v := part.v
 		for i := range part.ms {
 			if ok, why := part.ms[i].m.test(v.Get(part.ms[i].name), e); !ok {
 				return part.field + "." + part.ms[i].name + " " + why
@@ -431,10 +433,10 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 	case mRegex:
 		s, isStr := got.(string)
 		if !isStr {
-			return false, fmt.Sprintf("is %s, not a string matching regex '%s'", kindOf(got), clip(m.source, 80))
+			return false, fmt.Sprintf("is %s, not a string matching regex '%s'", kindOf(got), clip.String(m.source, 80))
 		}
 		if !m.re.MatchString(s) {
-			return false, fmt.Sprintf("%s does not match regex '%s'", quote(got), clip(m.source, 80))
+			return false, fmt.Sprintf("%s does not match regex '%s'", quote(got), clip.String(m.source, 80))
 		}
 		return true, ""
 	case mSchema:
@@ -445,11 +447,11 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 		if err := m.schema.Validate(got); err != nil {
 			sum = err.Summary()
 		}
-		return false, fmt.Sprintf("%s fails the schema: %s", quote(got), clip(sum, 160))
+		return false, fmt.Sprintf("%s fails the schema: %s", quote(got), clip.String(sum, 160))
 	case mRef:
 		vals := e.refs[m.ref]
 		if len(vals) == 0 {
-			return false, fmt.Sprintf("%s, but ref %s selects nothing in the trace", quote(got), m.source)
+			return false, fmt.Sprintf("%s, but ref %s selects nothing in the trace", quote(got), clip.String(m.source, 120))
 		}
 		for _, want := range vals {
 			if m.equal(got, want) {
@@ -457,7 +459,7 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 			}
 		}
 		if len(vals) == 1 {
-			return false, fmt.Sprintf("%s ≠ %s %s%s", quote(got), m.source, quote(vals[0]), m.tolText())
+			return false, fmt.Sprintf("%s ≠ %s %s%s", quote(got), clip.String(m.source, 120), quote(vals[0]), m.tolText())
 		}
 		shown := make([]string, 0, 3)
 		for i, v := range vals {
@@ -467,7 +469,7 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 			}
 			shown = append(shown, quote(v))
 		}
-		return false, fmt.Sprintf("%s is none of the %d values of %s (%s)%s", quote(got), len(vals), m.source, strings.Join(shown, ", "), m.tolText())
+		return false, fmt.Sprintf("%s is none of the %d values of %s (%s)%s", quote(got), len(vals), clip.String(m.source, 120), strings.Join(shown, ", "), m.tolText())
 	}
 	return false, "cannot be matched"
 }
@@ -529,7 +531,7 @@ func subset(got, want any, at string) (string, bool) {
 // rest as compact JSON, cut to 80 bytes.
 func quote(v any) string {
 	if s, ok := v.(string); ok {
-		return "'" + clip(s, 80) + "'"
+		return "'" + clip.String(s, 80) + "'"
 	}
 	return text(v)
 }
@@ -554,5 +556,5 @@ func (p *Pattern) label() string {
 		}
 		s += " with " + strings.Join(parts, ", ")
 	}
-	return "'" + s + "'"
+	return "'" + clip.String(s, 200) + "'"
 }

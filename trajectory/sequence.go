@@ -5,16 +5,18 @@ package trajectory
 import (
 	"strconv"
 
+	"attest-engine/clip"
 	"attest-engine/tape"
 )
 
 // step is one step of the trace, read in place.
 type step struct {
-	v     tape.Value
-	name  string
-	typ   string
-	trace int // its trace in run.traces
-	index int // its index in that trace's steps
+	v            tape.Value
+	args, result tape.Value // found once: every pattern tested reads them
+	name         string
+	typ          string
+	trace        int // its trace in run.traces
+	index        int // its index in that trace's steps
 }
 
 // isTool is the engine's rule for a tool call by type (assert's layer 3):
@@ -39,7 +41,9 @@ type run struct {
 
 func newRun(root tape.Value, c *compiler) *run {
 	r := &run{root: root}
-	r.top = r.collect(root, "", false, nil)
+	// One allocation for the steps, whatever their number: an appended
+	// list would allocate about twice its final size on the way.
+	r.top = r.collect(root, "", false, make([]step, 0, root.Get("steps").Len()))
 	r.env.refs = make([][]any, len(c.refs))
 	for i, p := range c.refs {
 		// Each ref path is read once per evaluation, whatever the number of
@@ -61,9 +65,21 @@ func (r *run) steps(tree bool) []step {
 	}
 	if r.tree == nil {
 		r.traces = r.traces[:0]
-		r.tree = r.collect(r.root, "", true, make([]step, 0, len(r.top)))
+		r.tree = r.collect(r.root, "", true, make([]step, 0, r.treeSize(r.root)))
 	}
 	return r.tree
+}
+
+// treeSize counts the steps of a trace and its sub-traces.
+func (r *run) treeSize(tr tape.Value) int {
+	n := 0
+	for st := range tr.Get("steps").Elems() {
+		n++
+		if sub := st.Get("sub_trace"); sub.Kind() == tape.Object {
+			n += r.treeSize(sub)
+		}
+	}
+	return n
 }
 
 // collect appends the steps of the trace tr (and, with tree, of its
@@ -78,7 +94,7 @@ func (r *run) collect(tr tape.Value, prefix string, tree bool, out []step) []ste
 	r.traces = append(r.traces, traceInfo{prefix: prefix, agent: agent})
 	i := 0
 	for st := range tr.Get("steps").Elems() {
-		s := step{v: st, trace: t, index: i}
+		s := step{v: st, args: st.Get("args"), result: st.Get("result"), trace: t, index: i}
 		if n := st.Get("name"); n.Kind() == tape.String {
 			s.name = n.Str()
 		}
@@ -141,13 +157,13 @@ func (r *run) failEnd(reason string) *Failure {
 // describe names a step in explanations: "step 4 'process_refund'", with
 // its agent and location when it is in a sub-trace.
 func (r *run) describe(s *step) string {
-	d := "step " + strconv.Itoa(s.index) + " '" + clip(s.name, 80) + "'"
+	d := "step " + strconv.Itoa(s.index) + " '" + clip.String(s.name, 80) + "'"
 	if s.trace == 0 {
 		return d
 	}
 	t := r.traces[s.trace]
 	if t.agent != "" {
-		d += " of agent '" + clip(t.agent, 80) + "'"
+		d += " of agent '" + clip.String(t.agent, 80) + "'"
 	}
 	return d + " (" + t.prefix + "steps[" + strconv.Itoa(s.index) + "])"
 }
@@ -157,5 +173,5 @@ func (f *Failure) String() string {
 	if f.AtEnd {
 		return "the end of the trace (after " + strconv.Itoa(f.Step) + " steps): " + f.Reason
 	}
-	return f.Location + " '" + clip(f.Tool, 80) + "': " + f.Reason
+	return f.Location + " '" + clip.String(f.Tool, 80) + "': " + f.Reason
 }

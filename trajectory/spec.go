@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 
+	"attest-engine/clip"
 	"attest-engine/jsonschema"
 )
 
@@ -205,19 +206,7 @@ func text(v any) string {
 	if err != nil {
 		return fmt.Sprintf("%v", v)
 	}
-	return clip(string(b), 80)
-}
-
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i] + "…"
+	return clip.String(string(b), 80)
 }
 
 func quoteList(l []string) string {

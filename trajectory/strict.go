@@ -106,7 +106,7 @@ type strictResult struct {
 // MaxStates states, O(S) memory besides the masks; the first step that no
 // state can take is where the trace departs (every shorter prefix can still
 // be completed, so it is the longest viable prefix).
-func matchStrict(pats []*Pattern, masks []uint64) strictResult {
+func matchStrict(ctx context.Context, pats []*Pattern, masks []uint64) (strictResult, error) {
 	st := layout(pats)
 	m := len(pats)
 	cur := make([]bool, st.base[m]+1)
@@ -114,12 +114,15 @@ func matchStrict(pats []*Pattern, masks []uint64) strictResult {
 	cur[0] = true
 	closeStates(st, pats, cur)
 	for at, mask := range masks {
+		if at%ctxEvery == ctxEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return strictResult{}, err
+			}
+		}
 		clear(next)
 		any := false
-		for i := 0; i < m; i++ {
-			if mask&(1<<uint(i)) == 0 {
-				continue
-			}
+		for mm := mask; mm != 0; mm &= mm - 1 {
+			i := bits.TrailingZeros64(mm)
 			b := st.base[i]
 			for c := 0; c <= st.k[i]; c++ {
 				if !cur[b+c] {
@@ -134,13 +137,13 @@ func matchStrict(pats []*Pattern, masks []uint64) strictResult {
 			}
 		}
 		if !any {
-			return strictResult{at: at, expected: open(st, cur), full: full(st, cur)}
+			return strictResult{at: at, expected: open(st, cur), full: full(st, cur)}, nil
 		}
 		cur, next = next, cur
 		closeStates(st, pats, cur)
 	}
 	if cur[st.base[m]] {
-		return strictResult{pass: true, at: len(masks)}
+		return strictResult{pass: true, at: len(masks)}, nil
 	}
 	// The trace ended inside the reference: name the furthest pattern reached.
 	r := strictResult{at: len(masks), missing: -1}
@@ -152,7 +155,7 @@ func matchStrict(pats []*Pattern, masks []uint64) strictResult {
 			}
 		}
 	}
-	return r
+	return r, nil
 }
 
 // closeStates adds, in pattern order, the move from pattern i with at least

@@ -66,6 +66,10 @@ func (c *command) serve(stop context.Context, items chan<- ingest.Item, ready ch
 	}
 	c.log.Info("listening for OTLP/HTTP", "address", ln.Addr().String(), "path", "/v1/traces")
 	ready <- nil
+	if err := c.replaySpool(stop, items); err != nil {
+		ln.Close()
+		return err
+	}
 	c.exports = make(chan struct{}, maxExports)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) { c.export(stop, items, w, r) })
@@ -129,7 +133,8 @@ func rpcStatus(code int, msg string) []byte {
 // it received in the request"): an empty ExportTraceServiceResponse (no
 // partial_success: every span is taken), or for an HTTP 4xx or 5xx a
 // google.rpc.Status with code and message. The request waits while the
-// pipeline is full (back-pressure).
+// pipeline is full (back-pressure); with --state-dir it is answered 200 only
+// once its body is in the spool (spooled.go).
 func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.ResponseWriter, r *http.Request) {
 	ctype := jsonType // the encoding of the answers; JSON for a type not understood
 	fail := func(code int, msg string) {
@@ -195,12 +200,15 @@ func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.
 		fail(http.StatusBadRequest, err.Error())
 		return
 	}
-	select {
-	case items <- ingest.Item{Spans: spans}:
-	case <-r.Context().Done():
-		return
-	case <-stop.Done():
-		fail(http.StatusServiceUnavailable, "shutting down")
+	switch code, msg := c.deliver(stop, r.Context(), items, spans, ctype == protobufType, data); code {
+	case 0:
+	case delivered:
+		return // the client is gone: no answer
+	default:
+		if code == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		fail(code, msg)
 		return
 	}
 	w.Header().Set("Content-Type", ctype)
