@@ -45,10 +45,12 @@
 // any one value over 1 MiB; readers summarize at most DefaultMaxKeys
 // assertions of the log; a result for a window its key does not hold,
 // older than the key's newest 256 (lateWindows), is counted in the
-// series' Dropped, not inserted (inserting moves every newer window); a
-// merge that would list more than MaxMerged merged dirs is refused.
+// series' Dropped, not inserted (inserting moves every newer window);
+// the bound drops a window by moving the baseline span's windows (at most
+// BaselineN) when they are fewer than those after it; a merge that would
+// list more than MaxMerged merged dirs is refused.
 // TestHostileDirs opens generated hostile dirs with each reader and a
-// writer within 12× the dir's bytes allocated.
+// writer within 32× the dir's bytes allocated, garbage included.
 //
 // The watch command hands its Recorder seam one trace's result lines at a
 // time; main's adapter converts each with ParseLine and records them with

@@ -65,3 +65,14 @@ func writeSnapshotAt(t testing.TB, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// moves sums the windows the store's series moved in memory.
+func (s *Store) moves() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n uint64
+	for _, sr := range s.keys {
+		n += sr.moves
+	}
+	return n
+}

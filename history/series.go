@@ -45,6 +45,7 @@ type series struct {
 	det     *detector // live detector; steps every window below stepped
 	stepped int64
 	started bool
+	moves   uint64 // windows moved in memory by at and bound (TestHostileDirs counts them)
 }
 
 // lateWindows bounds how far back a window a key does not hold is
@@ -76,6 +77,7 @@ func (s *series) at(w int64) *Summary {
 		if len(s.Windows)-i > lateWindows {
 			return nil
 		}
+		s.moves += uint64(len(s.Windows) - i)
 		s.Windows = slices.Insert(s.Windows, i, Summary{Window: w})
 	}
 	return &s.Windows[i]
@@ -139,8 +141,21 @@ func (s *series) bound(max int, baselineN int) {
 	if k < n-1 {
 		after = min(excess, n-1-k)
 	}
-	w := slices.Delete(s.Windows, k, k+after)
-	s.Windows = slices.Delete(w, 0, excess-after)
+	// Drop windows[k:k+after] by moving the shorter side: the span (k
+	// windows) toward the end, when it is shorter than what follows (a
+	// window added past the bound then costs the span, not every window).
+	w := s.Windows
+	if k < n-k-after {
+		copy(w[after:k+after], w[:k])
+		w = w[after:]
+		s.moves += uint64(k)
+	} else {
+		w = slices.Delete(w, k, k+after)
+		s.moves += uint64(n - k - after)
+	}
+	// then the oldest (the span is all but the last window)
+	w = w[excess-after:]
+	s.Windows = w
 	s.Dropped += uint64(excess)
 }
 
