@@ -51,7 +51,7 @@
 // series' Dropped, not inserted (inserting moves every newer window); a
 // merge that would list more than MaxMerged merged dirs is refused.
 // TestHostileDirs opens generated hostile dirs with each reader and a
-// writer within 12× the dir's bytes allocated.
+// writer within 32× the dir's bytes allocated, garbage included.
 //
 // The watch command hands its Recorder seam one trace's result lines at a
 // time; main's adapter converts each with ParseLine and records them with
