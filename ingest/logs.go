@@ -127,6 +127,9 @@ func ParseOTLPLogs(data []byte) ([]Span, error) {
 		err := json.Unmarshal(data, &v) // for its message
 		return nil, fmt.Errorf("OTLP/JSON logs: %v", err)
 	}
+	if err := uniqueNames(data); err != nil { // as for traces (names.go)
+		return nil, fmt.Errorf("OTLP/JSON logs: %v", err)
+	}
 	var resourceLogs []byte
 	err := members(data, "request", func(key string, val []byte) error {
 		if fieldIs(key, "resourceLogs") {

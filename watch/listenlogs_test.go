@@ -135,6 +135,7 @@ func TestListenUnknownPath(t *testing.T) {
 			{"/v1/trace", "application/json", "{}", 404, 5, "POST /v1/trace: not"},
 			{"/v1/logs", "application/json", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"traceId":"x"}]}]}]}`, 400, 3, "OTLP/JSON log record 0: traceId"},
 			{"/v1/logs", "application/x-protobuf", "\x0a\x05", 400, 3, "OTLP/protobuf logs:"},
+			{"/v1/logs", "application/json", `{"resourceLogs":[],"resourceLogs":[]}`, 400, 3, "OTLP/JSON logs:"},
 			{"/v1/logs", "text/plain", "{}", 415, 12, "Content-Type must be"},
 		} {
 			req, _ := http.NewRequest("POST", base+c.path, strings.NewReader(c.body))
