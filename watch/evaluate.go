@@ -21,15 +21,16 @@ var contentTypes = map[string]bool{"content": true, "embedding": true, "llm_judg
 
 // A check whose input no producer sent is skipped, never passed or failed
 // on what is not there, and says what was looked for (ingest.LookedFor):
-// content (content, embedding and judge assertions), token usage and cost
-// (constraints on a tokens or cost field, trace_tree aggregate_tokens and
-// aggregate_cost), tool calls (trace assertions, trace_tree
+// content (content, embedding and judge assertions), token usage
+// (constraints on a tokens field, trace_tree aggregate_tokens), cost (a
+// cost assertion, when no producer sent one and none could be derived:
+// cost.go), tool calls (trace assertions, trace_tree
 // all_tools_called) when no tool span came and content capture was off. Attest traces carry what they carry: only traces
 // assembled from spans are judged absent.
 var (
 	notCaptured = "skipped: content not captured: no message content in any of " + ingest.LookedFor("content") + "; turn on message content capture in the GenAI instrumentation"
 	noTokens    = "skipped: no token usage sent: none of " + ingest.LookedFor("tokens") + " is set (a streaming call without usage reporting sends none)"
-	noCost      = "skipped: no cost sent: none of " + ingest.LookedFor("cost") + " is set"
+	noCost      = "skipped: no cost sent: none of " + ingest.LookedFor("cost") + " is set, and no price is known to derive one from the token counts"
 	noTools     = "skipped: no tool calls sent: the trace has no tool span (" + ingest.LookedFor("tools") + ") and, with content capture off, its messages name none; turn on message content capture or record tool spans"
 )
 
@@ -43,8 +44,6 @@ func absence(t ingest.Trace, a assert.Assertion) string {
 		return notCaptured
 	case !t.TokensCaptured && reads(a, "tokens"):
 		return noTokens
-	case !t.CostCaptured && reads(a, "cost"):
-		return noCost
 	case !t.ToolsCaptured && (a.Type == "trace" || reads(a, "tools")):
 		return noTools
 	}
@@ -156,7 +155,11 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 	}
 	costKnown := true
 	if t.Doc == nil { // assembled from spans: read as a tape once, released above
-		if e.price != nil {
+		// A cost the producer sent (OpenInference's llm.cost.total) is
+		// the cost; else it is derived from the token counts when prices
+		// are known; else no cost check can be judged.
+		costKnown = t.CostCaptured
+		if e.price != nil && !t.CostCaptured {
 			*ci = deriveCost(t.Value, e.price)
 			costKnown = ci.derived
 		}
@@ -174,8 +177,11 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 			out[i].Status, out[i].Explanation = StatusSkipped, why
 			continue
 		}
-		if !costKnown && e.reads(i) {
-			out[i].Status, out[i].Explanation = StatusSkipped, "skipped: the trace's cost could not be derived from its spans: "+ci.why
+		if !costKnown && (e.reads(i) || reads(as[i], "cost")) {
+			out[i].Status, out[i].Explanation = StatusSkipped, noCost
+			if ci.why != "" {
+				out[i].Explanation = "skipped: the trace's cost could not be derived from its spans: " + ci.why
+			}
 			continue
 		}
 		run = append(run, i)
