@@ -243,10 +243,34 @@ func TestBootstrap(t *testing.T) {
 	if want := res[0] + 0; !near(Quantile(res, 0), want) {
 		t.Error("quantile 0")
 	}
-	h := 0.025 * float64(len(res)-1)
-	wantLo := res[int(h)] + (h-math.Floor(h))*(res[int(h)+1]-res[int(h)])
-	if !near(lo, wantLo) {
-		t.Errorf("lower bound %v, by hand %v", lo, wantLo)
+	byHand := func(p float64) float64 {
+		h := p * float64(len(res)-1)
+		return res[int(h)] + (h-math.Floor(h))*(res[int(h)+1]-res[int(h)])
+	}
+	if want := byHand(0.025); !near(lo, want) {
+		t.Errorf("lower bound %v, by hand %v", lo, want)
+	}
+	if want := byHand(0.975); !near(hi, want) {
+		t.Errorf("upper bound %v, by hand %v", hi, want)
+	}
+	// The resamples themselves are the seed's: those Bootstrap hands the
+	// statistic are the hand-drawn sequence of PCG(seed, n), and two seeds
+	// draw different ones.
+	drawn := map[uint64][]int{}
+	for _, s := range []uint64{7, 8} {
+		Bootstrap(len(truth), 5, s, func(idx []int) float64 {
+			drawn[s] = append(drawn[s], idx...)
+			return 0
+		})
+		rng := rand.New(rand.NewPCG(s, uint64(len(truth))))
+		for i, got := range drawn[s] {
+			if want := rng.IntN(len(truth)); got != want {
+				t.Fatalf("seed %d: resampled index %d is %d, hand-drawn %d", s, i, got, want)
+			}
+		}
+	}
+	if fmt.Sprint(drawn[7]) == fmt.Sprint(drawn[8]) {
+		t.Error("seeds 7 and 8 drew the same resamples")
 	}
 	if l, h := Bootstrap(0, 10, 1, stat); !math.IsNaN(l) || !math.IsNaN(h) {
 		t.Error("no items: want NaN")
