@@ -79,8 +79,8 @@ func TestCertifyFigures(t *testing.T) {
 				Confusion: [2][2]int{{m[0][0], m[0][1]}, {m[1][0], m[1][1]}},
 				Alpha:     agreement.Alpha(tc.units, agreement.Nominal), AlphaRaters: len(tc.units[0]),
 				Majority: agreement.MajorityBaseline(tc.truth), BootstrapSeed: 3, BootstrapReps: 500,
-				HumanRaters: len(tc.units[0]) - 1,
-				AccuracyCI: boot(func(a, b []int) float64 { return agreement.Accuracy(agreement.Confusion(a, b, 2)) }, tc.truth, tc.pred),
+				HumanRaters:  len(tc.units[0]) - 1,
+				AccuracyCI:   boot(func(a, b []int) float64 { return agreement.Accuracy(agreement.Confusion(a, b, 2)) }, tc.truth, tc.pred),
 				CohenKappaCI: boot(func(a, b []int) float64 { return agreement.CohenKappa(agreement.Confusion(a, b, 2)) }, tc.truth, tc.pred),
 			}
 			if tc.levels[0] != nil {
