@@ -158,6 +158,26 @@ func TestCalibrateBadInput(t *testing.T) {
 	}
 }
 
+// TestLabelsBound: a labels file larger than the bound on a whole file is
+// bad input naming the line that passed it, however short its lines.
+func TestLabelsBound(t *testing.T) {
+	defer func(n int) { maxLabelsBytes = n }(maxLabelsBytes)
+	fx := newFixture(t, 20, 1, 0, 0, false)
+	b, err := os.ReadFile(fx.labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxLabelsBytes = len(b) - 1
+	code, out, errs := run("--suite", fx.suite, "--labels", fx.labels, "--config", fx.config)
+	if code != 2 || !strings.Contains(errs, "line 20: the file is larger than") {
+		t.Errorf("exit %d, output %q %q; want 2 naming line 20", code, out, errs)
+	}
+	maxLabelsBytes = len(b)
+	if code, out, errs := run("--suite", fx.suite, "--labels", fx.labels, "--config", fx.config); code != 0 {
+		t.Errorf("a file at the bound: exit %d, output %q %q", code, out, errs)
+	}
+}
+
 // TestCalibrationGate: require_calibration against certificates: a judge
 // with an entry at or above the floor is calibrated; a missing
 // certificate, a floor above its κ, and a judge whose rubric changed by one
