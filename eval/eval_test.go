@@ -70,6 +70,8 @@ var cliCases = []struct {
 		"a later NDJSON line that is not JSON is an INVALID_TRACE entry naming its line; the traces after it are evaluated; exit 1"},
 	{"repeated_key_line", []string{"--trace", "@repeated_key.ndjson", "--assertions", "@assertions.json"}, "", 1,
 		"a line with a repeated key (spec §7) is an INVALID_TRACE entry with its line number; the trace after it is evaluated"},
+	{"repeated_key_first_line", []string{"--trace", "@repeated_key_first.ndjson", "--assertions", "@assertions.json"}, "", 1,
+		"the same on the first line: a line that is a whole JSON value but for its repeated key makes the file NDJSON, not one document broken"},
 	{"dry_run", []string{"--trace", "@traces.ndjson", "--assertions", "@judge_assertions.json", "--config", "@offline.config.json", "--dry-run"}, "", 0,
 		"--dry-run makes no call: the paid calls and largest cost per provider and model, an invalid trace counted as not evaluable"},
 	{"dry_run_json", []string{"--trace", "@traces.ndjson", "--assertions", "@judge_assertions.json", "--config", "@offline.config.json", "--dry-run", "--format", "json"}, "", 0,
