@@ -1,4 +1,4 @@
-// budgetbill_test.go: budget_usd against a provider that bills every request it receives, answered or not.
+// budgetbill_test.go: budget_usd and ATTEST_JUDGE_RPM in the path of every request sent, against a provider that bills each one it receives.
 
 package provider
 
@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -171,3 +172,47 @@ func TestBudgetIgnoresUnbilledFailures(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestJudgeRequestsTakeTokens: ATTEST_JUDGE_RPM is in the path of every
+// judge request sent, a retry included: at 60 a minute with a burst of 1,
+// three calls (the second retried once after a 503) wait 1 s before each
+// request after the first, on the bucket's clock. Embedding requests are
+// not judge requests and take none.
+func TestJudgeRequestsTakeTokens(t *testing.T) {
+	b := newBiller(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
+		if n == 2 {
+			http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, billHead+`,"usage":{"prompt_tokens":3,"completion_tokens":3}}`)
+	})
+	p, err := New(Settings{Getenv: envOf("OPENAI_API_KEY", "k", "OPENAI_BASE_URL", b.URL, "ATTEST_JUDGE_RPM", "60"), RetryBase: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	var slept []time.Duration
+	lim := p.Judge().limiter
+	if lim == nil {
+		t.Fatal("ATTEST_JUDGE_RPM set no limiter")
+	}
+	lim.now = clk.now
+	lim.sleep = func(ctx context.Context, d time.Duration) error {
+		slept = append(slept, d.Round(time.Millisecond))
+		return clk.sleep(ctx, d)
+	}
+	for range 3 {
+		if _, _, err := p.Judge().Complete(context.Background(), "gpt-4.1-mini", "s", "u", true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := b.requests.Load(); got != 4 {
+		t.Fatalf("%d requests, want 4 (one retried)", got)
+	}
+	if want := []time.Duration{time.Second, time.Second, time.Second}; !reflect.DeepEqual(slept, want) {
+		t.Errorf("the bucket made the requests wait %v, want %v", slept, want)
+	}
+	if p.Embedder().limiter != nil {
+		t.Error("embedding requests are rate limited by ATTEST_JUDGE_RPM")
+	}
+}
