@@ -28,7 +28,7 @@ import (
 const (
 	HeaderSignature = "X-Attest-Signature" // "sha256=" + hex HMAC-SHA256(secret, timestamp + "." + body)
 	HeaderTimestamp = "X-Attest-Timestamp" // Unix seconds when the attempt was sent
-	HeaderDelivery  = "X-Attest-Delivery"  // the alert's alert_id: the same on every retry
+	HeaderDelivery  = "X-Attest-Delivery"  // the alert's alert_id, a copy: not signed (de-duplicate by the body's)
 )
 
 // WebhookConfig configures alert delivery. Zero fields take the defaults.
@@ -80,7 +80,7 @@ func (c WebhookConfig) withDefaults() WebhookConfig {
 	if c.Client == nil {
 		// A redirect is answered as it is (a 3xx: not delivered, not
 		// retried), never followed: the engine connects only to the
-		// address the user configured (README, threat model).
+		// address the user configured (docs/security.md).
 		c.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if c.Now == nil {
