@@ -142,6 +142,9 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"bad label", []string{"--suite", fx.suite, "--labels", bad, "--config", fx.config}, `{"trace": {}, "label": 2}` + "\n", 2, "label: want true, false"},
 		{"repeated key", []string{"--suite", fx.suite, "--labels", bad, "--config", fx.config}, `{"trace": {}, "label": true, "label": false}` + "\n", 2, "line 1: not JSON: duplicate object key"},
 		{"invalid trace", []string{"--suite", fx.suite, "--labels", bad, "--config", fx.config}, `{"trace": {"schema_version": 1}, "label": true}` + "\n", 2, "line 1: trace missing required field"},
+		{"unknown judge", []string{"--suite", fx.suite, "--labels", bad, "--config", fx.config},
+			`{"trace": {"schema_version": 1, "trace_id": "t", "output": {"message": "m"}}, "label": true, "assertion": "helpfull"}` + "\n", 2,
+			`line 1: "assertion": "helpfull" is not an llm_judge assertion of the suite ("helpful")`},
 		{"offline miss", []string{"--suite", fx.suite, "--labels", fx.labels, "--config", fx.config, "--offline", "--out", fx.cert}, "", 1, "not calibrated: the judge could not answer for 20 of its items"},
 	}
 	for _, tc := range tests {
