@@ -189,3 +189,44 @@ func TestPairsInOrderOfAppearance(t *testing.T) {
 		t.Errorf("%+v", k)
 	}
 }
+
+// TestSkippedInReport: a result a JSON report marks "skipped": true (its
+// status soft_fail, as spec §2.2 has skipped results: budget_usd or
+// skip_after_hard_fail stopped it), or "calibrated": false (an
+// uncalibrated judge's soft_fail, its verdict not used), has no verdict to
+// compare: a head run whose budget stopped a judge, or whose certificate
+// went stale, is 40 pairs not compared, not 40 regressions.
+func TestSkippedInReport(t *testing.T) {
+	tmp := t.TempDir()
+	report := func(name, mark string) string {
+		var b strings.Builder
+		b.WriteString(`{"format_version":1,"traces":[` + "\n")
+		for i := range 40 {
+			r := `{"assertion_id":"j","type":"llm_judge","status":"pass","score":0.9,"explanation":"Good.","cost":0,"duration_ms":0}`
+			if mark != "" {
+				r = `{"assertion_id":"j","type":"llm_judge","status":"soft_fail","score":0.9,"explanation":"Not evaluated, or uncalibrated.","cost":0,"duration_ms":0,` + mark + `}`
+			}
+			sep := ","
+			if i == 39 {
+				sep = ""
+			}
+			fmt.Fprintf(&b, `{"name":"t%d","trace_id":"t%d","results":[%s]}%s`+"\n", i, i, r, sep)
+		}
+		b.WriteString(`],"totals":{}}` + "\n")
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := report("base.json", "")
+	for _, head := range []string{`"skipped":true`, `"calibrated":false`} {
+		r, err := Compare(base, report("head.json", head), Options{Alpha: 0.05, Detectable: 0.1, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Keys) != 1 || r.Keys[0].Regressions != 0 || r.Keys[0].NotComparable != 40 || r.Keys[0].Verdict == Regressed {
+			t.Errorf("head %s: %+v", head, r.Keys)
+		}
+	}
+}

@@ -16,7 +16,8 @@
 // # Tests
 //
 // For each assertion key, over its pairs where both sides have a verdict (pass, soft_fail or hard_fail;
-// a skipped or error result is counted as not comparable), a pass is status pass:
+// a skipped or error result — a JSON report's soft_fail with "skipped": true or "calibrated": false
+// included — is counted as not comparable), a pass is status pass:
 //
 //   - pass/fail: McNemar's exact conditional test on the discordant pairs, one-sided toward a regression
 //     (and separately toward an improvement), with Lancaster's mid-p: P(X > r) + ½·P(X = r), X ~

@@ -206,6 +206,14 @@ func common(v tape.Value, res *result) error {
 	default:
 		return fmt.Errorf("status %q: want pass, soft_fail, hard_fail, skipped or error", res.status)
 	}
+	// A JSON report writes a result that was not evaluated (budget_usd,
+	// skip_after_hard_fail) as the wire does: soft_fail with "skipped":
+	// true; and an uncalibrated judge's (require_calibration) as soft_fail
+	// with "calibrated": false, its verdict not used. Neither has a verdict
+	// to compare.
+	if v.Get("skipped").Bool() || v.Get("calibrated").Kind() == tape.Bool && !v.Get("calibrated").Bool() {
+		res.status = "skipped"
+	}
 	if s := v.Get("score"); s.Kind() == tape.Number {
 		f, err := strconv.ParseFloat(string(s.Number()), 64)
 		if err != nil {
