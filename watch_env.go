@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 
 	"attest-engine/history"
 	"attest-engine/watch"
@@ -17,6 +18,12 @@ func watchEnv() watch.Env {
 		Version:  version,
 		Getenv:   os.Getenv,
 		Recorder: openWatchHistory,
+		// watch runs alone in its process: its memory budget is the process's.
+		MemoryLimit: func(n int64) {
+			if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+				debug.SetMemoryLimit(n)
+			}
+		},
 		Logger: func(w io.Writer, level string) (*slog.Logger, error) {
 			l, err := parseLevel(level)
 			if err != nil {

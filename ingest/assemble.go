@@ -11,7 +11,7 @@ import (
 type Limits struct {
 	OpenTraces    int           // traces being assembled at once (default 10,000)
 	SpansPerTrace int           // spans kept per trace; later ones are dropped (default 10,000, spec §7's step limit)
-	Bytes         int           // span JSON bytes held over all open traces (default 64 MiB)
+	Bytes         int           // span bytes held over all open traces, Span.Size (default 32 MiB)
 	Grace         time.Duration // how long after its root span ends a trace stays open for late children (default 5s)
 	Idle          time.Duration // a trace with no new span for this long closes (default 60s)
 	Remember      int           // ids of closed traces remembered to refuse late spans (default 65,536)
@@ -21,7 +21,7 @@ type Limits struct {
 const (
 	DefaultOpenTraces    = 10000
 	DefaultSpansPerTrace = 10000
-	DefaultBytes         = 64 << 20
+	DefaultBytes         = 32 << 20
 	DefaultGrace         = 5 * time.Second
 	DefaultIdle          = 60 * time.Second
 	DefaultRemember      = 65536

@@ -23,9 +23,10 @@ func BenchmarkOTLP(b *testing.B) {
 			if err != nil {
 				break
 			}
-			feed.Item(it)
+			feed.Add(it)
 		}
-		if ts := feed.Flush(); len(ts) != 1 {
+		feed.Flush()
+		if ts := take(feed); len(ts) != 1 {
 			b.Fatal(len(ts))
 		}
 	}

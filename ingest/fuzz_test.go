@@ -37,8 +37,9 @@ func FuzzOTLP(f *testing.F) {
 			return
 		}
 		feed := NewFeed(Limits{OpenTraces: 4, SpansPerTrace: 64}, nil, nil)
-		traces := feed.Item(Item{Spans: spans})
-		traces = append(traces, feed.Flush()...)
+		feed.Add(Item{Spans: spans})
+		feed.Flush()
+		traces := take(feed)
 		for _, tr := range traces {
 			if _, verr := trace.Validate(tr.Value, trace.Options{Strict: true}); verr != nil && encodedSize(t, tr.Value) <= trace.MaxTraceBytes {
 				t.Fatalf("trace %s fails validation: %v", tr.ID, verr)

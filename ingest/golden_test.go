@@ -39,15 +39,26 @@ type golden struct {
 }
 
 // run reads a whole input with event time, as a replay does.
+// take takes every trace the feed has ready.
+func take(f *Feed) []Trace {
+	var out []Trace
+	for t, ok := f.Next(); ok; t, ok = f.Next() {
+		out = append(out, t)
+	}
+	return out
+}
+
 func run(t testing.TB, input []byte, lim Limits) golden {
 	var g golden
 	warn := &Warnings{Func: func(msg string) { g.Warnings = append(g.Warnings, msg) }}
 	feed := NewFeed(lim, warn, nil)
 	var traces []Trace
 	for _, it := range readAll(t, bytes.NewReader(input), 0) {
-		traces = append(traces, feed.Item(it)...)
+		feed.Add(it)
+		traces = append(traces, take(feed)...)
 	}
-	traces = append(traces, feed.Flush()...)
+	feed.Flush()
+	traces = append(traces, take(feed)...)
 	g.Late = feed.Late()
 	for _, tr := range traces {
 		value := tr.Value

@@ -27,6 +27,9 @@ type Env struct {
 	Recorder func(cfg HistoryConfig, log *slog.Logger) (Recorder, error)
 	Getenv   func(string) string
 	Logger   func(w io.Writer, level string) (*slog.Logger, error)
+	// MemoryLimit, when set, is given the soft memory limit the process
+	// should run under (main sets it unless GOMEMLIMIT is set).
+	MemoryLimit func(bytes int64)
 }
 
 // HistoryConfig is what the flags say of the result history; main's
@@ -58,6 +61,7 @@ type options struct {
 	timeout                                time.Duration
 	limits                                 ingest.Limits
 	maxLine                                int
+	listenLimits                           listenLimits // no flags: the defaults, or a test's
 }
 
 // Run is `attest-engine watch`. Exit status: 0 when the input was read to
@@ -67,6 +71,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	o, log, code := parse(args, stderr, env)
 	if log == nil {
 		return code
+	}
+	if env.MemoryLimit != nil {
+		env.MemoryLimit(o.memoryLimit())
 	}
 	c, err := newCommand(o, env, log)
 	if err != nil {

@@ -1,0 +1,257 @@
+// admission.go: what the listener takes and how fast: request bodies under a byte budget (else 503 with Retry-After), read at a useful rate or dropped, taken whole into memory and handed on in chunks.
+
+package watch
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"attest-engine/ingest"
+)
+
+// listenLimits bound what clients of --listen may hold. Zero fields take
+// the defaults (withDefaults); tests set small ones.
+type listenLimits struct {
+	// Conns is the connections open at once; past it an idle one is
+	// closed to make room, or, when none is idle, the newcomer is answered
+	// 503 at once (conns.go).
+	Conns int
+	// Bodies is the request bytes held at once: bodies being read, and
+	// requests taken and not yet handed to the assembler (at least
+	// --max-line, so that any body can be taken alone).
+	Bodies int64
+	// MinRate is the bytes per second a body must keep arriving at, on
+	// average, once BodyGrace has passed; ReadIdle is the longest wait for
+	// its next bytes.
+	MinRate   int64
+	BodyGrace time.Duration
+	ReadIdle  time.Duration
+	// Header is how long a client has to send its request's header.
+	Header time.Duration
+	// RetryAfter is the delay a refused client is told to wait.
+	RetryAfter time.Duration
+}
+
+// Defaults of listenLimits.
+const (
+	defaultConns      = 256
+	defaultBodies     = 16 << 20
+	defaultMinRate    = 256 << 10
+	defaultBodyGrace  = 2 * time.Second
+	defaultReadIdle   = 5 * time.Second
+	defaultHeader     = 10 * time.Second
+	defaultRetryAfter = time.Second
+)
+
+func (l listenLimits) withDefaults(maxLine int) listenLimits {
+	if l.Conns <= 0 {
+		l.Conns = defaultConns
+	}
+	if l.Bodies <= 0 {
+		l.Bodies = defaultBodies
+	}
+	l.Bodies = max(l.Bodies, int64(maxLine))
+	if l.MinRate <= 0 {
+		l.MinRate = defaultMinRate
+	}
+	if l.BodyGrace <= 0 {
+		l.BodyGrace = defaultBodyGrace
+	}
+	if l.ReadIdle <= 0 {
+		l.ReadIdle = defaultReadIdle
+	}
+	if l.Header <= 0 {
+		l.Header = defaultHeader
+	}
+	if l.RetryAfter <= 0 {
+		l.RetryAfter = defaultRetryAfter
+	}
+	return l
+}
+
+// errSlow ends a body that does not arrive at a useful rate.
+var errSlow = errors.New("request body too slow")
+
+// slowBody reads a request body under the rate rule: after grace, at
+// least rate bytes a second on average since the body began, and never a
+// wait of more than idle for the next bytes. Each read sets the
+// connection's read deadline to the earlier of the two, so a client that
+// stops sending holds its connection and its share of the body budget for
+// seconds, not for as long as it likes.
+type slowBody struct {
+	r     io.ReadCloser
+	rc    *http.ResponseController
+	start time.Time
+	lim   listenLimits
+	got   int64
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	now := time.Now()
+	due := b.start.Add(b.lim.BodyGrace + time.Duration(float64(b.got+1)/float64(b.lim.MinRate)*float64(time.Second)))
+	if idle := now.Add(b.lim.ReadIdle); idle.Before(due) {
+		due = idle
+	}
+	if err := b.rc.SetReadDeadline(due); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return 0, err
+	}
+	n, err := b.r.Read(p)
+	b.got += int64(n)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = errSlow
+	}
+	return n, err
+}
+
+func (b *slowBody) Close() error { return b.r.Close() }
+
+// bodyError is a body that could not be taken: the answer to give.
+type bodyError struct {
+	status int
+	msg    string
+}
+
+func (e *bodyError) Error() string { return e.msg }
+
+// readBody reads a request's body, after gzip when Content-Encoding says
+// so, bounded by --max-line, holding its bytes in the body budget: a body
+// of known length reserves it whole before a byte is read (so that one
+// large body is always taken, however many compete), any other grows its
+// reservation as it grows. What is reserved is returned with the body or
+// the error, for the caller to release.
+func (c *command) readBody(w http.ResponseWriter, r *http.Request) (data []byte, reserved int64, berr *bodyError) {
+	maxLine := int64(c.o.maxLine)
+	full := func() *bodyError {
+		return &bodyError{http.StatusServiceUnavailable, "the pipeline is full: retry later"}
+	}
+	gz := false
+	switch r.Header.Get("Content-Encoding") {
+	case "", "identity":
+	case "gzip":
+		gz = true
+	default:
+		return nil, 0, &bodyError{http.StatusUnsupportedMediaType, "Content-Encoding must be gzip or none"}
+	}
+	if r.ContentLength > maxLine {
+		return nil, 0, &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", maxLine)}
+	}
+	want := int64(64 << 10) // a first reservation for a body of unknown length
+	if r.ContentLength >= 0 {
+		want = r.ContentLength
+	}
+	if !c.bodies.tryAcquire(want) {
+		return nil, 0, full()
+	}
+	reserved = want
+	var body io.Reader = http.MaxBytesReader(w, &slowBody{r: r.Body, rc: http.NewResponseController(w), start: time.Now(), lim: c.lim}, maxLine)
+	if gz {
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			return nil, reserved, readFailure(err, "bad gzip body: ")
+		}
+		body = io.LimitReader(zr, maxLine+1)
+	}
+	buf := make([]byte, 0, min(want, maxLine)+1)
+	for {
+		if len(buf) == cap(buf) {
+			grown := min(2*int64(cap(buf)), maxLine+1)
+			if grown > reserved {
+				if !c.bodies.tryAcquire(grown - reserved) {
+					return nil, reserved, full()
+				}
+				reserved = grown
+			}
+			buf = append(buf[:cap(buf)], make([]byte, grown-int64(cap(buf)))...)[:len(buf)]
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > maxLine {
+			return nil, reserved, &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes after gzip", maxLine)}
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, reserved, nil
+		}
+		if err != nil {
+			return nil, reserved, readFailure(err, "unreadable body: ")
+		}
+	}
+}
+
+func readFailure(err error, prefix string) *bodyError {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", tooBig.Limit)}
+	case errors.Is(err, errSlow):
+		return &bodyError{http.StatusRequestTimeout, "request body too slow: it must keep arriving"}
+	}
+	// A broken gzip stream or a dropped connection: not a size.
+	return &bodyError{http.StatusBadRequest, prefix + err.Error()}
+}
+
+// intake is what the listener has taken and not yet handed on: while
+// open, take registers a request as acknowledged; close refuses any
+// further one and waits until every one taken is handed on in full.
+type intake struct {
+	mu      sync.Mutex
+	closed  bool
+	pending sync.WaitGroup
+}
+
+// take registers one request as taken; false once closing (the request
+// must then be refused, not acknowledged).
+func (in *intake) take() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.closed {
+		return false
+	}
+	in.pending.Add(1)
+	return true
+}
+
+func (in *intake) done() { in.pending.Done() }
+
+func (in *intake) close() {
+	in.mu.Lock()
+	in.closed = true
+	in.mu.Unlock()
+	in.pending.Wait()
+}
+
+// handOn gives a taken request's spans to the pipeline, chunk by chunk,
+// then releases what it held of the body budget. It runs after the
+// request is answered: an acknowledged request is handed on in full, even
+// while the command stops; only an abandoned pipeline (the output failed:
+// the command is ending with an error) cuts it short.
+func (c *command) handOn(req *ingest.Request, held int64) {
+	defer c.taken.done()
+	defer c.bodies.release(held)
+	req.Each(func(spans []ingest.Span) error {
+		return c.send(c.abandon, ingest.Item{Spans: spans})
+	})
+}
+
+// send hands an item to the source, once its bytes fit in the budget of
+// items in flight (back-pressure on the producer); ctx's error if it
+// ends first.
+func (c *command) send(ctx context.Context, it ingest.Item) error {
+	cost := itemCost(it)
+	if err := c.inflight.acquire(ctx, cost); err != nil {
+		return err
+	}
+	select {
+	case c.items <- it:
+		return nil
+	case <-ctx.Done():
+		c.inflight.release(cost)
+		return ctx.Err()
+	}
+}
