@@ -216,4 +216,3 @@ func TestWatchBudget(t *testing.T) {
 		check(t, startRunning(t, bin, "--suite", watchSuite, "--jobs", "2", "--in", in, "--deterministic"), lineTraces)
 	})
 }
-

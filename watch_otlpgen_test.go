@@ -5,7 +5,6 @@ package main
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 )
 
 // pb appends protobuf fields (opentelemetry-proto's field numbers).
@@ -114,4 +113,3 @@ func refundSpans(i int) []genSpan {
 	}
 }
 
-var _ = math.MaxInt
