@@ -112,4 +112,3 @@ func refundSpans(i int) []genSpan {
 				kv("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"text","content":"Your refund has been processed."}]}]`)}},
 	}
 }
-

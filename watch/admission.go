@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -120,17 +121,21 @@ type bodyError struct {
 
 func (e *bodyError) Error() string { return e.msg }
 
+// bodyStep is the first reservation of a body, and the least it grows by.
+const bodyStep = 64 << 10
+
 // readBody reads a request's body, after gzip when Content-Encoding says
-// so, bounded by --max-line, holding its bytes in the body budget: a body
-// of known length reserves it whole before a byte is read (so that one
-// large body is always taken, however many compete), any other grows its
-// reservation as it grows. What is reserved is returned with the body or
-// the error, for the caller to release.
+// so, bounded by --max-line, holding its bytes in the body budget as they
+// arrive: a body reserves what it has sent (in steps that double, from
+// bodyStep), never what it announces, so a client that announces a large
+// body and sends nothing holds next to nothing. A body whose next step
+// does not fit waits for room if no other body is waiting, else it is
+// refused (503): the one waiting is served as others finish, so among
+// large bodies competing one always gets through, and the others are told
+// to retry rather than all holding part of the budget. What is reserved is
+// returned with the body or the error, for the caller to release.
 func (c *command) readBody(w http.ResponseWriter, r *http.Request) (data []byte, reserved int64, berr *bodyError) {
 	maxLine := int64(c.o.maxLine)
-	full := func() *bodyError {
-		return &bodyError{http.StatusServiceUnavailable, "the pipeline is full: retry later"}
-	}
 	gz := false
 	switch r.Header.Get("Content-Encoding") {
 	case "", "identity":
@@ -142,15 +147,17 @@ func (c *command) readBody(w http.ResponseWriter, r *http.Request) (data []byte,
 	if r.ContentLength > maxLine {
 		return nil, 0, &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", maxLine)}
 	}
-	want := int64(64 << 10) // a first reservation for a body of unknown length
-	if r.ContentLength >= 0 {
-		want = r.ContentLength
+	limit := maxLine + 1 // the longest buffer: a byte past --max-line tells it is too long
+	if r.ContentLength >= 0 && !gz {
+		limit = r.ContentLength + 1 // +1: the read that sees the end
 	}
-	if !c.bodies.tryAcquire(want) {
-		return nil, 0, full()
+	first := min(limit, bodyStep)
+	if !c.bodies.tryAcquire(first) {
+		return nil, 0, errFull
 	}
-	reserved = want
-	var body io.Reader = http.MaxBytesReader(w, &slowBody{r: r.Body, rc: http.NewResponseController(w), start: time.Now(), lim: c.lim}, maxLine)
+	reserved = first
+	slow := &slowBody{r: r.Body, rc: http.NewResponseController(w), start: time.Now(), lim: c.lim}
+	var body io.Reader = http.MaxBytesReader(w, slow, maxLine)
 	if gz {
 		zr, err := gzip.NewReader(body)
 		if err != nil {
@@ -158,17 +165,22 @@ func (c *command) readBody(w http.ResponseWriter, r *http.Request) (data []byte,
 		}
 		body = io.LimitReader(zr, maxLine+1)
 	}
-	buf := make([]byte, 0, min(want, maxLine)+1)
+	buf := make([]byte, 0, first)
 	for {
 		if len(buf) == cap(buf) {
-			grown := min(2*int64(cap(buf)), maxLine+1)
+			grown := min(2*int64(cap(buf)), limit)
+			if grown <= int64(cap(buf)) {
+				grown = int64(cap(buf)) + 1 // the identity body is longer than announced: let the read say so
+			}
 			if grown > reserved {
-				if !c.bodies.tryAcquire(grown - reserved) {
-					return nil, reserved, full()
+				waited, ok := c.grow(grown - reserved)
+				if !ok {
+					return nil, reserved, errFull
 				}
+				slow.start = slow.start.Add(waited) // the rate rule does not count the wait
 				reserved = grown
 			}
-			buf = append(buf[:cap(buf)], make([]byte, grown-int64(cap(buf)))...)[:len(buf)]
+			buf = slices.Grow(buf, int(grown)-len(buf))
 		}
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -182,6 +194,33 @@ func (c *command) readBody(w http.ResponseWriter, r *http.Request) (data []byte,
 			return nil, reserved, readFailure(err, "unreadable body: ")
 		}
 	}
+}
+
+// errFull refuses a body the budget has no room for.
+var errFull = &bodyError{http.StatusServiceUnavailable, "the pipeline is full: retry later"}
+
+// maxGrowWait bounds the wait of the one body waiting for room.
+const maxGrowWait = 30 * time.Second
+
+// grow reserves n more bytes for a body being read: at once if they fit,
+// else by waiting, when no other body is waiting, until they do (at most
+// maxGrowWait); false when they cannot be had. It returns how long it
+// waited.
+func (c *command) grow(n int64) (time.Duration, bool) {
+	if c.bodies.tryAcquire(n) {
+		return 0, true
+	}
+	if !c.growing.CompareAndSwap(false, true) {
+		return 0, false
+	}
+	defer c.growing.Store(false)
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(c.abandon, maxGrowWait)
+	defer cancel()
+	if err := c.bodies.acquire(ctx, n); err != nil {
+		return 0, false
+	}
+	return time.Since(start), true
 }
 
 func readFailure(err error, prefix string) *bodyError {

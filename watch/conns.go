@@ -9,20 +9,22 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // connCap is a net.Listener that keeps at most max connections open. The
 // server reports each connection's state (track, as http.Server.ConnState).
-// When a connection arrives at the cap, the one idle longest is closed to
-// make room: one that has sent nothing since it opened (StateNew) for at
-// least newGrace, else one waiting between requests (StateIdle). So
-// connections that never send a request, however many, cannot keep a
-// client that does out; they only take turns being closed. When every
-// connection is busy with a request, the newcomer is answered 503 with
-// Retry-After at once and closed (refuse).
+// When a connection arrives at the cap, one that is idle is closed to make
+// room: the oldest that has not sent a byte since it opened, else the one
+// waiting longest between requests (StateIdle). So connections that never
+// send a request, however many, cannot keep a client that does out; they
+// only take turns being closed. When every connection is busy with a
+// request, the newcomer is answered 503 with Retry-After at once and closed
+// (refuseConn).
 type connCap struct {
 	net.Listener
 	max        int
@@ -33,16 +35,53 @@ type connCap struct {
 	// refusing counts the over-cap connections being answered; past
 	// maxRefusing they are closed unanswered.
 	refusing int
+	// Counts for the log: idle connections closed to make room, newcomers
+	// answered 503, newcomers closed unanswered.
+	evicted, refused, dropped int
 }
 
 type connInfo struct {
 	state http.ConnState
 	since time.Time
+	conn  *countedConn
 }
 
-// newGrace is how long a new connection may take to send its request's
-// first bytes before it may be closed to make room.
-const newGrace = 200 * time.Millisecond
+// countedConn notes whether its client has sent anything: read by the
+// server, or waiting in the kernel for the server's goroutine to read it
+// (which, with the process busy accepting a flood, can take a while).
+type countedConn struct {
+	net.Conn
+	sent atomic.Bool
+}
+
+// hasSent: the client has sent bytes (mu of the connCap held).
+func (c *countedConn) hasSent() bool {
+	if c.sent.Load() {
+		return true
+	}
+	if pending(c.Conn) {
+		c.sent.Store(true)
+		return true
+	}
+	return false
+}
+
+func (c *countedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.sent.Store(true)
+	}
+	return n, err
+}
+
+// CloseWrite lets the server half-close a TCP connection as it would
+// unwrapped (it does before closing one whose request body it left unread).
+func (c *countedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.Conn.Close()
+}
 
 // maxRefusing bounds the goroutines answering over-cap connections.
 const maxRefusing = 64
@@ -61,7 +100,7 @@ func (l *connCap) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		if l.admit(c) {
+		if c, ok := l.admit(c); ok {
 			return c, nil
 		}
 	}
@@ -69,57 +108,79 @@ func (l *connCap) Accept() (net.Conn, error) {
 
 // admit counts c in, closing an idle connection to make room if need
 // be; false when c was refused.
-func (l *connCap) admit(c net.Conn) bool {
+func (l *connCap) admit(raw net.Conn) (net.Conn, bool) {
+	c := &countedConn{Conn: raw}
 	l.mu.Lock()
 	if len(l.conns) >= l.max {
 		if victim := l.idlest(); victim != nil {
+			l.evicted++
 			delete(l.conns, victim)
 			victim.Close() // the server sees it closed and reports StateClosed
 		}
 	}
 	if len(l.conns) < l.max {
-		l.conns[c] = &connInfo{state: http.StateNew, since: time.Now()}
+		l.conns[c] = &connInfo{state: http.StateNew, since: time.Now(), conn: c}
 		l.mu.Unlock()
-		return true
+		return c, true
 	}
 	refuse := l.refusing < maxRefusing
 	if refuse {
 		l.refusing++
+		l.refused++
+	} else {
+		l.dropped++
 	}
 	l.mu.Unlock()
 	if !refuse {
-		c.Close()
-		return false
+		raw.Close()
+		return nil, false
 	}
 	go func() {
-		refuseConn(c, l.retryAfter)
+		refuseConn(raw, l.retryAfter)
 		l.mu.Lock()
 		l.refusing--
 		l.mu.Unlock()
 	}()
-	return false
+	return nil, false
 }
 
+// quietGrace is how long a new connection that has sent nothing is safe
+// from being closed to make room: its request may be on its way.
+const quietGrace = 20 * time.Millisecond
+
 // idlest is the connection to close to make room, nil if none may be
-// (mu held).
+// (mu held): the oldest that has sent nothing since it opened (at least
+// quietGrace ago), else the one idle longest between requests.
 func (l *connCap) idlest() net.Conn {
 	now := time.Now()
-	var best net.Conn
-	var bestInfo *connInfo
-	for c, in := range l.conns {
+	var quiet, idle []*connInfo
+	for _, in := range l.conns {
 		switch {
-		case in.state == http.StateNew && now.Sub(in.since) < newGrace:
-			continue // about to send its request
-		case in.state != http.StateNew && in.state != http.StateIdle:
-			continue
-		}
-		// A connection that never sent a request goes before one that did.
-		if best == nil || (in.state == http.StateNew && bestInfo.state == http.StateIdle) ||
-			(in.state == bestInfo.state && in.since.Before(bestInfo.since)) {
-			best, bestInfo = c, in
+		case in.state == http.StateNew && !in.conn.sent.Load() && now.Sub(in.since) >= quietGrace:
+			quiet = append(quiet, in)
+		case in.state == http.StateIdle:
+			idle = append(idle, in)
 		}
 	}
-	return best
+	oldest := func(a, b *connInfo) int { return a.since.Compare(b.since) }
+	slices.SortFunc(quiet, oldest)
+	for _, in := range quiet {
+		if !in.conn.hasSent() { // one syscall each, usually for the first only
+			return in.conn
+		}
+	}
+	if len(idle) > 0 {
+		return slices.MinFunc(idle, oldest).conn
+	}
+	return nil
+}
+
+// counts are the connections closed to make room, refused with 503 and
+// closed unanswered so far.
+func (l *connCap) counts() (evicted, refused, dropped int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.evicted, l.refused, l.dropped
 }
 
 // track is the server's ConnState hook.

@@ -75,6 +75,8 @@ func (c *command) serve(stop context.Context, ready chan<- error) error {
 	defer cancel()
 	srv.Shutdown(ctx)
 	err = <-done
+	evicted, refused, dropped := ln.counts()
+	c.log.Info("listener closed", "idle_connections_closed", evicted, "connections_refused", refused, "connections_dropped", dropped)
 	c.taken.close() // acknowledged requests are handed on before the pipeline ends
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("--listen: %v", err)

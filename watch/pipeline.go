@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"attest-engine/assert"
@@ -41,9 +42,10 @@ type command struct {
 	abandon context.Context
 
 	// --listen (admission.go, conns.go).
-	lim    listenLimits
-	bodies *budget // request bytes being read or taken and not yet handed on
-	taken  intake
+	lim     listenLimits
+	bodies  *budget     // request bytes being read or taken and not yet handed on
+	growing atomic.Bool // a body is waiting for room in bodies (readBody)
+	taken   intake
 }
 
 // stats are counted by the goroutine that owns each field.
