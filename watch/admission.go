@@ -38,6 +38,11 @@ type listenLimits struct {
 	Header time.Duration
 	// RetryAfter is the delay a refused client is told to wait.
 	RetryAfter time.Duration
+	// AdmitWait is how long a request waits for room in the body budget
+	// before it is refused: long enough that a burst is taken as the
+	// pipeline drains, short against an exporter's timeout (10 s by
+	// default).
+	AdmitWait time.Duration
 }
 
 // Defaults of listenLimits.
@@ -49,6 +54,7 @@ const (
 	defaultReadIdle   = 5 * time.Second
 	defaultHeader     = 10 * time.Second
 	defaultRetryAfter = time.Second
+	defaultAdmitWait  = time.Second
 )
 
 func (l listenLimits) withDefaults(maxLine int) listenLimits {
@@ -73,6 +79,9 @@ func (l listenLimits) withDefaults(maxLine int) listenLimits {
 	}
 	if l.RetryAfter <= 0 {
 		l.RetryAfter = defaultRetryAfter
+	}
+	if l.AdmitWait <= 0 {
+		l.AdmitWait = defaultAdmitWait
 	}
 	return l
 }
@@ -126,7 +135,8 @@ const bodyStep = 64 << 10
 
 // readBody reads a request's body, after gzip when Content-Encoding says
 // so, bounded by --max-line, holding its bytes in the body budget as they
-// arrive: a body reserves what it has sent (in steps that double, from
+// arrive (a request that finds no room waits AdmitWait for it, then is
+// refused with 503): a body reserves what it has sent (in steps that double, from
 // bodyStep), never what it announces, so a client that announces a large
 // body and sends nothing holds next to nothing. A body whose next step
 // does not fit waits for room if no other body is waiting, else it is
@@ -153,7 +163,13 @@ func (c *command) readBody(w http.ResponseWriter, r *http.Request) (data []byte,
 	}
 	first := min(limit, bodyStep)
 	if !c.bodies.tryAcquire(first) {
-		return nil, 0, errFull
+		// A burst waits a moment for room before it is refused.
+		ctx, cancel := context.WithTimeout(r.Context(), c.lim.AdmitWait)
+		err := c.bodies.acquire(ctx, first)
+		cancel()
+		if err != nil {
+			return nil, 0, errFull
+		}
 	}
 	reserved = first
 	slow := &slowBody{r: r.Body, rc: http.NewResponseController(w), start: time.Now(), lim: c.lim}

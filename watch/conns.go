@@ -87,8 +87,9 @@ func (c *countedConn) CloseWrite() error {
 const maxRefusing = 64
 
 // refuseWithin bounds the time an over-cap connection gets to send its
-// request's header (so that the answer can be in its encoding).
-const refuseWithin = time.Second
+// request's header (so that the answer can be in its encoding; JSON
+// otherwise), and then to read the answer.
+const refuseWithin = 200 * time.Millisecond
 
 func newConnCap(ln net.Listener, max int, retryAfter time.Duration) *connCap {
 	return &connCap{Listener: ln, max: max, retryAfter: retryAfter, conns: map[net.Conn]*connInfo{}}
@@ -144,19 +145,20 @@ func (l *connCap) admit(raw net.Conn) (net.Conn, bool) {
 	return nil, false
 }
 
-// quietGrace is how long a new connection that has sent nothing is safe
-// from being closed to make room: its request may be on its way.
+// quietGrace is how long a new connection that has sent nothing is
+// spared, while an older one that has sent nothing either can be closed:
+// its request may be on its way.
 const quietGrace = 20 * time.Millisecond
 
 // idlest is the connection to close to make room, nil if none may be
-// (mu held): the oldest that has sent nothing since it opened (at least
-// quietGrace ago), else the one idle longest between requests.
+// (mu held): the oldest that has sent nothing since it opened (one older
+// than quietGrace first), else the one idle longest between requests.
 func (l *connCap) idlest() net.Conn {
 	now := time.Now()
 	var quiet, idle []*connInfo
 	for _, in := range l.conns {
 		switch {
-		case in.state == http.StateNew && !in.conn.sent.Load() && now.Sub(in.since) >= quietGrace:
+		case in.state == http.StateNew && !in.conn.sent.Load():
 			quiet = append(quiet, in)
 		case in.state == http.StateIdle:
 			idle = append(idle, in)
@@ -164,9 +166,14 @@ func (l *connCap) idlest() net.Conn {
 	}
 	oldest := func(a, b *connInfo) int { return a.since.Compare(b.since) }
 	slices.SortFunc(quiet, oldest)
-	for _, in := range quiet {
-		if !in.conn.hasSent() { // one syscall each, usually for the first only
-			return in.conn
+	for _, young := range []bool{false, true} {
+		for _, in := range quiet {
+			if (now.Sub(in.since) < quietGrace) != young {
+				continue
+			}
+			if !in.conn.hasSent() { // one syscall each, usually for the first only
+				return in.conn
+			}
 		}
 	}
 	if len(idle) > 0 {

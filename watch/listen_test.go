@@ -25,7 +25,8 @@ import (
 
 // TestBodiesBounded: while the pipeline takes nothing, requests are taken
 // (200) until what they hold fills the body budget; the others are refused
-// at once with 503 and Retry-After, holding nothing, never left waiting.
+// with 503 and Retry-After after AdmitWait, holding nothing, never left
+// waiting longer.
 func TestBodiesBounded(t *testing.T) {
 	data, err := os.ReadFile("../testdata/ingest/basic.input.jsonl")
 	if err != nil {
@@ -37,7 +38,7 @@ func TestBodiesBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	const fit = 3 // requests the budget holds
-	lim := listenLimits{Bodies: fit*req.Held() + req.Held()/2}.withDefaults(1 << 10)
+	lim := listenLimits{Bodies: fit*req.Held() + req.Held()/2, AdmitWait: 10 * time.Millisecond}.withDefaults(1 << 10)
 	abandon, drop := context.WithCancel(context.Background())
 	defer drop()
 	c := &command{o: options{maxLine: 1 << 20}, lim: lim, bodies: newBudget(lim.Bodies), inflight: newBudget(inflightBytes),
