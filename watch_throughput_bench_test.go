@@ -11,8 +11,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -23,7 +25,8 @@ import (
 // assertions each, --jobs 2, from the first byte sent to the last result
 // line read, per trace; engine-cpu-µs/trace is the engine's own CPU
 // (user and system) per trace, steadier than the wall clock on a shared
-// machine. path=attest-ndjson pipes the traces as Attest NDJSON lines (the
+// machine; BENCH_ENGINE and BENCH_ENGINE_ENV apply (main_bench_test.go).
+// path=attest-ndjson pipes the traces as Attest NDJSON lines (the
 // eval path); path=otlp-protobuf-listen posts the same traces' spans as
 // binary protobuf export requests of 512 spans (the SDKs' default batch)
 // from two exporters to --listen, retried on 503 as Retry-After says.
@@ -32,6 +35,7 @@ func BenchmarkWatchThroughput(b *testing.B) {
 	suite := watchSuite
 	run := func(b *testing.B, args []string, feed func(cmd *exec.Cmd, stdin io.WriteCloser, errs *bufio.Reader)) {
 		cmd := exec.Command(bin, append([]string{"watch", "--suite", suite, "--jobs", "2", "--log-level", "info"}, args...)...)
+		cmd.Env = append(os.Environ(), strings.Fields(os.Getenv("BENCH_ENGINE_ENV"))...)
 		stdin, _ := cmd.StdinPipe()
 		out, _ := cmd.StdoutPipe()
 		errp, _ := cmd.StderrPipe()
@@ -84,7 +88,7 @@ func BenchmarkWatchThroughput(b *testing.B) {
 			bodies = append(bodies, protoRequest(spans))
 		}
 		b.StopTimer()
-		run(b, []string{"--listen", "127.0.0.1:0", "--grace", "1s"}, func(cmd *exec.Cmd, stdin io.WriteCloser, errs *bufio.Reader) {
+		run(b, []string{"--listen", "127.0.0.1:0", "--grace", "100ms"}, func(cmd *exec.Cmd, stdin io.WriteCloser, errs *bufio.Reader) {
 			var addr string
 			for addr == "" {
 				l, err := errs.ReadBytes('\n')
