@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"attest-engine/version"
 )
 
 func TestBinaryCommandLine(t *testing.T) {
@@ -25,8 +27,8 @@ func TestBinaryCommandLine(t *testing.T) {
 		wantStdout   string
 		wantStderr   []string
 	}{
-		{"version subcommand", "the earlier engine's subcommand prints attest-engine <semver>", []string{"version"}, 0, "attest-engine " + version + "\n", nil},
-		{"--version", "the same line as the subcommand", []string{"--version"}, 0, "attest-engine " + version + "\n", nil},
+		{"version subcommand", "the earlier engine's subcommand prints attest-engine <semver>", []string{"version"}, 0, "attest-engine " + version.Engine + "\n", nil},
+		{"--version", "the same line as the subcommand", []string{"--version"}, 0, "attest-engine " + version.Engine + "\n", nil},
 		{"unknown subcommand", "an unknown command is a usage error, not a server started silently", []string{"monitor", "--interval", "5"}, 2, "",
 			[]string{`attest-engine: unknown command "monitor"`, "usage:", "attest-engine version", "-log-level"}},
 		{"the earlier engine's watch flags", "watch is the continuous-evaluation command now (issue 17): its flag set refuses the earlier --interval", []string{"watch", "--interval", "5"}, 2, "",

@@ -16,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"attest-engine/eval"
+	"attest-engine/rpc"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -302,5 +305,13 @@ func TestBinaryFlags(t *testing.T) {
 				t.Errorf("stderr %q does not contain %q", stderr.String(), tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestEvalLimitsMatchServer: eval's --jobs is bounded as the requests in
+// flight; package eval keeps its own copy (it does not import rpc).
+func TestEvalLimitsMatchServer(t *testing.T) {
+	if eval.MaxJobs != rpc.MaxInFlight {
+		t.Errorf("eval --jobs at most %d; the server's %d in flight", eval.MaxJobs, rpc.MaxInFlight)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"attest-engine/reportcmd"
 	"attest-engine/watch"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,11 +32,11 @@ func TestReportHistoryGolden(t *testing.T) {
 	defer in.Close()
 	var errb bytes.Buffer
 	if code := watch.Run(context.Background(), []string{"--suite", driftSuite, "--deterministic", "--state-dir", dir, "--log-level", "error"},
-		in, io.Discard, &errb, watchEnv()); code != 0 {
+		in, io.Discard, &errb); code != 0 {
 		t.Fatalf("watch: exit %d: %s", code, errb.String())
 	}
 	var page bytes.Buffer
-	if code := runReport([]string{"--state-dir", dir, "--html", "-", "--deterministic"}, &page, &errb); code != 0 {
+	if code := reportcmd.Run(context.Background(), []string{"--state-dir", dir, "--html", "-", "--deterministic"}, nil, &page, &errb); code != 0 {
 		t.Fatalf("report: exit %d: %s", code, errb.String())
 	}
 	if *update {
@@ -104,7 +105,7 @@ func TestReportHistoryBinary(t *testing.T) {
 		{[]string{"report", "--state-dir", dir}, 2},
 		{[]string{"report", "--state-dir", dir, "--html", page, "extra"}, 2},
 		{[]string{"report", "--state-dir", root, "--html", filepath.Join(root, "x.html")}, 1},
-		{[]string{"report", "--state-dir", dir, "--html", filepath.Join(root, "no", "such", "dir.html")}, 1},
+		{[]string{"report", "--state-dir", dir, "--html", filepath.Join(page, "under-a-file.html")}, 1}, // a missing parent dir is made; one that is a file cannot be
 	} {
 		if code := exitCode(exec.Command(bin, tc.args...).Run()); code != tc.code {
 			t.Errorf("%v: exit %d, want %d", tc.args, code, tc.code)

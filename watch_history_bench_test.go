@@ -49,7 +49,7 @@ func BenchmarkWatchHistory(b *testing.B) {
 				args = append(args, "--state-dir", filepath.Join(b.TempDir(), "state"), "--fsync", tc.fsync)
 			}
 			b.ResetTimer()
-			if code := watch.Run(context.Background(), args, &in, io.Discard, io.Discard, watchEnv()); code != 0 {
+			if code := watch.Run(context.Background(), args, &in, io.Discard, io.Discard); code != 0 {
 				b.Fatalf("exit %d", code)
 			}
 			b.StopTimer()

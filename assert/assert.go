@@ -45,6 +45,10 @@ type Result struct {
 	// Replayed is set on a result answered from the idempotency record
 	// (spec §2.2 request_id): a retry, not a new evaluation. Not on the wire.
 	Replayed bool
+	// FailedStep names the step where a failing trajectory check departs
+	// from what was asked (trajectory.go); sent as the additive field
+	// "failed_step".
+	FailedStep *FailedStep
 }
 
 // Error is an assertion that could not be evaluated: ASSERTION_ERROR (1002).
@@ -69,6 +73,8 @@ type outcome struct {
 	// hard makes a failure hard even when the assertion is soft: the spec's
 	// forbidden check is "hard fail on any match".
 	hard bool
+	// failed is the step a failing trajectory check names (trajectory.go).
+	failed *FailedStep
 }
 
 // check is a compiled assertion. eval must be safe for concurrent use: the

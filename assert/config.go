@@ -15,6 +15,7 @@ import (
 	"attest-engine/jsonschema"
 	"attest-engine/provider"
 	"attest-engine/simulate"
+	"attest-engine/tape"
 	"attest-engine/trace"
 )
 
@@ -91,6 +92,14 @@ func ParseConfig(data []byte) (Config, error) {
 	// The rules are decoded again with the engine's decoder (exact numbers) and checked now: a bad rule
 	// stops the engine at start, naming the rule.
 	if sim, ok := v.(map[string]any)["simulation"].(map[string]any); ok {
+		// A lone surrogate escape decodes to U+FFFD: refused as in a request (RFC 8785 reads I-JSON).
+		if doc, err := tape.Parse(data); err == nil {
+			path, bad := tape.FindLoneSurrogate(doc.Root().Get("simulation"))
+			doc.Release()
+			if bad {
+				return cfg, fmt.Errorf("config: simulation.%s: a lone surrogate escape (not valid Unicode)", path)
+			}
+		}
 		t, err := simulate.ParseTable(sim["mocks"], sim["faults"])
 		if err != nil {
 			return cfg, fmt.Errorf("config: simulation: %w", err)

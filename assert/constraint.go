@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"attest-engine/clip"
 	"attest-engine/jsonschema"
 	"attest-engine/tape"
 	"attest-engine/trace"
@@ -149,7 +150,7 @@ func describeValue(v any) string {
 	case nil:
 		return "null"
 	case string:
-		q, _ := json.Marshal(excerpt(v.(string), 60))
+		q, _ := json.Marshal(clip.String(v.(string), 60))
 		return "the string " + string(q)
 	case bool:
 		return "the boolean " + jsonText(v)

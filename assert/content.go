@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"attest-engine/clip"
 	"attest-engine/jsonpath"
 )
 
@@ -274,7 +275,7 @@ func (c *contentCheck) lower(text string, room []byte) []byte {
 func (c *contentCheck) one(name, text string) (bool, string) {
 	var room [512]byte
 	lower := c.lower(text, room[:0])
-	v := excerpt(c.value, 200)
+	v := clip.String(c.value, 200)
 	switch c.check {
 	case "contains":
 		if _, _, ok := c.needles[0].find(text, lower); ok {
@@ -287,7 +288,7 @@ func (c *contentCheck) one(name, text string) (bool, string) {
 			return true, c.passText(name)
 		}
 		if found := text[i:j]; found != c.value {
-			return false, fmt.Sprintf("%s contains '%s' (found '%s').", name, v, excerpt(found, 200))
+			return false, fmt.Sprintf("%s contains '%s' (found '%s').", name, v, clip.String(found, 200))
 		}
 		return false, fmt.Sprintf("%s contains '%s'.", name, v)
 	case "regex_match":
@@ -295,7 +296,7 @@ func (c *contentCheck) one(name, text string) (bool, string) {
 		if loc == nil {
 			return false, fmt.Sprintf("%s does not match regex '%s'.", name, v)
 		}
-		return true, fmt.Sprintf("%s matches regex '%s': found '%s'.", name, v, excerpt(text[loc[0]:loc[1]], 200))
+		return true, fmt.Sprintf("%s matches regex '%s': found '%s'.", name, v, clip.String(text[loc[0]:loc[1]], 200))
 	}
 	var found, missing []string
 	for i, n := range c.needles {
@@ -355,7 +356,7 @@ func (c *contentCheck) passText(name string) string {
 	if name == c.target.expr && c.pass != "" {
 		return c.pass
 	}
-	v := excerpt(c.value, 200)
+	v := clip.String(c.value, 200)
 	switch c.check {
 	// Concatenated, not Sprintf'd: one allocation, on every batch.
 	case "contains":

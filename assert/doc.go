@@ -86,6 +86,11 @@
 //     name its optional tools list (sdk-compat) names: two reasoning
 //     llm_call steps are normal.
 //
+// The trace checks tool_args, trajectory_match, trajectory_alignment and
+// temporal (capability "trajectory") are package trajectory's, compiled
+// with this package's regex, schema and path compilers (trajectory.go);
+// their failures carry Result.FailedStep.
+//
 // loop_detection counts calls: max_repetitions is the largest number of
 // calls allowed, a non-negative integer (2.0 is 2). transitions is accepted
 // and ignored: no check of the spec's table uses it. Explanations list step

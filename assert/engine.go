@@ -122,7 +122,9 @@ func (e *Engine) Capabilities() []string {
 		// capability identifiers — Additive."
 		caps = append(caps, "layers_5_6", "embedding", "llm_judge")
 	}
-	return caps
+	// The trace checks of package trajectory (trajectory.go): deterministic,
+	// always available; spec §2.1 "Capabilities are additive".
+	return append(caps, "trajectory")
 }
 
 // Provider is the engine's provider client (the simulated user's chat model is the judge's endpoint).
@@ -328,6 +330,7 @@ func (e *Engine) runFrom(ctx context.Context, in *input, p prepared, base time.T
 		Cost:        o.cost,
 		DurationMS:  (end - from).Milliseconds(),
 		RequestID:   p.a.RequestID,
+		FailedStep:  o.failed,
 	}
 	if learned != "" { // "… is below threshold 0.66 (dynamic threshold 0.66 = …)."
 		r.Explanation = strings.TrimSuffix(r.Explanation, ".") + " (" + learned + ")."

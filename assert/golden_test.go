@@ -47,6 +47,8 @@ type layerAnswer struct {
 	Explanation string  `json:"explanation,omitempty"`
 	Error       string  `json:"error,omitempty"`
 	Detail      string  `json:"detail,omitempty"`
+	// FailedStep is the step a failing trajectory check names (trajectory.go).
+	FailedStep *FailedStep `json:"failed_step,omitempty"`
 }
 
 // decodeFile reads a JSON file with the engine's decoder (json.Number).
@@ -123,7 +125,7 @@ func evalOne(t testing.TB, typ string, c layerCase, tr map[string]any) layerAnsw
 	if r.AssertionID != id || r.Cost != 0 {
 		t.Errorf("%s: result %+v: want assertion_id %q and cost 0", c.Name, r, id)
 	}
-	return layerAnswer{Name: c.Name, Status: r.Status, Score: r.Score, Explanation: r.Explanation}
+	return layerAnswer{Name: c.Name, Status: r.Status, Score: r.Score, Explanation: r.Explanation, FailedStep: r.FailedStep}
 }
 
 // runGolden evaluates every case of a layer and compares the answers with

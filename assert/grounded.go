@@ -9,6 +9,7 @@ import (
 	"regexp/syntax"
 	"strings"
 
+	"attest-engine/clip"
 	"attest-engine/jsonpath"
 )
 
@@ -97,7 +98,7 @@ func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.ValueMatch) (outcom
 		locs := c.groundRe.FindAllStringSubmatchIndex(text, maxGroundedMatches+1)
 		if len(locs) > maxGroundedMatches {
 			return outcome{explanation: fmt.Sprintf("%s has more than %d matches of '%s': too many to ground; narrow the pattern.",
-				c.target.name(m), maxGroundedMatches, excerpt(c.value, 200))}, nil
+				c.target.name(m), maxGroundedMatches, clip.String(c.value, 200))}, nil
 		}
 		for _, loc := range locs {
 			v := text[loc[0]:loc[1]]
@@ -109,7 +110,7 @@ func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.ValueMatch) (outcom
 			}
 			if len(seen) == maxGroundedValues { // never a pass that left values unchecked
 				return outcome{explanation: fmt.Sprintf("%s quotes more than %d distinct matches of '%s': too many to ground; narrow the pattern.",
-					c.target.expr, maxGroundedValues, excerpt(c.value, 200))}, nil
+					c.target.expr, maxGroundedValues, clip.String(c.value, 200))}, nil
 			}
 			seen[v] = true
 			values = append(values, v)
@@ -120,9 +121,9 @@ func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.ValueMatch) (outcom
 		isGrounded := groundedIn(groundingSources(in), len(values))
 		for _, v := range values {
 			if isGrounded(v) { // named cut to 200 bytes: a value may be a whole result
-				grounded = append(grounded, excerpt(v, 200))
+				grounded = append(grounded, clip.String(v, 200))
 			} else {
-				ungrounded = append(ungrounded, excerpt(v, 200))
+				ungrounded = append(ungrounded, clip.String(v, 200))
 			}
 		}
 	}
@@ -132,7 +133,7 @@ func (c *contentCheck) evalGrounded(in *input, ms []jsonpath.ValueMatch) (outcom
 			where, bracketNames(ungrounded), bracketNames(grounded))}, nil
 	}
 	if len(grounded) == 0 {
-		return outcome{pass: true, score: 1, explanation: fmt.Sprintf("%s has no match of '%s': nothing to ground.", where, excerpt(c.value, 200))}, nil
+		return outcome{pass: true, score: 1, explanation: fmt.Sprintf("%s has no match of '%s': nothing to ground.", where, clip.String(c.value, 200))}, nil
 	}
 	return outcome{pass: true, score: 1, explanation: fmt.Sprintf("Every value %s quotes is grounded in a tool result or the input: %s.", where, bracketNames(grounded))}, nil
 }

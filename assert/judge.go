@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"attest-engine/clip"
 	"attest-engine/provider"
 	"attest-engine/trace"
 )
@@ -213,10 +214,10 @@ func parseVerdict(text string) (score float64, reason string, err error) {
 		default:
 			reason = jsonText(r)
 		}
-		reason = excerpt(strings.Join(strings.Fields(reason), " "), maxReasonLen)
+		reason = clip.String(strings.Join(strings.Fields(reason), " "), maxReasonLen)
 		return score, reason, nil
 	}
-	return 0, "", fmt.Errorf("no JSON object with a \"score\" in %q", excerpt(strings.TrimSpace(text), 120))
+	return 0, "", fmt.Errorf("no JSON object with a \"score\" in %q", clip.String(strings.TrimSpace(text), 120))
 }
 
 func verdictScore(raw any) (float64, error) {
@@ -231,7 +232,7 @@ func verdictScore(raw any) (float64, error) {
 	case string:
 		v, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 		if err != nil {
-			return 0, fmt.Errorf("score %q is not a number", excerpt(x, 40))
+			return 0, fmt.Errorf("score %q is not a number", clip.String(x, 40))
 		}
 		f = v
 	default:

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"unicode"
+
+	"attest-engine/clip"
 )
 
 // maxRegexSize bounds the estimated size of a regex_match pattern: the
@@ -62,7 +64,7 @@ func compileRegex(p string, fold bool) (*regexp.Regexp, error) {
 // invalidRegex is spec §5's "invalid regex '<pattern>'"; a pattern longer
 // than 200 bytes is quoted up to there, with an ellipsis.
 func invalidRegex(p string) error {
-	q := excerpt(p, 200)
+	q := clip.String(p, 200)
 	return specErrorf(fmt.Sprintf("The regex pattern '%s' is not valid RE2 syntax. Fix the regex in assertion spec.", q), "invalid regex '%s'", q)
 }
 

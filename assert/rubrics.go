@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"attest-engine/clip"
 )
 
 // rubrics are the built-in rubrics: spec §4 layer 6 names faithfulness,
@@ -72,7 +74,7 @@ var fenceTags = sync.OnceValue(func() *regexp.Regexp {
 
 // fence wraps untrusted text in tag, neutralising tag text inside it.
 func fence(tag, text string) string {
-	text = fenceTags().ReplaceAllString(excerpt(text, maxJudgeData), "&lt;$1$2")
+	text = fenceTags().ReplaceAllString(clip.String(text, maxJudgeData), "&lt;$1$2")
 	return "<" + tag + ">\n" + text + "\n</" + tag + ">"
 }
 
@@ -95,7 +97,7 @@ func rubricText(rubric string) (string, error) {
 		return "", specErrorf("Set 'rubric' to a built-in rubric ("+rubricNames()+") or to the rubric in words.", "rubric is blank")
 	case strings.IndexFunc(rubric, unicode.IsSpace) < 0:
 		return "", specErrorf("Built-in rubrics: "+rubricNames()+". For anything else write the rubric in words (\"Score 1.0 if the answer cites the order ID\") or a custom 'prompt'.",
-			"unknown rubric '%s'", excerpt(rubric, 100))
+			"unknown rubric '%s'", clip.String(rubric, 100))
 	case len(rubric) > maxRubricText:
 		return "", specErrorf("Shorten the rubric, or move the detail into a custom 'prompt'.",
 			"rubric text exceeds %d bytes (actual: %d bytes)", maxRubricText, len(rubric))

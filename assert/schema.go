@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"attest-engine/clip"
 	"attest-engine/jsonpath"
 	"attest-engine/jsonschema"
 )
@@ -43,7 +44,7 @@ func compileSchema(e *Engine, s spec) (check, error) {
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "jsonschema: compile ")
 		return nil, specErrorf(fmt.Sprintf("The schema could not be compiled: %s. Fix the schema in the assertion spec; $ref outside the schema resolves only through the engine's schema_dirs.", msg),
-			"malformed JSON Schema: %s", excerpt(msg, 200))
+			"malformed JSON Schema: %s", clip.String(msg, 200))
 	}
 	return &schemaCheck{target: t, schema: sch}, nil
 }

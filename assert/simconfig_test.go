@@ -12,6 +12,7 @@ func TestSimulationConfig(t *testing.T) {
 		{"rules parsed at start", `{"simulation": {"mocks": [{"id": "m", "tool": "t", "result": 1}], "faults": [{"id": "f", "tool": "*", "kind": "latency", "ms": 5}], "model": "gpt-4.1"}, "offline": true}`, ""},
 		{"a bad rule names the rule", `{"simulation": {"faults": [{"id": "f", "tool": "*", "kind": "latency"}]}}`, `config: simulation: fault rule "f": ms: required`},
 		{"unknown key", `{"simulation": {"mock": []}}`, `config: unknown key "simulation.mock"`},
+		{"a lone surrogate escape names where", `{"simulation": {"mocks": [{"id": "m", "tool": "t", "result": {"a": "\udc00"}}]}}`, `config: simulation.mocks[0].result.a: a lone surrogate escape`},
 		{"offline must be a boolean", `{"offline": "yes"}`, `config:`},
 	}
 	for _, c := range cases {

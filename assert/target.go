@@ -185,13 +185,3 @@ func jsonText(v any) string {
 }
 
 // excerpt shortens text for an explanation.
-func excerpt(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}

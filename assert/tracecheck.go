@@ -9,6 +9,7 @@ import (
 
 	"attest-engine/jsonschema"
 	"attest-engine/tape"
+	"attest-engine/trajectory"
 )
 
 // toolCall is a top-level step a trace check reads: its name, its index,
@@ -105,10 +106,13 @@ func (c *traceCheck) lists(name string) bool { return c.listed[name] }
 // compileTrace reads spec §4 Layer 3: check and the fields its row of the
 // "Check types" table requires. transitions is accepted and ignored: no
 // check of the table uses it (trace_tree's follows_transitions does).
-func compileTrace(_ *Engine, s spec) (check, error) {
+func compileTrace(e *Engine, s spec) (check, error) {
 	name, err := s.str("check", true)
 	if err != nil {
 		return nil, err
+	}
+	if trajectory.IsKind(name) { // capability "trajectory" (trajectory.go)
+		return compileTrajectory(e, s)
 	}
 	c := &traceCheck{check: name}
 	switch name {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"attest-engine/clip"
 	"attest-engine/jsonschema"
 	"attest-engine/tape"
 )
@@ -278,9 +279,5 @@ func reaches(v, doc any) bool {
 
 // short quotes a value for an explanation, cut to a readable length.
 func short(v any) string {
-	s := canonical(v)
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:77]) + "..."
-	}
-	return s
+	return clip.String(canonical(v), 80)
 }

@@ -9,14 +9,13 @@
 // same evaluation core (assert.Engine.Run): validation first (spec §7), the
 // --eval-timeout deadline per trace, failures coded as the server answers
 // them (assert.FailureOf). Evaluator is that step, one trace to its part of
-// a report; InOrder is the worker pool that runs it on --jobs workers and
-// hands the reports back in input order. A later long-running command can
-// reuse both.
+// a report; pool.InOrder runs it on --jobs workers and hands the reports
+// back in input order.
 //
 // Exit status: 0 when nothing hard-failed; 1 when a result hard-failed, a
 // trace could not be evaluated (invalid trace, assertion error, timeout),
 // or the run was interrupted; 2 on bad input (unreadable file, not JSON,
 // bad flags), after closing whatever report was started, and when a signal
-// ended the wait at the open of a FIFO with no other end (OpenFile: the
-// flag is named, as the watch command, which shares OpenFile, names it).
+// ended the wait at the open of a FIFO with no other end (cli.OpenFile: the
+// flag is named).
 package eval

@@ -10,12 +10,10 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"time"
 
-	"attest-engine/assert"
+	"attest-engine/cli"
 	"attest-engine/report"
-	"attest-engine/trace"
 )
 
 const evalUsage = `usage: attest-engine eval --trace <file|-> --assertions <file> [flags]
@@ -36,13 +34,10 @@ bad input (unreadable file, not JSON, bad flags).
 Flags:
 `
 
-// Limits the eval command shares with the server (package rpc): a trace
-// line is bounded as a request line is, and the traces in hand as the
-// requests in flight. A test of package main checks that they agree.
-const (
-	MaxLineBytes = trace.MaxTraceBytes + 6<<20 // rpc.MaxLineBytes
-	MaxJobs      = 64                          // rpc.MaxInFlight
-)
+// MaxJobs bounds --jobs as the server bounds the requests in flight
+// (rpc.MaxInFlight; a test of package main checks that they agree). A
+// trace line is bounded as a request line is: trace.MaxLineBytes.
+const MaxJobs = 64
 
 // evalCmd is one run of the eval subcommand.
 type evalCmd struct {
@@ -67,7 +62,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	traces, closeTraces, err := openInput(ctx, c.tracePath, stdin)
 	if err != nil {
-		return c.badInput(named("--trace", err))
+		return c.badInput(cli.Named("--trace", err))
 	}
 	defer closeTraces()
 	if c.assertionsPath == "-" && c.tracePath == "-" {
@@ -75,7 +70,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	asserts, closeAsserts, err := openInput(ctx, c.assertionsPath, stdin)
 	if err != nil {
-		return c.badInput(named("--assertions", err))
+		return c.badInput(cli.Named("--assertions", err))
 	}
 	defer closeAsserts()
 	return c.run(ctx, traces, asserts, func() (io.Writer, func() error, error) {
@@ -87,9 +82,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// buffer, to be lost, or blocked the run once it was full. Now the
 		// open waits for a reader, as a shell's redirection does, and a
 		// signal ends the wait.
-		f, err := OpenFile(ctx, c.outputPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+		if err := cli.MakeParent(c.outputPath); err != nil {
+			return nil, nil, fmt.Errorf("--output: %w", err)
+		}
+		f, err := cli.OpenFile(ctx, c.outputPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 		if err != nil {
-			return nil, nil, named("--output", err)
+			return nil, nil, cli.Named("--output", err)
 		}
 		return f, f.Close, nil
 	})
@@ -110,13 +108,12 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 	fs.StringVar(&c.outputPath, "output", "", "write the report to this file instead of stdout")
 	format := fs.String("format", "text", "report format: text, json, junit or html")
 	fs.BoolVar(&c.deterministic, "deterministic", false, "leave timestamps out of the report and report every duration as 0, so the same run gives the same bytes")
-	timeout := fs.String("eval-timeout", "30s", "per-trace time limit: a Go duration (30s) or milliseconds (30000)")
+	cli.DurationVar(fs, &c.ev.Timeout, "eval-timeout", 30*time.Second, "per-trace time limit")
 	fs.IntVar(&c.jobs, "jobs", min(runtime.GOMAXPROCS(0), 8), "traces evaluated at once")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, false
-		}
-		return 2, false
+	var offline bool
+	cli.OfflineVar(fs, &offline)
+	if code, ok := cli.Parse(fs, args); !ok {
+		return code, false
 	}
 	var err error
 	switch {
@@ -138,14 +135,7 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 		c.ev.Specs = c.format == report.FormatHTML
 	}
 	if err == nil {
-		c.ev.Timeout, err = ParseTimeout(*timeout)
-	}
-	var cfg assert.Config
-	if err == nil && c.configPath != "" {
-		cfg, err = assert.LoadConfig(c.configPath)
-	}
-	if err == nil {
-		c.ev.Engine, err = assert.New(cfg)
+		c.ev.Engine, _, err = cli.LoadEngine(c.configPath, offline)
 	}
 	if err == nil {
 		for _, w := range c.ev.Engine.Warnings() {
@@ -170,7 +160,7 @@ func openInput(ctx context.Context, path string, stdin io.Reader) (io.Reader, fu
 	if path == "-" {
 		return stdin, func() {}, nil
 	}
-	f, err := OpenFile(ctx, path, os.O_RDONLY, 0)
+	f, err := cli.OpenFile(ctx, path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,21 +173,4 @@ func inputName(path string) string {
 		return "stdin"
 	}
 	return path
-}
-
-// ParseTimeout reads --eval-timeout, the server's and the eval command's:
-// a Go duration, or a bare number of milliseconds.
-func ParseTimeout(s string) (time.Duration, error) {
-	text := s
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if ms <= 0 {
-			return 0, errors.New("--eval-timeout must be positive")
-		}
-		text += "ms" // ParseDuration rejects a count that overflows a Duration
-	}
-	d, err := time.ParseDuration(text)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("--eval-timeout %q: want a positive Go duration (30s) or milliseconds (30000)", s)
-	}
-	return d, nil
 }

@@ -14,8 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"attest-engine/trace"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -200,12 +200,12 @@ func (xs) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestCLILineBound: a trace line over MaxLineBytes (16 MiB, as the server's
+// TestCLILineBound: a trace line over trace.MaxLineBytes (16 MiB, as the server's
 // request lines) is that trace's error, read past without being held, and
 // the traces around it are evaluated.
 func TestCLILineBound(t *testing.T) {
-	if MaxLineBytes != 16<<20 {
-		t.Fatalf("MaxLineBytes %d, want 16 MiB", MaxLineBytes)
+	if trace.MaxLineBytes != 16<<20 {
+		t.Fatalf("trace.MaxLineBytes %d, want 16 MiB", trace.MaxLineBytes)
 	}
 	asserts := filepath.Join(t.TempDir(), "a.json")
 	if err := os.WriteFile(asserts, []byte(`[{"assertion_id":"a","type":"content","spec":{"target":"output.message","check":"contains","value":"refund"}}]`), 0o644); err != nil {
@@ -214,7 +214,7 @@ func TestCLILineBound(t *testing.T) {
 	ok := func(id string) string {
 		return `{"schema_version":1,"trace_id":"` + id + `","steps":[],"output":{"message":"refund"}}` + "\n"
 	}
-	const long = MaxLineBytes + 1
+	const long = trace.MaxLineBytes + 1
 	in := io.MultiReader(strings.NewReader(ok("trc_before")), io.LimitReader(xs{}, long), strings.NewReader("\n"+ok("trc_after")))
 	var stdout, stderr bytes.Buffer
 	code := Run(context.Background(), []string{"--trace", "-", "--assertions", asserts, "--format", "json"}, in, &stdout, &stderr)
@@ -227,7 +227,7 @@ func TestCLILineBound(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		t.Fatalf("exit %d, report is not JSON: %v\n%s", code, err, stderr.String())
 	}
-	want := fmt.Sprintf("trace line exceeds max size: %d > %d bytes", long, MaxLineBytes)
+	want := fmt.Sprintf("trace line exceeds max size: %d > %d bytes", long, trace.MaxLineBytes)
 	if code != 1 || len(doc.Traces) != 3 || doc.Traces[0].Name != "trc_before" || doc.Traces[2].Name != "trc_after" ||
 		doc.Traces[0].Error != nil || doc.Traces[2].Error != nil || doc.Traces[1].Error == nil || doc.Traces[1].Error.Message != want {
 		t.Errorf("exit %d, report %+v: want exit 1, the long line's entry an error %q between two evaluated traces", code, doc.Traces, want)
@@ -269,30 +269,6 @@ func TestConsoleNotATerminal(t *testing.T) {
 	}{{"file", f}, {"pipe", w}} {
 		if newConsole(tc.w).tty {
 			t.Errorf("a %s counts as a terminal: progress would garble it", tc.name)
-		}
-	}
-}
-
-func TestParseTimeout(t *testing.T) {
-	tests := []struct {
-		in     string
-		want   time.Duration // 0: an error
-		reason string
-	}{
-		{"30s", 30 * time.Second, "a Go duration"},
-		{"30000", 30 * time.Second, "a bare number is milliseconds"},
-		{"9223372036854", 9223372036854 * time.Millisecond, "the largest count of milliseconds a Duration holds"},
-		{"9223372036855", 0, "one more overflowed to a negative Duration"},
-		{"18446744073709552", 0, "this one wrapped to 384µs, an instant timeout"},
-		{"0", 0, "zero is not a time limit"},
-		{"-5", 0, "nor is a negative count"},
-		{"-1s", 0, "nor a negative duration"},
-		{"soon", 0, "neither a duration nor a number"},
-	}
-	for _, tc := range tests {
-		got, err := ParseTimeout(tc.in)
-		if (err != nil) != (tc.want == 0) || got != tc.want {
-			t.Errorf("ParseTimeout(%q) = %v, %v; want %v: %s", tc.in, got, err, tc.want, tc.reason)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/report"
+	"attest-engine/trace"
 )
 
 // FuzzEvalInput runs the whole eval pipeline on arbitrary trace and
@@ -113,7 +114,7 @@ func FuzzDocReader(f *testing.F) {
 		f.Add(b, uint16(300)) // lines and documents past the limit
 	}
 	f.Fuzz(func(t *testing.T, in []byte, limit uint16) {
-		max := MaxLineBytes
+		max := trace.MaxLineBytes
 		if limit > 0 {
 			max = int(limit)
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/pool"
 	"attest-engine/report"
 	"attest-engine/tape"
 	"attest-engine/trace"
@@ -28,8 +29,8 @@ type job struct {
 }
 
 // run evaluates every trace and writes the report. Memory is bounded: one
-// goroutine reads a trace at a time (each line at most MaxLineBytes), at
-// most 2×jobs traces are between reading and writing (InOrder), and the
+// goroutine reads a trace at a time (each line at most trace.MaxLineBytes), at
+// most 2×jobs traces are between reading and writing (pool.InOrder), and the
 // report writer holds one trace's results at a time (HTML: what it will
 // show, within its size bound). Reports come out in input order, each as
 // soon as it and every trace before it are done.
@@ -41,7 +42,7 @@ func (c *evalCmd) run(ctx context.Context, traces, asserts io.Reader, openOut fu
 	}
 	// The first trace is read before any output: a trace file that is not
 	// JSON at all leaves no report behind.
-	dr := newDocReader(traces, inputName(c.tracePath), MaxLineBytes)
+	dr := newDocReader(traces, inputName(c.tracePath), trace.MaxLineBytes)
 	first, firstErr := dr.next()
 	if firstErr != nil && !errors.Is(firstErr, io.EOF) {
 		return c.badInput(firstErr)
@@ -75,7 +76,7 @@ func (c *evalCmd) run(ctx context.Context, traces, asserts io.Reader, openOut fu
 		return job{index: i, doc: d, as: as}, nil
 	}
 	var tot report.Totals
-	interrupted, fatal := InOrder(ctx, c.jobs, next, c.evaluate, func(tr *report.Trace) error {
+	interrupted, fatal := pool.InOrder(ctx, c.jobs, next, c.evaluate, func(tr *report.Trace) error {
 		if c.deterministic {
 			tr.DurationMS = 0
 			for i := range tr.Results {
@@ -125,7 +126,7 @@ func (c *evalCmd) run(ctx context.Context, traces, asserts io.Reader, openOut fu
 func (c *evalCmd) evaluate(j job) *report.Trace {
 	if j.doc.tooLong {
 		return &report.Trace{Name: "#" + strconv.Itoa(j.index+1), Err: &report.Error{Code: assert.CodeInvalidTrace,
-			Message: fmt.Sprintf("trace line exceeds max size: %d > %d bytes", j.doc.size, MaxLineBytes),
+			Message: fmt.Sprintf("trace line exceeds max size: %d > %d bytes", j.doc.size, trace.MaxLineBytes),
 			Detail:  trace.SizeDetail}}
 	}
 	tr := c.ev.Trace(j.index, j.doc.tv, j.doc.size, j.as.list, j.as.err, func(name, w string) {

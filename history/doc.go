@@ -13,7 +13,6 @@
 //	ser, ok := s.Series("assertion name")            // windows and alerts, for charts
 //	err = history.Merge(dst, src1, src2)             // combine shard dirs
 //	r, err := history.OpenReadOnly(dir)              // read beside the writer (no lock)
-//	os.Exit(history.Main(args, os.Stdout, os.Stderr)) // attest-engine merge DST SRC...
 //
 // ParseLine builds a Result from a watch result line's fields, for the
 // adapter between the watch command's Recorder seam and a Store.
@@ -35,6 +34,22 @@
 // file a store with them can write (~3.9 GiB at the defaults, every count at
 // its widest), so that a store always reads what it wrote.
 //
+// A state dir may come from anywhere (merge sources, report), so its
+// bounds apply while it is read, not after: summaries.json is decoded as a
+// stream (snapdecode.go) that refuses, when the one too many comes, more
+// assertions or windows than a store with the reader's bounds writes
+// (DefaultMaxKeys and DefaultMaxWindows for OpenReadOnly and Merge), a
+// window of fewer bytes than the 131 a store writes (so windows held take
+// at most ~2.5 bytes of memory per byte of the file), a name over
+// MaxField, more than MaxMerged (65,536) merged ids, a member twice, and
+// any one value over 1 MiB; readers summarize at most DefaultMaxKeys
+// assertions of the log; a result for a window its key does not hold,
+// older than the key's newest 256 (lateWindows), is counted in the
+// series' Dropped, not inserted (inserting moves every newer window); a
+// merge that would list more than MaxMerged merged dirs is refused.
+// TestHostileDirs opens generated hostile dirs with each reader and a
+// writer within 12× the dir's bytes allocated.
+//
 // The watch command hands its Recorder seam one trace's result lines at a
 // time; main's adapter converts each with ParseLine and records them with
 // AddAll (one write call, one fsync under SyncAlways, per trace). Result carries
@@ -45,8 +60,13 @@
 // # Log format
 //
 // The state dir holds segment files named by a 16-hex-digit number
-// (0000000000000001.log, …), summaries.json, alerts.ndjson and LOCK (an
-// advisory lock: one writer per dir). A segment starts with the 8 bytes
+// (0000000000000001.log, …), summaries.json and alerts.ndjson. Each is
+// opened by name relative to the dir's descriptor, never through a link,
+// and must be a regular file (with one hard link, to be written): package
+// safedir. New segments are created with O_EXCL. A writer refuses a dir
+// that others can write or that another user owns, and takes an advisory
+// lock (flock) on the directory itself: one writer per dir, whatever is
+// done to the files in it. A segment starts with the 8 bytes
 // "ATHLOG\x00\x01" and holds frames:
 //
 //	uint32 little-endian  payload length (1..65536)
@@ -64,8 +84,9 @@
 // process crash (SIGKILL included) loses no acknowledged record whatever the
 // fsync policy; the policy (always, interval, never) decides what a power
 // loss can take. The active segment rolls at SegmentBytes; at each roll the
-// summaries are written with a checkpoint (package atomicfile: a temporary
-// file, synced, renamed, the dir synced, whatever the policy: see below),
+// summaries are written with a checkpoint (safedir's WriteFile: a temporary
+// file created with O_EXCL, synced, renamed, the dir synced, whatever the
+// policy: see below),
 // then sealed segments beyond MaxBytes or older than MaxAge are
 // removed, oldest first and never beyond the checkpoint. The write works
 // from a copy of the summaries taken under the store's lock and runs
@@ -74,14 +95,24 @@
 //
 // # Recovery
 //
-// Open loads summaries.json and replays the log after its checkpoint. The
-// first invalid frame of the last segment (short header, short payload,
-// length out of range, checksum mismatch, undecodable payload) is a torn
-// tail: the file is truncated there, so it holds every record before it and
-// the next record follows the last whole one. An invalid frame inside a
-// sealed segment is corruption, not a crash: it is reported in
-// Recovery.Corrupt, the segment is left untouched and its later records are
-// skipped. A segment shorter than the checkpoint (its tail lost to a power
+// Open loads summaries.json and replays the log after its checkpoint. Past
+// an invalid frame (short header, short payload, length out of range,
+// checksum mismatch, undecodable payload) the scan resynchronises on the
+// next valid frame (segscan.go): where the bad frame's claimed end is a
+// valid frame or the end of the file (its header whole), there, unless
+// valid frames lead from an earlier offset exactly to that end (its length
+// was damaged); otherwise at the first valid frame found byte by byte. The
+// run skipped is corruption: reported in Recovery.Corrupt and SkippedBytes
+// and logged, left as it is, and every record after it replayed, in the
+// active segment as in sealed ones. A run with no valid frame after it, at
+// the end of the last segment, is a torn tail (a record a crash cut): the
+// file is truncated there (Recovery.TruncatedBytes, logged), so the next
+// record follows the last whole one. The checksums a scan takes beyond one
+// pass over its valid frames are bounded (4× the segment and 1 MiB): past
+// that the rest of the segment is left as it is, reported, and the log
+// goes on in a new segment. TestFlippedByte flips a byte at 150 seeded
+// offsets (HISTORY_SEED) and checks that only its record is lost. A
+// segment shorter than the checkpoint (its tail lost to a power
 // loss) is cut after its last whole frame and appended to there, and the
 // checkpoint moved back to that end before any record is. TestCrashRecovery kills a writer with
 // SIGKILL at 100 seeded moments over one dir (some during its own

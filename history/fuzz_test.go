@@ -47,8 +47,11 @@ func canonical(p []byte) bool {
 }
 
 // FuzzSegment: a segment file of any content is scanned without a crash or
-// hang, every record it yields is valid, and Open recovers the file as the
-// last segment: afterwards it scans to its end with no invalid frame.
+// hang, within its bound of work (the bytes checksummed at most the file's
+// bytes plus resyncBudget and one frame), every record it yields is
+// valid, and Open recovers the file as the last segment keeping every
+// record the scan found, in order: afterwards it scans to its end with no
+// invalid tail (or, past the budget, the log goes on in a new segment).
 func FuzzSegment(f *testing.F) {
 	var seg []byte
 	seg = append(seg, segMagic...)
@@ -63,6 +66,18 @@ func FuzzSegment(f *testing.F) {
 	f.Add(seg[:len(seg)-3])
 	f.Add([]byte(segMagic))
 	f.Add([]byte("ATH"))
+	flipped := bytes.Clone(seg)
+	flipped[len(segMagic)+20] ^= 0x40 // the first record's payload: resynchronised past
+	f.Add(flipped)
+	lenFlipped := bytes.Clone(seg)
+	lenFlipped[len(segMagic)] ^= 0x80 // the first record's length
+	f.Add(lenFlipped)
+	// every offset a candidate: headers claiming 64 KiB payloads of version 2
+	crafted := []byte(segMagic)
+	for range 4096 {
+		crafted = append(crafted, 0x00, 0x00, 0x01, 0x00, 0xde, 0xad, 0xbe, 0xef, payloadVersion, 1)
+	}
+	f.Add(crafted)
 	root := f.TempDir()
 	var iter int
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -78,27 +93,40 @@ func FuzzSegment(f *testing.F) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		n := 0
-		_, _, err := scanSegment(path, 0, func(r Result, _ pos) error {
+		var seen []Result
+		res, err := scanSegmentAt(dir, 1, 0, func(r Result, _ pos) error {
 			if err := r.Validate(); err != nil {
 				t.Fatalf("invalid record yielded: %v", err)
 			}
-			n++
+			seen = append(seen, r)
 			return nil
-		}, 1)
+		})
 		if err != nil {
 			return // not a segment (wrong magic): Open refuses it too
 		}
-		s, err := Open(dir, Options{NoAlertFile: true, Sync: SyncNever})
+		if bound := int64(len(b)) + resyncBudget(int64(len(b))) + maxPayload; res.checksummed > bound {
+			t.Fatalf("%d bytes checksummed for a file of %d, over the bound %d", res.checksummed, len(b), bound)
+		}
+		s, err := Open(dir, Options{NoAlertFile: true, Sync: SyncNever, Verdicts: -1})
 		if err != nil {
 			t.Fatalf("Open after a successful scan: %v", err)
 		}
-		if s.rec.Records != n {
-			t.Errorf("Open replayed %d records, scan saw %d", s.rec.Records, n)
+		if s.rec.Records != len(seen) {
+			t.Errorf("Open replayed %d records, scan saw %d", s.rec.Records, len(seen))
 		}
 		s.Close()
-		if _, bad, err := scanSegment(path, 0, nil, 1); err != nil || bad != nil {
-			t.Errorf("after recovery: err %v, bad frame %+v", err, bad)
+		var after []Result
+		res, err = scanSegmentAt(dir, 1, 0, func(r Result, _ pos) error { after = append(after, r); return nil })
+		if err != nil || res.tail != nil && !res.gaveUp {
+			t.Errorf("after recovery: err %v, a tail left %+v", err, res.tail)
+		}
+		if len(after) != len(seen) {
+			t.Fatalf("recovery kept %d of the %d records scanned", len(after), len(seen))
+		}
+		for i := range seen {
+			if seen[i] != after[i] {
+				t.Fatalf("record %d changed by recovery: %+v, was %+v", i, after[i], seen[i])
+			}
 		}
 	})
 }

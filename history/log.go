@@ -4,20 +4,17 @@
 package history
 
 import (
-	"attest-engine/atomicfile"
-	"bufio"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"attest-engine/safedir"
 )
 
 // SyncPolicy says when the log is flushed to stable storage with fsync.
@@ -65,15 +62,14 @@ type pos struct {
 
 func segName(n uint64) string { return fmt.Sprintf("%016x%s", n, segSuffix) }
 
-// listSegments returns the segment numbers in dir, ascending.
-func listSegments(dir string) ([]uint64, error) {
-	ents, err := os.ReadDir(dir)
+// listSegments returns the segment numbers in d, ascending.
+func listSegments(d *safedir.Dir) ([]uint64, error) {
+	names, err := d.Names()
 	if err != nil {
 		return nil, err
 	}
 	var segs []uint64
-	for _, e := range ents {
-		name := e.Name()
+	for _, name := range names {
 		if !strings.HasSuffix(name, segSuffix) || len(name) != 16+len(segSuffix) {
 			continue
 		}
@@ -83,91 +79,6 @@ func listSegments(dir string) ([]uint64, error) {
 	}
 	slices.Sort(segs)
 	return segs, nil
-}
-
-// frameError is where and why a segment stopped holding valid frames.
-type frameError struct {
-	Off    int64
-	Reason string
-}
-
-// scanSegment reads the frames of one segment from off (0 means the start,
-// after the magic), calling fn for each valid record with the position just
-// after it. It returns the end of the last valid frame and, when it stopped
-// before the end of the file, why.
-func scanSegment(path string, off int64, fn func(Result, pos) error, seg uint64) (int64, *frameError, error) {
-	if err := regular(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return 0, nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer f.Close()
-	magic := make([]byte, len(segMagic))
-	if _, err := io.ReadFull(f, magic); err != nil {
-		return 0, &frameError{0, "segment header missing"}, nil
-	}
-	if string(magic) != segMagic {
-		return 0, nil, fmt.Errorf("history: %s is not a history log segment", path)
-	}
-	if off < int64(len(segMagic)) {
-		off = int64(len(segMagic))
-	}
-	if fi, err := f.Stat(); err == nil && off > fi.Size() {
-		// A checkpoint past the end: the file lost its tail (a power loss
-		// under a lax fsync policy), maybe in the middle of a frame. The
-		// summaries hold every record it had: find where its whole frames
-		// end, replaying none, so that the caller cuts there and appends
-		// after them, never past the end (a hole of zeros) nor after half
-		// a frame.
-		end, _, err := scanSegment(path, 0, nil, seg)
-		if err != nil {
-			return 0, nil, err
-		}
-		return end, &frameError{end, "segment shorter than its checkpoint"}, nil
-	}
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return 0, nil, err
-	}
-	br := bufio.NewReaderSize(f, 1<<16)
-	var hdr [frameHeader]byte
-	buf := make([]byte, 0, 256)
-	for {
-		if _, err := io.ReadFull(br, hdr[:]); err != nil {
-			if err == io.EOF {
-				return off, nil, nil
-			}
-			if err == io.ErrUnexpectedEOF {
-				return off, &frameError{off, "torn frame header"}, nil
-			}
-			return off, nil, err
-		}
-		n := binary.LittleEndian.Uint32(hdr[0:4])
-		if n == 0 || n > maxPayload {
-			return off, &frameError{off, fmt.Sprintf("frame length %d", n)}, nil
-		}
-		buf = slices.Grow(buf[:0], int(n))[:n]
-		if _, err := io.ReadFull(br, buf); err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return off, &frameError{off, "torn frame payload"}, nil
-			}
-			return off, nil, err
-		}
-		if crc32.Checksum(buf, castagnoli) != binary.LittleEndian.Uint32(hdr[4:8]) {
-			return off, &frameError{off, "checksum mismatch"}, nil
-		}
-		r, err := decodePayload(buf)
-		if err != nil {
-			return off, &frameError{off, err.Error()}, nil
-		}
-		off += frameHeader + int64(n)
-		if fn != nil {
-			if err := fn(r, pos{seg, off}); err != nil {
-				return off, nil, err
-			}
-		}
-	}
 }
 
 // logOptions are the log's part of Options.
@@ -182,7 +93,7 @@ type logOptions struct {
 
 // wal is the open log: one active segment appended to, older ones sealed.
 type wal struct {
-	dir  string
+	dir  *safedir.Dir
 	opts logOptions
 
 	mu         sync.Mutex // guards f, dirty, timer against the interval flusher
@@ -196,30 +107,45 @@ type wal struct {
 	splitPause time.Duration // test hook: write a frame in two write calls this far apart, so a kill can tear it
 }
 
-// openActive opens segment seg for appending at size (already recovered),
-// creating it when it does not exist.
-func (w *wal) openActive(seg uint64, size int64) error {
-	path := filepath.Join(w.dir, segName(seg))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// openActive opens segment seg for appending at size (recovered: a
+// longer file is cut there, a torn tail), or creates it (O_EXCL: a file or
+// link planted under the next segment's name is an error, never written).
+func (w *wal) openActive(seg uint64, size int64, create bool) error {
+	name := segName(seg)
+	var f *os.File
+	var err error
+	if create {
+		f, err = w.dir.Create(name, 0o644)
+	} else {
+		f, err = w.dir.OpenFile(name, os.O_RDWR, 0)
+	}
 	if err != nil {
 		return err
 	}
 	if size < int64(len(segMagic)) {
 		// new, or torn while its header was written: (re)write the header
-		if err := f.Truncate(0); err == nil {
+		if err = f.Truncate(0); err == nil {
 			_, err = f.WriteAt([]byte(segMagic), 0)
 		}
 		if err == nil && w.opts.sync != SyncNever {
 			err = f.Sync()
 		}
 		if err == nil && w.opts.sync != SyncNever {
-			err = atomicfile.SyncDir(w.dir)
+			err = w.dir.Sync()
 		}
 		if err != nil {
 			f.Close()
 			return err
 		}
 		size = int64(len(segMagic))
+	} else if fi, err := f.Stat(); err != nil || fi.Size() > size {
+		if err == nil {
+			err = f.Truncate(size)
+		}
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("cut torn tail: %w", err)
+		}
 	}
 	if _, err := f.Seek(size, io.SeekStart); err != nil {
 		f.Close()
@@ -257,7 +183,7 @@ func (w *wal) roll() error {
 	if err := w.f.Close(); err != nil {
 		return err
 	}
-	return w.openActive(w.seg+1, 0)
+	return w.openActive(w.seg+1, 0, true)
 }
 
 // retain removes sealed segments below keepFrom beyond the age and size
@@ -275,7 +201,7 @@ func (w *wal) retain(keepFrom uint64) error {
 	}
 	var all []seg
 	for _, n := range segs {
-		fi, err := os.Stat(filepath.Join(w.dir, segName(n)))
+		fi, err := w.dir.Lstat(segName(n))
 		if err != nil {
 			continue
 		}
@@ -295,7 +221,7 @@ func (w *wal) retain(keepFrom uint64) error {
 		if !old && !big {
 			break
 		}
-		if err := os.Remove(filepath.Join(w.dir, segName(s.n))); err != nil {
+		if err := w.dir.Remove(segName(s.n)); err != nil {
 			return err
 		}
 		total -= s.size

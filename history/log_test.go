@@ -112,7 +112,7 @@ func TestSealedCorruption(t *testing.T) {
 	dir := t.TempDir()
 	opts := Options{NoAlertFile: true, Sync: SyncNever, SegmentBytes: 1024, MaxBytes: -1}
 	writeN(t, dir, opts, 0, 40)
-	segs, _ := listSegments(dir)
+	segs, _ := listSegmentsAt(dir)
 	if len(segs) < 3 {
 		t.Fatalf("%d segments, want 3 or more", len(segs))
 	}
@@ -166,13 +166,13 @@ func TestRetention(t *testing.T) {
 					t.Fatal(err)
 				}
 				if tc.age > 0 { // age every sealed segment
-					segs, _ := listSegments(dir)
+					segs, _ := listSegmentsAt(dir)
 					for _, n := range segs[:len(segs)-1] {
 						os.Chtimes(filepath.Join(dir, segName(n)), now.Add(-tc.age), now.Add(-tc.age))
 					}
 				}
 			}
-			segs, _ := listSegments(dir)
+			segs, _ := listSegmentsAt(dir)
 			if tc.wantSegs > 0 && len(segs) > tc.wantSegs || tc.wantSegs == 0 && len(segs) < 5 {
 				t.Errorf("%d segments left, want %d (0: all kept)", len(segs), tc.wantSegs)
 			}

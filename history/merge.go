@@ -1,22 +1,26 @@
-// merge.go: combining the state dirs of shards (attest-engine merge).
+// merge.go: combining the state dirs of shards (the merge command's storage side).
 
 package history
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"attest-engine/safedir"
 )
 
 // load reads a state dir without changing it: its summaries, plus the log
 // records after their checkpoint (a dir whose writer was killed).
 func load(dir string) (*snapshot, error) {
-	snap, err := readSnapshot(dir, maxSnapshot)
+	d, err := safedir.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer d.Close()
+	snap, err := readSnapshot(d, maxSnapshot, defaultLimits)
 	if err != nil {
 		return nil, err
 	}
@@ -25,12 +29,18 @@ func load(dir string) (*snapshot, error) {
 	}
 	st := &Store{opts: Options{
 		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
-		MaxKeys: 1 << 30, // the shard kept no more keys than its own bound
-	}.withDefaults(), keys: snap.Keys}
-	segs, err := listSegments(dir)
+		// New keys of the log beyond the bound are left out, as the
+		// writer (with the default bound) left them out of its summaries.
+		MaxKeys: DefaultMaxKeys,
+	}.withDefaults(), keys: snap.Keys, dir: dir, d: d, meta: snap.meta}
+	segs, err := listSegments(d)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	// The records after the checkpoint are applied as the writer applied
+	// them: a superseding verdict replaces the one before it.
+	st.verdicts = newVerdicts(st.opts.Verdicts)
+	st.rebuildVerdicts(segs)
 	for _, n := range segs {
 		if n < snap.Checkpoint.Seg {
 			continue
@@ -39,11 +49,11 @@ func load(dir string) (*snapshot, error) {
 		if n == snap.Checkpoint.Seg {
 			from = snap.Checkpoint.Off
 		}
-		if _, _, err := scanSegment(filepath.Join(dir, segName(n)), from, func(r Result, _ pos) error {
+		if _, err := scanSegment(d, n, from, func(r Result, _ pos) error {
 			st.apply(&r)
 			return nil
-		}, n); err != nil {
-			return nil, err
+		}); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
 	return snap, nil
@@ -89,6 +99,10 @@ func Merge(dst string, srcs ...string) error {
 	}
 	s.mu.Lock()
 	err = claim(&s.meta, dst)
+	if err == nil && len(covered)-1 > MaxMerged {
+		// every id claimed but dst's own goes to its merged list
+		err = fmt.Errorf("history: merge: %s would list %d merged state dirs, more than the %d a state dir holds", dst, len(covered)-1, MaxMerged)
+	}
 	var dropped int
 	if err == nil {
 		keep := keptKeys(s.keys, snaps, s.opts.MaxKeys)
@@ -172,32 +186,4 @@ func snaps0(snaps []*snapshot, def *snapshot) *snapshot {
 		return def
 	}
 	return snaps[0]
-}
-
-// Main is the merge command: merge DST SRC... It returns the exit status: 0
-// merged, 1 failed, 2 usage.
-func Main(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("attest-engine merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attest-engine merge DST SRC [SRC...]\n\nAdds the summaries of the state dirs SRC (the --state-dir of each shard) into DST.")
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() < 2 {
-		fs.Usage()
-		return 2
-	}
-	dst, srcs := fs.Arg(0), fs.Args()[1:]
-	if err := Merge(dst, srcs...); err != nil {
-		var kd *KeysDropped
-		if !errors.As(err, &kd) {
-			fmt.Fprintf(stderr, "attest-engine merge: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stderr, "attest-engine merge: note: %v\n", err)
-	}
-	fmt.Fprintf(stdout, "merged %d state dirs into %s\n", len(srcs), dst)
-	return 0
 }

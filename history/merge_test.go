@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -237,28 +236,5 @@ func TestMergeRefusals(t *testing.T) {
 	}
 	if len(kept[0]) != 1024 || !slices.Equal(kept[0], kept[1]) {
 		t.Errorf("kept %d and %d keys, the same: %v", len(kept[0]), len(kept[1]), slices.Equal(kept[0], kept[1]))
-	}
-}
-
-func TestMergeCommand(t *testing.T) {
-	r := newPRNG("history/merge-main")
-	root := t.TempDir()
-	a := filepath.Join(root, "a")
-	record(t, a, driftStream(r, 10, 5))
-	tests := []struct {
-		args   []string
-		status int
-		out    string
-	}{
-		{[]string{filepath.Join(root, "d"), a}, 0, "merged 1 state dirs into " + filepath.Join(root, "d") + "\n"},
-		{[]string{filepath.Join(root, "d")}, 2, ""},
-		{[]string{"--bogus"}, 2, ""},
-		{[]string{filepath.Join(root, "e"), filepath.Join(root, "missing")}, 1, ""},
-	}
-	for _, tc := range tests {
-		var out, errb bytes.Buffer
-		if got := Main(tc.args, &out, &errb); got != tc.status || out.String() != tc.out {
-			t.Errorf("Main(%q) = %d, %q (stderr %q), want %d, %q", tc.args, got, out.String(), errb.String(), tc.status, tc.out)
-		}
 	}
 }

@@ -46,7 +46,12 @@ type Options struct {
 	// key's windows (default 8192).
 	MaxKeys    int
 	MaxWindows int
-	Drift      DriftConfig
+	// Verdicts bounds the verdict index (doc.go, "Verdicts"): a result id
+	// among the last Verdicts recorded is refused, and a new verdict for
+	// one of their (trace, assertion)s replaces the old. Default
+	// DefaultVerdicts; negative turns the index off.
+	Verdicts int
+	Drift    DriftConfig
 	// AlertFile receives one JSON line per alert; default
 	// <dir>/alerts.ndjson. NoAlertFile turns it off.
 	AlertFile   string
@@ -81,6 +86,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxKeys <= 0 {
 		o.MaxKeys = DefaultMaxKeys
+	}
+	if o.Verdicts == 0 {
+		o.Verdicts = DefaultVerdicts
 	}
 	if o.MaxWindows <= 0 {
 		o.MaxWindows = DefaultMaxWindows

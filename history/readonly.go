@@ -30,6 +30,6 @@ func OpenReadOnly(dir string) (*Store, error) {
 		return nil, err
 	}
 	opts := Options{WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
-		MaxKeys: 1 << 30, NoAlertFile: true}.withDefaults()
+		MaxKeys: DefaultMaxKeys, NoAlertFile: true}.withDefaults()
 	return &Store{dir: dir, opts: opts, readOnly: true, unlock: func() {}, meta: snap.meta, keys: snap.Keys}, nil
 }

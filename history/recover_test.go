@@ -29,7 +29,7 @@ func TestCheckpointPastEndKilled(t *testing.T) {
 	}
 	seg := filepath.Join(dir, segName(1))
 	var ends []int64
-	if _, _, err := scanSegment(seg, 0, func(_ Result, p pos) error { ends = append(ends, p.Off); return nil }, 1); err != nil {
+	if _, err := scanSegmentAt(dir, 1, 0, func(_ Result, p pos) error { ends = append(ends, p.Off); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	// The tail is lost in the middle of the sixth record.

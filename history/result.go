@@ -63,6 +63,12 @@ type Result struct {
 	// read the same input with --shard agree on it.
 	Seq      uint64
 	ResultID string
+	// Through is the last input item (the Seq numbering) holding a span the
+	// verdict judged, and Spans how many spans it judged: for a trace
+	// assembled from OTLP spans, so that after a restart the watch command
+	// tells a span already judged from a late one. Zero for whole traces.
+	Through uint64
+	Spans   uint32
 }
 
 // Validate reports why r cannot be recorded.
@@ -87,8 +93,12 @@ func (r *Result) Validate() error {
 	return nil
 }
 
-// payloadVersion is the first byte of every record payload.
-const payloadVersion = 1
+// payloadVersion is the first byte of every record payload written: 2
+// adds Through and Spans after the strings. Version 1 payloads are read.
+const (
+	payloadVersion   = 2
+	payloadVersionV1 = 1
+)
 
 // appendPayload encodes r (already validated) after b.
 func appendPayload(b []byte, r *Result) []byte {
@@ -104,7 +114,8 @@ func appendPayload(b []byte, r *Result) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	return b
+	b = binary.AppendUvarint(b, r.Through)
+	return binary.AppendUvarint(b, uint64(r.Spans))
 }
 
 // DecodeError is a record payload that does not decode.
@@ -120,7 +131,8 @@ func decodePayload(p []byte) (Result, error) {
 	if len(p) < 10 {
 		return bad("short payload")
 	}
-	if p[0] != payloadVersion {
+	version := p[0]
+	if version != payloadVersion && version != payloadVersionV1 {
 		return bad(fmt.Sprintf("payload version %d", p[0]))
 	}
 	r.Status = Status(p[1])
@@ -145,6 +157,18 @@ func decodePayload(p []byte) (Result, error) {
 		}
 		*dst = string(p[n : n+int(l)])
 		p = p[n+int(l):]
+	}
+	if version >= 2 {
+		if r.Through, n = binary.Uvarint(p); n <= 0 {
+			return bad("through")
+		}
+		p = p[n:]
+		spans, n := binary.Uvarint(p)
+		if n <= 0 || spans > math.MaxUint32 {
+			return bad("spans")
+		}
+		r.Spans = uint32(spans)
+		p = p[n:]
 	}
 	if len(p) != 0 {
 		return bad("trailing bytes")

@@ -47,7 +47,18 @@ type series struct {
 	started bool
 }
 
-// at returns the summary of window w, inserting it in order.
+// lateWindows bounds how far back a window a key does not hold is
+// inserted: among its newest lateWindows windows. A result for an older
+// window the key does not hold is late (at returns nil): counted in
+// Dropped, not summarized. Inserting it would move every newer window in
+// memory (up to MaxWindows × 152 bytes), and a log ordered against its
+// windows (a crafted state dir, or time windows over traces read far out
+// of order) would cost that for each record. Results of one input, read
+// in order, are at most a window or two out of order (--jobs).
+const lateWindows = 256
+
+// at returns the summary of window w, inserting it in order; nil when w
+// is late (lateWindows).
 func (s *series) at(w int64) *Summary {
 	if n := len(s.Windows); n > 0 && s.Windows[n-1].Window == w {
 		return &s.Windows[n-1]
@@ -62,7 +73,27 @@ func (s *series) at(w int64) *Summary {
 		return 0
 	})
 	if !found {
+		if len(s.Windows)-i > lateWindows {
+			return nil
+		}
 		s.Windows = slices.Insert(s.Windows, i, Summary{Window: w})
+	}
+	return &s.Windows[i]
+}
+
+// find returns the summary of window w, or nil when it is not held.
+func (s *series) find(w int64) *Summary {
+	i, found := slices.BinarySearchFunc(s.Windows, w, func(x Summary, w int64) int {
+		switch {
+		case x.Window < w:
+			return -1
+		case x.Window > w:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		return nil
 	}
 	return &s.Windows[i]
 }
@@ -82,27 +113,40 @@ func (s *series) observe(r *Result) {
 }
 
 // bound drops windows beyond max, the oldest after the baseline span first:
-// the baseline stays what it was.
+// the baseline stays what it was. When the windows after the span are all
+// gone but the last, the oldest windows go. One pass: the span is found
+// once (dropping a window after it leaves it as it is), and the windows are
+// cut with one move each: dropping one window at a time, each time finding
+// the span again, is quadratic in the windows of a merged or hostile dir.
 func (s *series) bound(max int, baselineN int) {
-	for len(s.Windows) > max {
-		var n uint64
-		k := 0
-		for k < len(s.Windows)-1 {
-			n += s.Windows[k].Scored()
-			k++
-			if n >= uint64(baselineN) {
-				break
-			}
-		}
-		if k >= len(s.Windows)-1 {
-			k = 0
-		}
-		s.Windows = slices.Delete(s.Windows, k, k+1)
-		s.Dropped++
+	n := len(s.Windows)
+	excess := n - max
+	if excess <= 0 {
+		return
 	}
+	// k: the end of the baseline span, the first windows holding
+	// baselineN scored results; the last window is never part of it.
+	var scored uint64
+	k := 0
+	for k < n-1 {
+		scored += s.Windows[k].Scored()
+		k++
+		if scored >= uint64(baselineN) {
+			break
+		}
+	}
+	after := 0 // windows dropped after the span
+	if k < n-1 {
+		after = min(excess, n-1-k)
+	}
+	w := slices.Delete(s.Windows, k, k+after)
+	s.Windows = slices.Delete(w, 0, excess-after)
+	s.Dropped += uint64(excess)
 }
 
-// merge adds o's windows and identity into s.
+// merge adds o's windows and identity into s, in one pass over both
+// (each in window order): inserting o's windows one at a time moved s's
+// windows each time, quadratic in the windows of a merge.
 func (s *series) merge(o *series) {
 	if s.Type == "" || (o.Type != "" && o.Type < s.Type) {
 		s.Type = o.Type
@@ -112,9 +156,25 @@ func (s *series) merge(o *series) {
 	}
 	s.Arrivals += o.Arrivals
 	s.Dropped += o.Dropped
-	for i := range o.Windows {
-		s.at(o.Windows[i].Window).Merge(&o.Windows[i])
+	if len(o.Windows) == 0 {
+		return
 	}
+	a, b := s.Windows, o.Windows
+	out := make([]Summary, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].Window < b[0].Window:
+			out, a = append(out, a[0]), a[1:]
+		case a[0].Window > b[0].Window:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			m := a[0]
+			m.Merge(&b[0])
+			out, a, b = append(out, m), a[1:], b[1:]
+		}
+	}
+	out = append(append(out, a...), b...)
+	s.Windows = out
 }
 
 // windowOf places a result in a window (doc.go, "Windows").

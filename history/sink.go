@@ -5,10 +5,13 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+
+	"attest-engine/safedir"
 )
 
 // emit hands alerts to every configured sink. It never blocks on the
@@ -43,6 +46,9 @@ func (s *Store) writeAlertLine(line []byte) {
 	}
 }
 
+// alertFile is the state dir's alert file.
+const alertFile = "alerts.ndjson"
+
 // maxAlertLine bounds where a torn alert line is looked for: an alert's
 // line is far shorter (its strings are bounded by MaxField).
 const maxAlertLine = 1 << 20
@@ -59,8 +65,23 @@ const maxAlertLine = 1 << 20
 // waits for a reader, holding the store's lock, and with it every result
 // recorded: the engine would stop. OnAlert and the webhook stream alerts
 // without that.
-func openAlertFile(path string) (*os.File, int64, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+//
+// The default, the state dir's alerts.ndjson (path ""), is opened through
+// d: a link there is refused, never followed, and so is anything but a
+// regular file with one link. Options.AlertFile is a path the caller
+// chose, opened as named.
+func openAlertFile(d *safedir.Dir, path string) (*os.File, int64, error) {
+	var f *os.File
+	var err error
+	if path == "" {
+		path = d.Join(alertFile)
+		f, err = d.OpenFile(alertFile, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	} else {
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	}
+	if errors.Is(err, safedir.ErrNotRegular) {
+		err = fmt.Errorf("%s is not a regular file (a named pipe? writes to it would wait for its reader, and stop the store: stream alerts with the webhook instead)", path)
+	}
 	if err != nil {
 		return nil, 0, err
 	}

@@ -7,14 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"attest-engine/atomicfile"
+	"attest-engine/safedir"
 )
 
 const (
@@ -84,16 +84,14 @@ type snapshot struct {
 var errTorn = errors.New("not whole (cut short by a power loss?)")
 
 // readSnapshot returns nil, nil when dir has none yet, and an error
-// wrapping errTorn for a file that is not whole JSON.
-func readSnapshot(dir string, limit int64) (*snapshot, error) {
-	path := filepath.Join(dir, snapshotFile)
-	if err := regular(path); errors.Is(err, os.ErrNotExist) {
+// wrapping errTorn for a file that is not whole JSON. It decodes the file
+// as a stream within lim (decodeSnapshot).
+func readSnapshot(d *safedir.Dir, limit int64, lim snapLimits) (*snapshot, error) {
+	path := d.Join(snapshotFile)
+	f, err := d.Open(snapshotFile)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	defer f.Close()
@@ -106,9 +104,8 @@ func readSnapshot(dir string, limit int64) (*snapshot, error) {
 		// short, and Open would rebuild it and lose what it holds.
 		return nil, fmt.Errorf("history: %s: %d bytes, more than the %d a store with these bounds writes", path, fi.Size(), limit)
 	}
-	var snap snapshot
-	dec := json.NewDecoder(io.LimitReader(f, limit))
-	if err := dec.Decode(&snap); err != nil {
+	snap, err := decodeSnapshot(io.LimitReader(f, limit), lim)
+	if err != nil {
 		var syn *json.SyntaxError
 		switch {
 		case fi.Size() == 0:
@@ -127,32 +124,7 @@ func readSnapshot(dir string, limit int64) (*snapshot, error) {
 	if snap.Keys == nil {
 		snap.Keys = map[string]*series{}
 	}
-	for k, sr := range snap.Keys {
-		if sr == nil {
-			delete(snap.Keys, k)
-			continue
-		}
-		for i := 1; i < len(sr.Windows); i++ {
-			if sr.Windows[i].Window <= sr.Windows[i-1].Window {
-				return nil, fmt.Errorf("history: %s: windows of %q out of order", path, k)
-			}
-		}
-	}
-	return &snap, nil
-}
-
-// regular checks, before a file of a state dir is opened to be read, that
-// it is a regular file: a named pipe's open would wait for a writer, for
-// good (a dir handed to Merge may come from anywhere).
-func regular(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("history: %s is not a regular file", path)
-	}
-	return nil
+	return snap, nil
 }
 
 // removeTempSnapshots removes the temporary files of summaries writes that a
@@ -161,28 +133,28 @@ func regular(path string) error {
 // holder of the dir's lock calls it, so no write is in flight. Before
 // package atomicfile the temporary files were named summaries.json.tmp and
 // digits: a dir of that time may still hold one.
-func removeTempSnapshots(dir string) error {
-	if err := atomicfile.RemoveTemps(filepath.Join(dir, snapshotFile)); err != nil {
+func removeTempSnapshots(d *safedir.Dir) error {
+	if err := d.RemoveTemps(snapshotFile); err != nil {
 		return err
 	}
-	ents, err := os.ReadDir(dir)
+	names, err := d.Names()
 	if err != nil {
 		return err
 	}
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), snapshotFile+".tmp") {
+	for _, name := range names {
+		if !strings.HasPrefix(name, snapshotFile+".tmp") {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := d.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
 	return nil
 }
 
-// replaceFile is atomicfile.Write; a test sees through it the fsync policy
-// each summaries write asks for.
-var replaceFile = atomicfile.Write
+// replaceFile is safedir's WriteFile; a test sees through it the fsync
+// policy each summaries write asks for.
+var replaceFile = (*safedir.Dir).WriteFile
 
 // writeSnapshot replaces dir's summaries file (package atomicfile): a crash
 // leaves the old file or the new one, never a mix. The file and the
@@ -192,8 +164,8 @@ var replaceFile = atomicfile.Write
 // of the removed segments with it, the store's history and not only its
 // last records. The writes are few (at creation, each roll, Close):
 // BenchmarkRollSummaries measures no difference beside the JSON.
-func writeSnapshot(dir string, snap *snapshot) error {
-	err := replaceFile(filepath.Join(dir, snapshotFile), 0o600, atomicfile.SyncAll, func(w io.Writer) error {
+func writeSnapshot(d *safedir.Dir, snap *snapshot) error {
+	err := replaceFile(d, snapshotFile, 0o600, atomicfile.SyncAll, func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(snap)
 	})
 	if err != nil {
@@ -233,7 +205,7 @@ func (s *Store) persist(c *capture) error {
 	if s.snapPause != nil {
 		s.snapPause()
 	}
-	if err := writeSnapshot(s.dir, &c.snap); err != nil {
+	if err := writeSnapshot(s.d, &c.snap); err != nil {
 		return err
 	}
 	s.written = c.gen
@@ -246,5 +218,5 @@ func (s *Store) writeSnapshotLocked() error {
 	defer s.snapMu.Unlock()
 	s.snapGen++
 	s.written = s.snapGen
-	return writeSnapshot(s.dir, &snapshot{Version: snapshotVersion, meta: s.meta, Keys: s.keys})
+	return writeSnapshot(s.d, &snapshot{Version: snapshotVersion, meta: s.meta, Keys: s.keys})
 }

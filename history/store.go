@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"attest-engine/safedir"
 )
 
 // Recovery reports what Open found.
@@ -22,9 +24,12 @@ type Recovery struct {
 	Records        int   // log records replayed after the snapshot
 	TruncatedBytes int64 // bytes of a torn tail cut from the last segment
 	TornReason     string
-	// Corrupt lists invalid frames inside sealed segments: those segments
-	// are left as they are and their later records skipped.
+	// Corrupt lists the corrupt runs of the segments replayed (where, why,
+	// how many bytes): the records after each were found again and
+	// replayed (doc.go, "Recovery"); the bytes are left as they are.
 	Corrupt []string
+	// SkippedBytes counts the bytes of those runs.
+	SkippedBytes int64
 	// SummariesRebuilt says why summaries.json was not whole (a power loss
 	// before its data reached the disk): the summaries were rebuilt from
 	// every log segment on disk. "" when it was read.
@@ -34,6 +39,7 @@ type Recovery struct {
 // Store is an open state dir. Its methods are safe for concurrent use.
 type Store struct {
 	dir    string
+	d      *safedir.Dir // dir, opened once: every file of it is opened through it
 	opts   Options
 	log    *wal
 	unlock func()
@@ -42,6 +48,9 @@ type Store struct {
 	meta      meta
 	keys      map[string]*series
 	overflow  uint64 // results of keys beyond MaxKeys
+	late      uint64 // results of windows too far back (lateWindows)
+	verdicts  *verdicts
+	dups      uint64 // results refused: their result id was held
 	rec       Recovery
 	alertF    *os.File
 	alertSize int64 // the alert file's length after its last whole line
@@ -66,20 +75,18 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	unlock, err := lockDir(dir)
+	d, err := openStateDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, opts: opts, unlock: unlock, keys: map[string]*series{}}
+	unlock := func() { d.Close() }
+	s := &Store{dir: dir, d: d, opts: opts, unlock: unlock, keys: map[string]*series{}}
 	if err := s.recover(); err != nil {
 		unlock()
 		return nil, err
 	}
 	if !opts.NoAlertFile {
-		if opts.AlertFile == "" {
-			opts.AlertFile = filepath.Join(dir, "alerts.ndjson")
-		}
-		f, size, err := openAlertFile(opts.AlertFile)
+		f, size, err := openAlertFile(d, opts.AlertFile)
 		if err != nil {
 			s.log.close()
 			unlock()
@@ -100,14 +107,37 @@ func (s *Store) windowing() windowing {
 	return windowing{Traces: int64(s.opts.WindowTraces)}
 }
 
+// openStateDir opens dir for a writer: it must be private to this user
+// (safedir.Private: no one else can plant files in it), and it is locked
+// (safedir.Lock, on the directory itself: one writer per dir).
+func openStateDir(dir string) (*safedir.Dir, error) {
+	d, err := safedir.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	if err := d.Private(); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("history: state dir %w", err)
+	}
+	if err := d.Lock(); err != nil {
+		d.Close()
+		if errors.Is(err, safedir.ErrLocked) {
+			return nil, fmt.Errorf("history: state dir %s is in use by another process", dir)
+		}
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	return d, nil
+}
+
 // recover loads the snapshot and replays the log after it.
 func (s *Store) recover() error {
-	if err := removeTempSnapshots(s.dir); err != nil {
+	if err := removeTempSnapshots(s.d); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
 	// A store reads what its own bounds let it write, and never less than
 	// the defaults allow.
-	snap, err := readSnapshot(s.dir, max(maxSnapshot, snapshotBound(s.opts.MaxKeys, s.opts.MaxWindows)))
+	lim := snapLimits{keys: max(DefaultMaxKeys, s.opts.MaxKeys), windows: max(DefaultMaxWindows, s.opts.MaxWindows)}
+	snap, err := readSnapshot(s.d, max(maxSnapshot, snapshotBound(lim.keys, lim.windows)), lim)
 	if errors.Is(err, errTorn) {
 		// Summaries not whole (doc.go, "Recovery"): rebuilt from every
 		// segment on disk, as for a new dir with a log.
@@ -123,7 +153,7 @@ func (s *Store) recover() error {
 		// A new dir: its identity and windowing are written at once, so
 		// that Merge can read any state dir, even one killed before Close.
 		snap = &snapshot{Version: snapshotVersion, meta: meta{ID: newDirID(s.dir), Window: s.windowing()}, Keys: map[string]*series{}}
-		if err := writeSnapshot(s.dir, snap); err != nil {
+		if err := writeSnapshot(s.d, snap); err != nil {
 			return err
 		}
 	} else if snap.Window != s.windowing() {
@@ -134,16 +164,21 @@ func (s *Store) recover() error {
 	for _, sr := range s.keys {
 		sr.bound(s.opts.MaxWindows, s.opts.Drift.BaselineN)
 	}
-	s.log = &wal{dir: s.dir, opts: logOptions{
+	s.log = &wal{dir: s.d, opts: logOptions{
 		sync: s.opts.Sync, syncEvery: s.opts.SyncEvery, segmentBytes: s.opts.SegmentBytes,
 		maxBytes: s.opts.MaxBytes, maxAge: s.opts.MaxAge, now: s.opts.Now,
 	}}
-	segs, err := listSegments(s.dir)
+	segs, err := listSegments(s.d)
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
+	if s.opts.Verdicts > 0 {
+		s.verdicts = newVerdicts(s.opts.Verdicts)
+		s.rebuildVerdicts(segs)
+	}
 	var lastSeg uint64 = max(1, s.meta.Checkpoint.Seg)
 	var lastSize int64
+	create := true // no segment to append to: create lastSeg
 	for i, n := range segs {
 		if n < s.meta.Checkpoint.Seg {
 			continue
@@ -152,37 +187,34 @@ func (s *Store) recover() error {
 		if n == s.meta.Checkpoint.Seg {
 			from = s.meta.Checkpoint.Off
 		}
-		path := filepath.Join(s.dir, segName(n))
-		end, bad, err := scanSegment(path, from, func(r Result, _ pos) error {
+		res, err := scanSegment(s.d, n, from, func(r Result, _ pos) error {
 			s.rec.Records++
 			s.apply(&r)
 			return nil
-		}, n)
+		})
 		if err != nil {
-			return fmt.Errorf("history: recover %s: %w", path, err)
+			return fmt.Errorf("history: recover %s: %w", s.d.Join(segName(n)), err)
 		}
-		lastSeg, lastSize = n, end
-		if bad == nil {
-			continue
+		s.noteCorrupt(n, res.skipped, "")
+		lastSeg, lastSize, create = n, res.end, false
+		switch {
+		case res.tail == nil:
+		case i < len(segs)-1:
+			// A sealed segment's bad tail is corruption, not a crash: left.
+			s.noteCorrupt(n, []skip{*res.tail}, " (the rest of the segment)")
+		case res.gaveUp:
+			// Not searched to its end: it may hold records. Left as it
+			// is, and the log goes on in a new segment.
+			s.noteCorrupt(n, []skip{*res.tail}, " (the rest of the segment, left as it is: the log goes on in the next one)")
+			lastSeg, lastSize, create = n+1, 0, true
+		default:
+			// The last segment's tail holds no valid frame: a record torn
+			// by a crash. It is cut (openActive) so the next record
+			// follows the last whole one.
+			s.rec.TruncatedBytes, s.rec.TornReason = res.tail.N, res.tail.Reason
 		}
-		if i < len(segs)-1 {
-			s.rec.Corrupt = append(s.rec.Corrupt, fmt.Sprintf("%s at offset %d: %s", segName(n), bad.Off, bad.Reason))
-			continue
-		}
-		// The last segment's tail: a record torn by a crash. Cut it so the
-		// next record follows the last whole one.
-		fi, err := os.Stat(path)
-		if err != nil {
-			return fmt.Errorf("history: %w", err)
-		}
-		if end > 0 {
-			if err := os.Truncate(path, end); err != nil {
-				return fmt.Errorf("history: cut torn tail: %w", err)
-			}
-		}
-		s.rec.TruncatedBytes, s.rec.TornReason = fi.Size()-max(end, 0), bad.Reason
 	}
-	if err := s.log.openActive(lastSeg, lastSize); err != nil {
+	if err := s.log.openActive(lastSeg, lastSize, create); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
 	if cp := s.meta.Checkpoint; cp.Seg == s.log.seg && cp.Off > s.log.size {
@@ -197,7 +229,10 @@ func (s *Store) recover() error {
 		}
 	}
 	if s.rec.Corrupt != nil {
-		s.opts.Logger.Warn("history: corrupt records in sealed log segments were skipped", "dir", s.dir, "where", s.rec.Corrupt)
+		s.opts.Logger.Warn("history: corrupt log frames were skipped; the valid frames after them were replayed", "dir", s.dir, "skipped_bytes", s.rec.SkippedBytes, "where", s.rec.Corrupt)
+	}
+	if s.rec.TruncatedBytes > 0 {
+		s.opts.Logger.Warn("history: a torn record was cut from the end of the log (a crash while it was written)", "dir", s.dir, "segment", segName(s.log.seg), "cut_bytes", s.rec.TruncatedBytes, "reason", s.rec.TornReason)
 	}
 	// Bring each key's live detector to where the windows are, without
 	// alerting again: alerts already raised were raised before the restart.
@@ -213,6 +248,14 @@ func (s *Store) recover() error {
 	return nil
 }
 
+// noteCorrupt reports corrupt runs of segment seg in Recovery.
+func (s *Store) noteCorrupt(seg uint64, runs []skip, what string) {
+	for _, k := range runs {
+		s.rec.Corrupt = append(s.rec.Corrupt, fmt.Sprintf("%s at offset %d: %s: %d bytes skipped%s", segName(seg), k.Off, k.Reason, k.N, what))
+		s.rec.SkippedBytes += k.N
+	}
+}
+
 // Recovery reports what Open found and repaired.
 func (s *Store) Recovery() Recovery { return s.rec }
 
@@ -220,8 +263,20 @@ func (s *Store) Recovery() Recovery { return s.rec }
 func (s *Store) Dir() string { return s.dir }
 
 // apply adds r to its key's summaries; it reports the series and window, or
-// nil when the key is beyond MaxKeys.
+// nil when the key is beyond MaxKeys or r is a duplicate (doc.go,
+// "Verdicts"). A verdict superseding one the index holds takes its place:
+// the old one is taken out of its window and r counted there.
 func (s *Store) apply(r *Result) (*series, int64) {
+	var old *verdict
+	if s.verdicts != nil {
+		switch adm, e := s.verdicts.admit(r); adm {
+		case admitDuplicate:
+			s.dups++
+			return nil, 0
+		case admitReplace:
+			old = e
+		}
+	}
 	sr := s.keys[r.Assertion]
 	if sr == nil {
 		if len(s.keys) >= s.opts.MaxKeys {
@@ -234,12 +289,56 @@ func (s *Store) apply(r *Result) (*series, int64) {
 		sr = &series{}
 		s.keys[r.Assertion] = sr
 	}
-	sr.Arrivals++
 	sr.observe(r)
-	w := windowOf(r, sr, int64(s.opts.WindowTraces), s.opts.WindowDuration, s.opts.Now)
-	sr.at(w).add(r.Status, r.Score)
+	var w int64
+	if old != nil && old.sr == sr {
+		w = old.window
+		if sum := sr.find(w); sum != nil {
+			sum.sub(old.status, old.score)
+		}
+	} else {
+		sr.Arrivals++
+		w = windowOf(r, sr, int64(s.opts.WindowTraces), s.opts.WindowDuration, s.opts.Now)
+	}
+	if sum := sr.at(w); sum != nil {
+		sum.add(r.Status, r.Score)
+	} else {
+		if s.late == 0 {
+			s.opts.Logger.Warn("history: a result came for a window older than its assertion's newest 256 that the store does not hold; such late results are logged but not summarized (counted in the series' dropped)",
+				"assertion", r.Assertion, "window", w)
+		}
+		s.late++
+		sr.Dropped++
+	}
 	sr.bound(s.opts.MaxWindows, s.opts.Drift.BaselineN)
+	s.remember(r, sr, w)
 	return sr, w
+}
+
+// remember puts r in the verdict index as its (trace, assertion)'s latest.
+func (s *Store) remember(r *Result, sr *series, w int64) {
+	if s.verdicts == nil || r.ResultID == "" {
+		return
+	}
+	s.verdicts.put(verdict{key: s.verdicts.keyOf(r), rid: s.verdicts.ridOf(r.ResultID), sr: sr, window: w,
+		score: r.Score, through: r.Through, spans: r.Spans, status: r.Status})
+}
+
+// index puts a record the summaries already hold (one before the
+// checkpoint) in the verdict index, in the window apply gave it.
+func (s *Store) index(r *Result) {
+	adm, old := s.verdicts.admit(r)
+	sr := s.keys[r.Assertion]
+	if adm == admitDuplicate || sr == nil {
+		return
+	}
+	w := int64(0)
+	if old != nil && old.sr == sr {
+		w = old.window
+	} else {
+		w = windowOf(r, sr, int64(s.opts.WindowTraces), s.opts.WindowDuration, s.opts.Now)
+	}
+	s.remember(r, sr, w)
 }
 
 // catchUp steps the key's live detector over the windows before w (the
@@ -303,6 +402,20 @@ func (s *Store) addLocked(rs []*Result) ([]Alert, *capture, error) {
 	}
 	if s.closed {
 		return nil, nil, ErrClosed
+	}
+	if s.verdicts != nil {
+		// A result id already held is not logged (nor counted, by apply).
+		kept := rs[:0:0]
+		for _, r := range rs {
+			if adm, _ := s.verdicts.admit(r); adm == admitDuplicate {
+				s.dups++
+				continue
+			}
+			kept = append(kept, r)
+		}
+		if rs = kept; len(rs) == 0 {
+			return nil, nil, nil
+		}
 	}
 	p, full, err := s.log.appendAll(rs)
 	if err != nil {

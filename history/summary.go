@@ -68,6 +68,24 @@ func (s *Summary) add(st Status, score float64) {
 	s.Hist[min(int(score*HistBins), HistBins-1)]++
 }
 
+// sub takes back one result add counted: a verdict superseded.
+func (s *Summary) sub(st Status, score float64) {
+	var o Summary
+	o.add(st, score)
+	s.Passes -= o.Passes
+	s.Fails -= o.Fails
+	s.Errors -= o.Errors
+	s.Skipped -= o.Skipped
+	s.Fractional -= o.Fractional
+	s.ScoreSum -= o.ScoreSum
+	var b uint64
+	s.ScoreSq[1], b = bits.Sub64(s.ScoreSq[1], o.ScoreSq[1], 0)
+	s.ScoreSq[0] -= o.ScoreSq[0] + b
+	for i := range s.Hist {
+		s.Hist[i] -= o.Hist[i]
+	}
+}
+
 // Merge adds o's counts to s (the windows are assumed equal).
 func (s *Summary) Merge(o *Summary) {
 	s.Passes += o.Passes

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"attest-engine/atomicfile"
+	"attest-engine/safedir"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -51,7 +52,7 @@ func TestTornSummaries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeN(t, dir, tornOptions(io.Discard), 0, n)
-			if segs, _ := listSegments(dir); len(segs) < 5 {
+			if segs, _ := listSegmentsAt(dir); len(segs) < 5 {
 				t.Fatalf("%d segments: the test wants the records spread over several", len(segs))
 			}
 			path := filepath.Join(dir, snapshotFile)
@@ -128,11 +129,11 @@ func TestTornSummariesReadOnly(t *testing.T) {
 // removals stayed.
 func TestSummariesSynced(t *testing.T) {
 	var asked []atomicfile.Sync
-	replaceFile = func(path string, perm fs.FileMode, sync atomicfile.Sync, write func(io.Writer) error) error {
+	replaceFile = func(d *safedir.Dir, name string, perm fs.FileMode, sync atomicfile.Sync, write func(io.Writer) error) error {
 		asked = append(asked, sync)
-		return atomicfile.Write(path, perm, sync, write)
+		return d.WriteFile(name, perm, sync, write)
 	}
-	defer func() { replaceFile = atomicfile.Write }()
+	defer func() { replaceFile = (*safedir.Dir).WriteFile }()
 	for _, policy := range []SyncPolicy{SyncNever, SyncInterval, SyncAlways} {
 		asked = nil
 		writeN(t, t.TempDir(), Options{Sync: policy, SegmentBytes: 4 << 10, NoAlertFile: true}, 0, 100)

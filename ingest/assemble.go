@@ -14,7 +14,7 @@ type Limits struct {
 	Bytes         int           // span bytes held over all open traces, Span.Size (default 32 MiB)
 	Grace         time.Duration // how long after its root span ends a trace stays open for late children (default 5s)
 	Idle          time.Duration // a trace with no new span for this long closes (default 60s)
-	Remember      int           // ids of closed traces remembered to refuse late spans (default 65,536)
+	Remember      int           // verdicts of closed traces remembered, to tell late spans (default 65,536)
 }
 
 // Defaults of Limits.
@@ -63,6 +63,19 @@ type Group struct {
 	Seq     uint64 // Seq of the trace's first span
 	// Incomplete: evicted, spans dropped, or closed before a root span ended.
 	Incomplete bool
+	// Through is the greatest Seq of its spans.
+	Through uint64
+	// Prior is the verdict this one supersedes: the trace was evaluated
+	// before and spans came after (settle.go). Nil for a first verdict.
+	Prior *Prior
+	// TooLate: spans came for a trace whose earlier spans are no longer
+	// held, so it cannot be evaluated again; Late of them. Spans holds
+	// only those; the verdict Prior stands, judged without them.
+	TooLate bool
+	Late    int
+	// Hold keeps the input items of the spans unsettled until the verdict
+	// is recorded (Hold.Done) and the spans are no longer kept for late ones.
+	Hold *Hold
 }
 
 type pending struct {
@@ -76,6 +89,9 @@ type pending struct {
 	elem     *list.Element       // in Assembler.lru
 	deadline int64               // root end + grace; 0 until rootEnd
 	ids      map[string]struct{} // span ids held: a re-delivered span is held once
+	through  uint64              // greatest Seq of its spans
+	prior    *Prior              // reopened from the settle cache: the verdict it had
+	hold     *Hold               // reopened: the hold its earlier spans' items are in
 }
 
 // Assembler groups spans by trace id. It is not safe for concurrent use.
@@ -87,16 +103,23 @@ type Assembler struct {
 	open       map[string]*pending
 	lru        *list.List // of *pending, least recently touched first
 	roots      []*pending // traces whose root ended, by deadline (times only grow)
-	bytes      int
+	bytes      int        // span bytes held, open and settling
 	closed     *recent
-	Late       int // spans refused because their trace had closed
+	settling   settleCache
+	Late       int // spans that came after their trace was closed
 	Duplicates int // spans refused because their trace already held that span id
+	// Known, when set, is asked for a trace's verdict that this assembler
+	// does not remember (one recorded before a restart).
+	Known func(traceID string) (Prior, bool)
+	// Settle, when set, gets the input items of spans done with (settle.go).
+	Settle func([]SeqCount)
 }
 
 // NewAssembler returns an Assembler with the given limits.
 func NewAssembler(lim Limits) *Assembler {
 	lim = lim.withDefaults()
-	return &Assembler{lim: lim, open: map[string]*pending{}, lru: list.New(), closed: newRecent(lim.Remember)}
+	return &Assembler{lim: lim, open: map[string]*pending{}, lru: list.New(), closed: newRecent(lim.Remember),
+		settling: newSettleCache()}
 }
 
 // Open is the number of traces being assembled.
@@ -106,32 +129,44 @@ func (a *Assembler) Open() int { return len(a.open) }
 func (a *Assembler) Add(spans []Span, now int64) []Group {
 	var out []Group
 	for _, sp := range spans {
-		if a.closed.has(sp.TraceID) {
-			a.Late++
-			continue
-		}
 		p := a.open[sp.TraceID]
 		if p == nil {
-			for len(a.open) >= a.lim.OpenTraces {
-				out = append(out, a.close(a.lru.Front().Value.(*pending), ClosedEvicted))
+			if s := a.settling.get(sp.TraceID); s != nil {
+				if _, dup := s.p.ids[sp.SpanID]; dup {
+					a.Duplicates++ // sent again after its trace closed
+					a.settle(sp.Seq)
+					continue
+				}
+				a.Late++
+				p = a.reopen(s, now)
+			} else {
+				if a.closed.has(sp.TraceID) {
+					a.Late++ // its trace closed and its spans are gone: evaluated as too late (settle.go)
+				}
+				for len(a.open) >= a.lim.OpenTraces {
+					out = a.emit(out, a.close(a.lru.Front().Value.(*pending), ClosedEvicted, now))
+				}
+				p = &pending{id: sp.TraceID, seq: sp.Seq, ids: map[string]struct{}{}}
+				p.elem = a.lru.PushBack(p)
+				a.open[sp.TraceID] = p
 			}
-			p = &pending{id: sp.TraceID, seq: sp.Seq, ids: map[string]struct{}{}}
-			p.elem = a.lru.PushBack(p)
-			a.open[sp.TraceID] = p
 		} else {
 			a.lru.MoveToBack(p.elem)
 		}
 		p.last = now
 		if _, dup := p.ids[sp.SpanID]; dup {
 			a.Duplicates++ // at-least-once delivery sent it again
+			a.settle(sp.Seq)
 			continue
 		}
 		if len(p.spans) >= a.lim.SpansPerTrace {
 			p.dropped++
+			a.settle(sp.Seq)
 			continue
 		}
 		p.spans = append(p.spans, sp)
 		p.ids[sp.SpanID] = struct{}{}
+		p.through = max(p.through, sp.Seq)
 		p.bytes += sp.Size
 		a.bytes += sp.Size
 		if sp.ParentID == "" && !p.rootEnd {
@@ -139,9 +174,12 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			p.deadline = now + int64(a.lim.Grace)
 			a.roots = append(a.roots, p)
 		}
+		for a.bytes > a.lim.Bytes && a.settling.len() > 0 {
+			a.settling.drop(a) // the oldest verdict's spans first: no trace is cut for them
+		}
 		for a.bytes > a.lim.Bytes && a.lru.Len() > 0 {
 			victim := a.lru.Front().Value.(*pending)
-			out = append(out, a.close(victim, ClosedEvicted))
+			out = a.emit(out, a.close(victim, ClosedEvicted, now))
 		}
 	}
 	return out
@@ -154,7 +192,7 @@ func (a *Assembler) Tick(now int64) []Group {
 		p := a.roots[0]
 		a.roots = a.roots[1:]
 		if a.open[p.id] == p {
-			out = append(out, a.close(p, ClosedRoot))
+			out = a.emit(out, a.close(p, ClosedRoot, now))
 		}
 	}
 	for a.lru.Len() > 0 {
@@ -162,8 +200,9 @@ func (a *Assembler) Tick(now int64) []Group {
 		if p.last+int64(a.lim.Idle) > now {
 			break
 		}
-		out = append(out, a.close(p, ClosedIdle))
+		out = a.emit(out, a.close(p, ClosedIdle, now))
 	}
+	a.settling.expire(a, now)
 	return out
 }
 
@@ -171,17 +210,29 @@ func (a *Assembler) Tick(now int64) []Group {
 func (a *Assembler) Flush() []Group {
 	var out []Group
 	for a.lru.Len() > 0 {
-		out = append(out, a.close(a.lru.Front().Value.(*pending), ClosedFlush))
+		out = a.emit(out, a.close(a.lru.Front().Value.(*pending), ClosedFlush, 0))
 	}
 	a.roots = nil
+	for a.settling.len() > 0 {
+		a.settling.drop(a) // the input has ended: no span can come late
+	}
 	return out
 }
 
-func (a *Assembler) close(p *pending, reason string) Group {
+// emit appends g when there is one to evaluate.
+func (a *Assembler) emit(out []Group, g *Group) []Group {
+	if g != nil {
+		out = append(out, *g)
+	}
+	return out
+}
+
+// close takes p out of the open traces and decides what becomes of it
+// (settle.go): a group to evaluate, or nil.
+func (a *Assembler) close(p *pending, reason string, now int64) *Group {
 	a.lru.Remove(p.elem)
 	delete(a.open, p.id)
 	a.bytes -= p.bytes
-	a.closed.add(p.id)
 	if reason != ClosedRoot && len(a.roots) > 0 && a.roots[0] == p {
 		a.roots = a.roots[1:]
 	}
@@ -189,9 +240,11 @@ func (a *Assembler) close(p *pending, reason string) Group {
 		a.compactRoots()
 	}
 	incomplete := reason == ClosedEvicted || p.dropped > 0 || !p.rootEnd
-	g := Group{TraceID: p.id, Spans: p.spans, Reason: reason, Dropped: p.dropped, Incomplete: incomplete, Seq: p.seq}
+	g := Group{TraceID: p.id, Spans: p.spans, Reason: reason, Dropped: p.dropped, Incomplete: incomplete, Seq: p.seq,
+		Through: p.through}
+	out := a.decide(p, g, now)
 	p.spans, p.ids = nil, nil // a stale entry in roots must not keep them alive
-	return g
+	return out
 }
 
 // compactRoots drops the entries of closed traces from roots, keeping the
@@ -210,19 +263,26 @@ func (a *Assembler) compactRoots() {
 	a.roots = live
 }
 
-// recent is a bounded set of trace ids, oldest forgotten first.
+// recent remembers the verdicts of the last closed traces, oldest
+// forgotten first.
 type recent struct {
 	max  int
-	set  map[string]struct{}
+	set  map[string]Prior
 	ring []string
 	next int
 }
 
-func newRecent(max int) *recent { return &recent{max: max, set: map[string]struct{}{}} }
+func newRecent(max int) *recent { return &recent{max: max, set: map[string]Prior{}} }
 
 func (r *recent) has(id string) bool { _, ok := r.set[id]; return ok }
 
-func (r *recent) add(id string) {
+func (r *recent) get(id string) (Prior, bool) { p, ok := r.set[id]; return p, ok }
+
+func (r *recent) add(id string, p Prior) {
+	if _, ok := r.set[id]; ok {
+		r.set[id] = p
+		return
+	}
 	if len(r.ring) < r.max {
 		r.ring = append(r.ring, id)
 	} else {
@@ -230,5 +290,5 @@ func (r *recent) add(id string) {
 		r.ring[r.next] = id
 		r.next = (r.next + 1) % r.max
 	}
-	r.set[id] = struct{}{}
+	r.set[id] = p
 }

@@ -37,7 +37,7 @@ func attrMap(list []byte, depth int) (map[string]any, error) {
 		}
 		v, err := anyValue(value, depth+1)
 		if err != nil {
-			return fmt.Errorf("attribute %s: %w", clip(strconv.Quote(key)), err)
+			return fmt.Errorf("attribute %s: %w", clipped(strconv.Quote(key)), err)
 		}
 		if m == nil {
 			m = map[string]any{}

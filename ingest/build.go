@@ -40,6 +40,21 @@ type Trace struct {
 	// (Item.Seq): every process reading the same input agrees on it,
 	// whatever its shard or sample.
 	Seq uint64
+	// Through and Spans: for a trace assembled from spans, the greatest Seq
+	// of its spans and how many spans its verdict judges (Prior.Spans plus
+	// Late for one TooLate).
+	Through uint64
+	Spans   int
+	// Prior is the verdict this trace's supersedes (settle.go); nil for a
+	// first verdict.
+	Prior *Prior
+	// TooLate: Late spans came after the verdict Prior, when the trace's
+	// earlier spans were no longer held: nothing is evaluated (Value is
+	// nil), the verdict stands, and its lines say so.
+	TooLate bool
+	Late    int
+	// Hold is released (Done) once the trace's verdict is recorded.
+	Hold *Hold
 }
 
 // Mapper turns assembled span groups into Attest traces. It is safe for

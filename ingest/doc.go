@@ -8,7 +8,7 @@
 //
 // # Input
 //
-// [Reader] reads NDJSON lines of at most [MaxLineBytes]; a longer line is
+// [Reader] reads NDJSON lines of at most trace.MaxLineBytes; a longer line is
 // read to its end without being held whole and becomes an error item,
 // named (Trace.Digest) by its length and its first bytes, up to the bound. With
 // [FormatAuto] a line whose first member is "resourceSpans" is OTLP/JSON,

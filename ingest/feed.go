@@ -34,7 +34,7 @@ func NewFeed(lim Limits, warn *Warnings, clock func() int64) *Feed {
 // Open is the number of traces being assembled.
 func (f *Feed) Open() int { return f.asm.Open() }
 
-// Late is the number of spans refused because their trace had closed.
+// Late is the number of spans that came after their trace had closed.
 func (f *Feed) Late() int { return f.asm.Late }
 
 // Duplicates is the number of spans refused as re-deliveries.
@@ -55,6 +55,7 @@ func (f *Feed) Add(it Item) {
 	if it.Trace != nil {
 		t := *it.Trace
 		t.Seq = it.Seq
+		t.Hold = NewHold(it.Seq, f.asm.Settle)
 		f.ready = append(f.ready, readyTrace{trace: &t})
 		return
 	}
@@ -100,5 +101,26 @@ func (f *Feed) Next() (Trace, bool) {
 	if r.trace != nil {
 		return *r.trace, true
 	}
-	return f.mp.Trace(r.group), true
+	g := r.group
+	if g.TooLate {
+		return Trace{ID: g.TraceID, Format: FormatOTLP, Seq: g.Seq, Through: g.Through, Spans: g.Prior.Spans + g.Late,
+			Prior: g.Prior, TooLate: true, Late: g.Late, Hold: g.Hold}, true
+	}
+	t := f.mp.Trace(g)
+	t.Through, t.Spans, t.Prior, t.Hold = g.Through, len(g.Spans), g.Prior, g.Hold
+	return t, true
 }
+
+// OnSettle sets the function told of input items whose spans are done
+// with (Hold); for a whole trace, once its Hold is Done.
+func (f *Feed) OnSettle(fn func([]SeqCount)) { f.asm.Settle = fn }
+
+// KnownBy sets where the assembler looks up a trace's verdict it does not
+// remember itself (one recorded before a restart).
+func (f *Feed) KnownBy(fn func(traceID string) (Prior, bool)) { f.asm.Known = fn }
+
+// Mark is the event-time watermark: the latest span end read.
+func (f *Feed) Mark() int64 { return f.mark }
+
+// SetMark restores the watermark of a resumed input (its checkpoint).
+func (f *Feed) SetMark(m int64) { f.mark = m }

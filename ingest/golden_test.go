@@ -29,6 +29,9 @@ type goldenTrace struct {
 	Incomplete      bool           `json:"incomplete,omitempty"`
 	ContentCaptured bool           `json:"content_captured"`
 	Error           string         `json:"error,omitempty"`
+	Prior           *Prior         `json:"supersedes,omitempty"` // the verdict it supersedes
+	TooLate         bool           `json:"too_late,omitempty"`
+	Late            int            `json:"late,omitempty"`
 	Value           map[string]any `json:"value,omitempty"`
 }
 
@@ -38,7 +41,6 @@ type golden struct {
 	Late     int           `json:"late_spans,omitempty"`
 }
 
-// run reads a whole input with event time, as a replay does.
 // take takes every trace the feed has ready.
 func take(f *Feed) []Trace {
 	var out []Trace
@@ -48,12 +50,14 @@ func take(f *Feed) []Trace {
 	return out
 }
 
+// run reads a whole input with event time, as a replay does.
 func run(t testing.TB, input []byte, lim Limits) golden {
 	var g golden
 	warn := &Warnings{Func: func(msg string) { g.Warnings = append(g.Warnings, msg) }}
 	feed := NewFeed(lim, warn, nil)
 	var traces []Trace
-	for _, it := range readAll(t, bytes.NewReader(input), 0) {
+	for i, it := range readAll(t, bytes.NewReader(input), 0) {
+		it.Seq = uint64(i + 1) // as the watch command numbers its items
 		feed.Add(it)
 		traces = append(traces, take(feed)...)
 	}
@@ -70,9 +74,12 @@ func run(t testing.TB, input []byte, lim Limits) golden {
 				t.Errorf("trace %s: AgentID %q, agent_id %q", tr.ID, tr.AgentID, agent)
 			}
 		}
-		gt := goldenTrace{ID: tr.ID, Format: tr.Format, Incomplete: tr.Incomplete, ContentCaptured: tr.ContentCaptured, Value: value}
+		gt := goldenTrace{ID: tr.ID, Format: tr.Format, Incomplete: tr.Incomplete, ContentCaptured: tr.ContentCaptured, Value: value,
+			Prior: tr.Prior, TooLate: tr.TooLate, Late: tr.Late}
 		if tr.Err != nil {
 			gt.Error = tr.Err.Error()
+		} else if tr.TooLate {
+			// nothing evaluated: no value
 		} else if _, verr := trace.Validate(value, trace.Options{Strict: true}); verr != nil {
 			t.Errorf("trace %s fails spec §7 validation: %v", tr.ID, verr)
 		}

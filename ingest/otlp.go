@@ -12,7 +12,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"attest-engine/clip"
 )
 
 // Span is one OTLP span, normalized: ids as lower-case hex, times in
@@ -66,7 +67,7 @@ func (u *wireUint) UnmarshalJSON(b []byte) error {
 	}
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return fmt.Errorf("time %s is not an unsigned 64-bit integer", clip(string(b)))
+		return fmt.Errorf("time %s is not an unsigned 64-bit integer", clipped(string(b)))
 	}
 	*u = wireUint(n)
 	return nil
@@ -81,7 +82,7 @@ type wireInt string
 func (i *wireInt) UnmarshalJSON(b []byte) error {
 	n, err := strconv.ParseInt(strings.Trim(string(b), `"`), 10, 64)
 	if err != nil {
-		return fmt.Errorf("intValue %s is not a 64-bit integer", clip(string(b)))
+		return fmt.Errorf("intValue %s is not a 64-bit integer", clipped(string(b)))
 	}
 	*i = wireInt(strconv.FormatInt(n, 10))
 	return nil
@@ -337,19 +338,11 @@ func decodeID(s string, n int, field string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("%s %s is neither %d hex digits nor base64 of %d bytes", field, clip(strconv.Quote(s)), 2*n, n)
+	return "", fmt.Errorf("%s %s is neither %d hex digits nor base64 of %d bytes", field, clipped(strconv.Quote(s)), 2*n, n)
 }
 
 func allZero(b []byte) bool { return len(bytes.Trim(b, "\x00")) == 0 }
 
-// clip shortens text quoted in an error message, at a character's start.
-func clip(s string) string {
-	if len(s) > 80 {
-		i := 77
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		return s[:i] + "..."
-	}
-	return s
-}
+// clipped is text quoted in an error message: at most 80 bytes (package
+// clip).
+func clipped(s string) string { return clip.String(s, 80) }

@@ -167,7 +167,7 @@ func resourceService(b []byte) (string, error) {
 			case errors.Is(err, errDepth):
 				deep = true
 			case err != nil:
-				return "", fmt.Errorf("attribute %s: %v", clip(strconv.Quote(pbString(key))), err)
+				return "", fmt.Errorf("attribute %s: %v", clipped(strconv.Quote(pbString(key))), err)
 			case isService:
 				service = v
 			}

@@ -132,7 +132,7 @@ func attrMapProto(r msg, num uint32, s schema, n, depth int, build bool) (map[st
 		}
 		v, err := value(val, depth+1, build)
 		if err != nil {
-			return nil, fmt.Errorf("attribute %s: %w", clip(strconv.Quote(pbString(key))), err)
+			return nil, fmt.Errorf("attribute %s: %w", clipped(strconv.Quote(pbString(key))), err)
 		}
 		if build {
 			m[pbString(key)] = v

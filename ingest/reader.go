@@ -17,10 +17,6 @@ import (
 	"attest-engine/trace"
 )
 
-// MaxLineBytes bounds one input line: spec §7's 10 MiB trace limit plus
-// room, as the engine's request lines have.
-const MaxLineBytes = trace.MaxTraceBytes + 6<<20
-
 // Formats of input lines.
 const (
 	FormatAuto   = "auto"
@@ -59,7 +55,7 @@ type Reader struct {
 // NewReader reads lines of format (FormatAuto decides per line) from r.
 func NewReader(r io.Reader, format string, max int) *Reader {
 	if max <= 0 {
-		max = MaxLineBytes
+		max = trace.MaxLineBytes
 	}
 	return &Reader{r: bufio.NewReaderSize(r, 64<<10), format: format, max: max}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"attest-engine/clip"
 )
 
 // ValidationError lists the failing units of a validation, in the flat "basic" output structure
@@ -119,11 +121,7 @@ func display(v any, work *int) string {
 	const limit = 80
 	b := appendJSON(nil, v, limit+1, work)
 	if len(b) > limit {
-		cut := limit
-		for cut > 0 && !utf8.RuneStart(b[cut]) {
-			cut--
-		}
-		return string(b[:cut]) + "…"
+		return clip.String(string(b), limit)
 	}
 	return string(b)
 }

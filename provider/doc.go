@@ -16,7 +16,12 @@
 // jitter, honouring Retry-After, up to 3 attempts; other 4xx fail at once
 // with a detail saying what to fix (httpcall.go). Response bodies are read
 // through a size limit. An *Error never carries the API key: text quoted
-// from a provider is scrubbed of it and of anything shaped like a key.
+// from a provider is scrubbed of it and of anything shaped like a key. The
+// text of a successful reply (a judge's verdict, a simulated user's turn)
+// is scrubbed of the endpoint's key as it is read, before any caller caches,
+// answers or reports it, for a provider or gateway that echoes the key back.
+// Both find the key raw, percent- or JSON-escaped, and in base64 at any of
+// the three byte alignments (scrub.go).
 //
 // The result cache (cache.go) keeps judge verdicts and embedding vectors
 // under a hash of everything that affects them (CacheKey): in memory,

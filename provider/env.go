@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"attest-engine/clip"
 )
 
 // The variables users of the earlier engine set (../shared/sdk-compat.md,
@@ -40,7 +42,7 @@ func readProviderEnv(s *Settings, getenv func(string) string) providerEnv {
 	var env providerEnv
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
 	unusable := func(name, value, want, off string) string {
-		msg := fmt.Sprintf("%s %q is not usable: %s; %s", name, excerpt(value, 100), want, off)
+		msg := fmt.Sprintf("%s %q is not usable: %s; %s", name, clip.String(value, 100), want, off)
 		env.warnings = append(env.warnings, msg)
 		return msg + "."
 	}

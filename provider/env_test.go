@@ -71,6 +71,17 @@ func TestProviderEnvironment(t *testing.T) {
 			with(func(w *want) { w.Warning = "judge calls are bounded by --eval-timeout only" })},
 		{"judge timeout NaN", "NaN is not a number of seconds", env("ATTEST_JUDGE_TIMEOUT_S", "NaN"), Settings{},
 			with(func(w *want) { w.Warning = `"NaN" is not usable` })},
+		{"bad OPENAI_BASE_URL", "unusable: one warning, the OpenAI embedding and judge off, the judge falls to Anthropic", env("OPENAI_BASE_URL", "localhost:11434"), Settings{},
+			with(func(w *want) {
+				w.JudgeKind, w.JudgeModel, w.EmbedDefault, w.Usable = "anthropic", "claude-haiku-4-5", "", false
+				w.Warning = `OPENAI_BASE_URL is not usable ("localhost:11434" is not an http(s) URL): the openai provider it names is off`
+			})},
+		{"bad ANTHROPIC_BASE_URL", "unusable: one warning, though OpenAI is chosen", env("ANTHROPIC_BASE_URL", "ftp://x"), Settings{},
+			with(func(w *want) {
+				w.Warning = `ANTHROPIC_BASE_URL is not usable ("ftp://x" is not an http(s) URL): the anthropic provider it names is off`
+			})},
+		{"bad OPENAI_BASE_URL, config wins", "base_url in the config file: the variable is not read, no warning", env("OPENAI_BASE_URL", "localhost:11434"),
+			Settings{Embedding: Config{BaseURL: "http://e.example"}, Judge: Config{Provider: "openai", BaseURL: "http://j.example"}}, base},
 		{"judge timeout huge", "over a day is refused", env("ATTEST_JUDGE_TIMEOUT_S", "1e30"), Settings{},
 			with(func(w *want) { w.Warning = `"1e30" is not usable` })},
 	}

@@ -11,11 +11,11 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"attest-engine/clip"
 )
 
 // Limits of provider calls.
@@ -63,7 +63,8 @@ type provRequest struct {
 
 // post sends r and decodes a 2xx reply with decode. A reply that does not
 // decode is an error the engine does not retry; what it quotes of the reply (a refusal)
-// is key-scrubbed, as error bodies are.
+// is key-scrubbed, as error bodies are. A reply that decodes is scrubbed of
+// the endpoint's key too (scrubReply), before the caller caches or shows it.
 func post[T any](ctx context.Context, r provRequest, decode func([]byte) (T, Usage, error)) (T, Usage, error) {
 	var zero T
 	body, err := r.ep.http.do(ctx, r)
@@ -74,7 +75,7 @@ func post[T any](ctx context.Context, r provRequest, decode func([]byte) (T, Usa
 	if err != nil {
 		return zero, Usage{}, &Error{Message: scrub(fmt.Sprintf("%s provider returned an invalid response: %v", r.what, err), r.ep.key), Detail: r.invalid}
 	}
-	return v, u, nil
+	return scrubReply(v, r.ep.key), u, nil
 }
 
 // do sends r, retrying 429, 5xx and network errors, and returns the body
@@ -219,21 +220,7 @@ func providerMessage(r provRequest, status int, body []byte) string {
 			msg = "unexpected status"
 		}
 	}
-	return excerpt(scrub(msg, r.ep.key), maxErrorText)
-}
-
-// keyLike matches API-key-shaped tokens that providers echo back in part
-// ("Incorrect API key provided: sk-abc***xyz").
-var keyLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(sk-|sk_|key-)[A-Za-z0-9_\-*]{4,}`) })
-
-// scrub removes the API key, and anything shaped like one, from text that
-// is about to be quoted in an error: keys never reach logs, errors or
-// explanations.
-func scrub(text, secret string) string {
-	if secret != "" {
-		text = strings.ReplaceAll(text, secret, "[redacted]")
-	}
-	return keyLike().ReplaceAllString(text, "${1}[redacted]")
+	return clip.String(scrub(msg, r.ep.key), maxErrorText)
 }
 
 // netErrText drops the "Post <url>:" prefix of a transport error.
@@ -284,15 +271,3 @@ func newHTTPClient() *http.Client {
 
 // idleConnsPerHost: idle connections kept per provider host.
 const idleConnsPerHost = 16
-
-// excerpt is s cut to at most limit bytes, on a UTF-8 boundary, marked "…".
-func excerpt(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}

@@ -9,6 +9,8 @@ import (
 	"math"
 	"net/http"
 	"strings"
+
+	"attest-engine/clip"
 )
 
 // openAIClient speaks the OpenAI API, which OpenAI and many servers share
@@ -166,7 +168,7 @@ func decodeOpenAIChat(body []byte) (string, Usage, error) {
 	case m.Content != nil:
 		return *m.Content, u, nil
 	case m.Refusal != nil:
-		return "", u, fmt.Errorf("the model refused: %s", excerpt(*m.Refusal, maxErrorText))
+		return "", u, fmt.Errorf("the model refused: %s", clip.String(*m.Refusal, maxErrorText))
 	}
 	return "", u, fmt.Errorf("the first choice has no content")
 }

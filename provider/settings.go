@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
+
+	"attest-engine/clip"
 )
 
 // Settings configures the embedding (layer 5) and judge (layer 6) providers. Its
@@ -114,6 +117,7 @@ type Endpoint struct {
 	keyEnv       string // the env var the key comes (or would come) from
 	explicitBase bool
 	broken       string        // why it cannot be used (a bad *_BASE_URL); "" if fine
+	envWarning   string        // the start-up warning for a bad *_BASE_URL variable; "" if none
 	model        string        // default model
 	timeout      time.Duration // per HTTP attempt (ATTEST_JUDGE_TIMEOUT_S); 0: the batch deadline only
 	http         *httpDoer
@@ -173,6 +177,7 @@ func New(s Settings) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.warnEnv(ep)
 	ep.model = orDefault(s.Embedding.Model, defaultEmbeddingModel)
 	p.embedder = ep
 	switch {
@@ -194,6 +199,7 @@ func New(s Settings) (*Client, error) {
 		if judge, err = resolveEndpoint(s.Judge.Provider, "judge", s.Judge, getenv, doer); err != nil {
 			return nil, err
 		}
+		p.warnEnv(judge)
 	case "":
 		// The first usable of OpenAI, then Anthropic; else OpenAI, to say what to set.
 		oa, err := resolveEndpoint("openai", "judge", s.Judge, getenv, doer)
@@ -204,6 +210,7 @@ func New(s Settings) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.warnEnv(oa, an)
 		judge = oa
 		if !oa.Usable() && an.Usable() {
 			judge = an
@@ -244,7 +251,7 @@ func New(s Settings) (*Client, error) {
 	}
 	p.cache, err = newResultCache(size, dir, maxDir)
 	if err != nil && s.CacheDir == "" {
-		p.warnings = append(p.warnings, fmt.Sprintf("%s %q is not usable (%v): results are cached in memory only", envCacheDir, excerpt(dir, 200), err))
+		p.warnings = append(p.warnings, fmt.Sprintf("%s %q is not usable (%v): results are cached in memory only", envCacheDir, clip.String(dir, 200), err))
 		p.cache, err = newResultCache(size, "", maxDir)
 	}
 	if err != nil {
@@ -291,12 +298,25 @@ func resolveEndpoint(kind, what string, c Config, getenv func(string) string, do
 		b, err := normalizeBase(getenv(baseVar))
 		if err != nil {
 			ep.broken = fmt.Sprintf("%s is not usable: %v.", baseVar, err)
+			ep.envWarning = fmt.Sprintf("%s is not usable (%v): the %s provider it names is off", baseVar, err, kind)
 		}
 		ep.base, ep.explicitBase = b, true
 	default:
 		ep.base = defBase
 	}
 	return ep, nil
+}
+
+// warnEnv adds the warning of each endpoint whose *_BASE_URL variable could
+// not be used, once per variable: the start-up log says so (the SDKs pass
+// the user's shell through), and the assertions that need the provider get
+// a 1002 that names it.
+func (p *Client) warnEnv(eps ...*Endpoint) {
+	for _, ep := range eps {
+		if ep.envWarning != "" && !slices.Contains(p.warnings, ep.envWarning) {
+			p.warnings = append(p.warnings, ep.envWarning)
+		}
+	}
 }
 
 // Why is what to configure to make an unusable endpoint usable: the detail

@@ -23,7 +23,11 @@
 // Text from traces and assertions is escaped for its format: XML escaping
 // (characters XML cannot hold become U+FFFD), and in the text report
 // control characters (Clean), so a report cannot drive the terminal that
-// shows it. The HTML page escapes through html/template's contexts, holds
-// no URL of any kind, and its Content-Security-Policy allows only its own
-// script and style sheet, by hash.
+// shows it. Bidirectional formatting characters (IsBidiControl) are never
+// written raw: shown as \uXXXX in text, JUnit and HTML, JSON escapes in
+// JSON (bidi.go), so a trace's text cannot reorder the report's own words.
+// The HTML page escapes through html/template's contexts, isolates each
+// data field shown inline in a <bdi>, holds no URL of any kind, and its
+// Content-Security-Policy allows only its own script and style sheet, by
+// hash.
 package report

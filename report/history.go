@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"attest-engine/clip"
 )
 
 // HistoryKey is one assertion key's history as the page draws it, from
@@ -21,13 +23,15 @@ type HistoryKey struct {
 	Alerts []string     // drift alerts' explanations, oldest first
 }
 
-// The history page's bounds: keys drawn (the others are listed by name),
-// alerts listed per key (the latest), bytes of an alert's text. A key's
-// charts are at most about 130 KiB (TrendChart's bound), its alerts 20 KiB
+// The history page's bounds: keys drawn, keys not drawn listed by name
+// (the rest counted), alerts listed per key (the latest), bytes of an
+// alert's text. A key's charts are at most about 130 KiB (TrendChart's
+// bound), its alerts 20 KiB escaped, a name listed at most 768 bytes
 // escaped, so a page stays under htmlMaxBytes, 32 MiB, whatever the text
-// (TestHistoryBound writes the worst case).
+// and however many keys (TestHistoryBound writes the worst case).
 const (
 	historyMaxKeys      = 200
+	historyMaxUnshown   = 1000
 	historyMaxAlerts    = 10
 	historyAlertTextMax = 400
 )
@@ -37,7 +41,9 @@ type historyPage struct {
 	Keys           []historyKey
 	NKeys, NAlerts int
 	Summary        string
-	Unshown        []string
+	Unshown        []string // the first historyMaxUnshown keys not drawn
+	NUnshown       int      // all the keys not drawn
+	NotListed      int      // those not in Unshown
 	CSS            template.CSS
 	Script         template.JS
 	CSP            string
@@ -74,17 +80,22 @@ func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
 	}
 	for i, k := range order {
 		p.NAlerts += len(k.Alerts)
-		name := line(k.Name, htmlNameMax)
 		if i >= historyMaxKeys {
-			p.Unshown = append(p.Unshown, name)
+			p.NUnshown++
+			if len(p.Unshown) < historyMaxUnshown {
+				p.Unshown = append(p.Unshown, line(k.Name, htmlNameMax))
+			} else {
+				p.NotListed++
+			}
 			continue
 		}
+		name := line(k.Name, htmlNameMax)
 		alerts := k.Alerts[max(0, len(k.Alerts)-historyMaxAlerts):]
 		hk := historyKey{Name: name, Type: line(k.Type, htmlNameMax), NAlerts: len(k.Alerts),
-			Trend:     TrendChart(clip(k.Name, 60)+": pass rate and mean score", k.Points),
+			Trend:     TrendChart(clip.String(k.Name, 60)+": pass rate and mean score", k.Points),
 			Histogram: Histogram("score histogram ("+strconv.Itoa(sum(k.Bins))+" results)", k.Bins)}
 		for _, a := range alerts {
-			hk.Alerts = append(hk.Alerts, text(clip(a, historyAlertTextMax)))
+			hk.Alerts = append(hk.Alerts, text(clip.String(a, historyAlertTextMax)))
 		}
 		hk.AlertCount = count(len(k.Alerts), "alert")
 		p.Keys = append(p.Keys, hk)
@@ -125,7 +136,7 @@ var historyTemplate = template.Must(template.Must(htmlTemplates.Clone()).New("hi
 </header>
 <main>
 {{range .Keys}}<section class="key">
-<h2>{{.Name}}{{if .Type}} <small>{{.Type}}</small>{{end}}{{if .NAlerts}} <span class="badge s-hard_fail">{{.AlertCount}}</span>{{end}}</h2>
+<h2><bdi>{{.Name}}</bdi>{{if .Type}} <small><bdi>{{.Type}}</bdi></small>{{end}}{{if .NAlerts}} <span class="badge s-hard_fail">{{.AlertCount}}</span>{{end}}</h2>
 <div class="charts">
 {{.Trend}}
 {{.Histogram}}
@@ -134,7 +145,8 @@ var historyTemplate = template.Must(template.Must(htmlTemplates.Clone()).New("hi
 {{range .Alerts}}<li><pre>{{.}}</pre></li>
 {{end}}</ul>
 {{end}}</section>
-{{end}}{{if .Unshown}}<details><summary>{{len .Unshown}} more keys, not drawn</summary><pre>{{range .Unshown}}{{.}}
+{{end}}{{if .NUnshown}}<details><summary>{{.NUnshown}} more keys, not drawn</summary><pre>{{range .Unshown}}<bdi>{{.}}</bdi>
+{{end}}{{if .NotListed}}… and {{.NotListed}} more, not listed
 {{end}}</pre></details>
 {{end}}</main>
 {{template "foot" .}}`))

@@ -41,7 +41,10 @@ func TestHistoryGolden(t *testing.T) {
 
 // TestHistoryBound draws more keys than the page holds, each with the most
 // windows a chart draws, every text at its length limit and made of the
-// character escaping lengthens most, and checks the stated htmlMaxBytes.
+// character escaping lengthens most, and 200,000 more keys not drawn, of
+// the longest such names, and checks the stated htmlMaxBytes. The list of
+// keys not drawn needs its own bound: 200,000 names listed make a page of
+// ~150 MB.
 func TestHistoryBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("draws hundreds of charts")
@@ -56,9 +59,12 @@ func TestHistoryBound(t *testing.T) {
 		for i := range alerts {
 			alerts[i] = worst(historyAlertTextMax + 100)
 		}
-		keys := make([]HistoryKey, historyMaxKeys+100)
+		keys := make([]HistoryKey, historyMaxKeys+100, historyMaxKeys+200_000)
 		for i := range keys {
 			keys[i] = HistoryKey{Name: worst(htmlNameMax) + strconv.Itoa(i), Type: worst(htmlNameMax), Points: points, Bins: make([]int, 10), Alerts: alerts}
+		}
+		for i := len(keys); i < cap(keys); i++ {
+			keys = append(keys, HistoryKey{Name: worst(htmlNameMax) + strconv.Itoa(i)})
 		}
 		var buf bytes.Buffer
 		if err := WriteHistory(&buf, keys, time.Time{}); err != nil {
@@ -71,6 +77,12 @@ func TestHistoryBound(t *testing.T) {
 		if n := strings.Count(buf.String(), `<section class="key">`); n != historyMaxKeys {
 			t.Errorf("%d keys drawn, want %d", n, historyMaxKeys)
 		}
+		notListed := len(keys) - historyMaxKeys - historyMaxUnshown
+		for _, want := range []string{strconv.Itoa(len(keys)-historyMaxKeys) + " more keys, not drawn", "… and " + strconv.Itoa(notListed) + " more, not listed"} {
+			if !strings.Contains(buf.String(), want) {
+				t.Errorf("the page lacks %q", want)
+			}
+		}
 		if err := checkHTMLPage(buf.String()); err != nil {
 			t.Error(err)
 		}
@@ -82,6 +94,7 @@ func TestHistoryBound(t *testing.T) {
 func FuzzHistoryHTML(f *testing.F) {
 	f.Add("refund_judge", "llm_judge", "2026-11-05", "pass rate dropped", 0.5, 0.7)
 	f.Add("<script>alert(1)</script>", "\" onload=\"x", "</title><script>", "javascript:alert(1)\u2028\xff", math.NaN(), math.Inf(1))
+	f.Add("key\u202e", "t\u2067", "w\u200f", "alert\u061c", 0.5, 0.5)
 	f.Fuzz(func(t *testing.T, name, typ, label, alert string, rate, mean float64) {
 		keys := []HistoryKey{{Name: name, Type: typ, Bins: []int{1, 2}, Alerts: []string{alert},
 			Points: []TrendPoint{{Label: label, PassRate: rate, MeanScore: mean, Alert: alert}, {Label: label, PassRate: mean, MeanScore: rate}}}}
@@ -91,6 +104,9 @@ func FuzzHistoryHTML(f *testing.F) {
 		}
 		if err := checkHTMLPage(buf.String()); err != nil {
 			t.Fatalf("%v\n%s", err, buf.String())
+		}
+		if r := rawBidi(buf.String()); r != 0 {
+			t.Fatalf("%U written raw", r)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"attest-engine/assert"
+	"attest-engine/clip"
 	"attest-engine/simulate"
 )
 
@@ -207,7 +208,7 @@ func (h *htmlReport) row(tr *Trace, st, types string) error {
 }
 
 func (h *htmlReport) End(tot *Totals) error {
-	p := htmlPage{Tot: tot, Cost: "$" + strconv.FormatFloat(finite(tot.Cost), 'f', -1, 64), Time: seconds(tot.DurationMS) + "s",
+	p := htmlPage{Tot: tot, Cost: dollars(tot.Cost), Time: seconds(tot.DurationMS) + "s",
 		Failed: template.HTML(h.failed.buf.String()), NFailed: h.failed.n,
 		Soft: template.HTML(h.soft.buf.String()), NSoft: h.soft.n,
 		Rows: template.HTML(h.rows.String()), NRows: h.nRows, Passed: h.passed, Over: h.over, Omitted: h.omitted,
@@ -250,7 +251,7 @@ func htmlResultOf(rec *Recorded, typ string) *htmlResult {
 		out.Label = "skipped"
 	}
 	if r.Cost != 0 {
-		out.Cost = "$" + strconv.FormatFloat(finite(r.Cost), 'f', -1, 64)
+		out.Cost = dollars(r.Cost)
 	}
 	if rec.Spec != "" {
 		out.Spec = text(rec.Spec)
@@ -290,14 +291,14 @@ func score(f float64) string {
 // line is one line of text from a trace: control characters and invalid
 // UTF-8 shown escaped (as in the text report), cut to n bytes.
 func line(s string, n int) string {
-	return clip(Clean(clip(s, n)), n)
+	return clip.String(Clean(clip.String(s, n)), n)
 }
 
 // text is text of several lines: each line as line does, the whole cut to
 // htmlTextMax bytes with a note of how much was left out.
 func text(s string) string {
 	orig := len(s)
-	s = clip(s, htmlTextMax)
+	s = clip.String(s, htmlTextMax)
 	var b strings.Builder
 	for i, l := range strings.Split(s, "\n") {
 		if i > 0 {
@@ -305,7 +306,7 @@ func text(s string) string {
 		}
 		b.WriteString(Clean(strings.TrimSuffix(l, "\r")))
 	}
-	out := clip(b.String(), htmlTextMax)
+	out := clip.String(b.String(), htmlTextMax)
 	if orig > htmlTextMax {
 		out += "\n[" + strconv.Itoa(orig-htmlTextMax) + " more bytes: see the JSON report]"
 	}

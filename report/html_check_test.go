@@ -20,7 +20,7 @@ var htmlAttributes = map[string]bool{}
 func init() {
 	for _, e := range strings.Fields(`html head meta title style body header h1 h2 span p section dl div dt dd small
 		svg rect line polyline circle path text table thead tbody tr th td label input select option output main
-		details summary b i code pre footer script ul li`) {
+		details summary b i bdi code pre footer script ul li`) {
 		htmlElements[e] = true
 	}
 	for _, a := range strings.Fields(`lang charset http-equiv content name class id open hidden data-status data-name

@@ -11,7 +11,13 @@ import (
 // What the templates are given. Every string from a trace or an assertion
 // goes through html/template's escaping for its context; only the charts
 // (svg.go, escaped there), the sections already executed by these
-// templates, and the constants below are trusted HTML.
+// templates, and the constants below are trusted HTML. Each such string
+// shown inline among the page's own words is inside its own <bdi> element,
+// so right-to-left text in a name cannot reorder the words around it;
+// table cells and longer texts (<pre>) are blocks of their own, which
+// the bidirectional algorithm isolates as it does every block.
+// Bidirectional formatting characters are shown escaped (Clean) wherever
+// they stand.
 type htmlPage struct {
 	Verdict, VerdictClass, Generated string
 	Tot                              *Totals
@@ -135,16 +141,16 @@ const htmlPageTemplate = `<!DOCTYPE html>
 {{end}}{{if not .Tot.Traces}}<p>No trace was evaluated.</p>
 {{end}}</main>
 {{template "foot" .}}{{define "trace"}}<details class="trace" open id="{{.ID}}" data-status="{{.Status}}" data-name="{{.Name}}">
-<summary><span class="badge s-{{.Status}}">{{.Status}}</span> <b class="name">{{.Name}}</b> <span class="sub">{{.Summary}} · {{.Duration}}</span></summary>
+<summary><span class="badge s-{{.Status}}">{{.Status}}</span> <b class="name"><bdi>{{.Name}}</bdi></b> <span class="sub">{{.Summary}} · {{.Duration}}</span></summary>
 {{with .Err}}<div class="r entry" data-status="error" data-types="{{.Filter}}">
-<p><span class="badge s-error">{{.ErrorType}}</span> <code>{{.Code}}</code>{{if .AssertionID}} assertion <b>{{.AssertionID}}</b>{{if .Type}} <i>{{.Type}}</i>{{end}}{{end}}</p>
+<p><span class="badge s-error">{{.ErrorType}}</span> <code>{{.Code}}</code>{{if .AssertionID}} assertion <b><bdi>{{.AssertionID}}</bdi></b>{{if .Type}} <i><bdi>{{.Type}}</bdi></i>{{end}}{{end}}</p>
 <pre>{{.Message}}</pre>
 {{if .Detail}}<p class="fix">fix:</p><pre>{{.Detail}}</pre>
 {{end}}</div>
 {{end}}{{.Body}}{{if .Hidden}}<p class="warn">{{.Hidden}} more results not shown: the report's size bound was reached. The JSON report has them all.</p>
 {{end}}</details>
 {{end}}{{define "result"}}<details class="r" data-status="{{.Status}}" data-types="{{.Type}}"{{if .Open}} open{{end}}>
-<summary><span class="badge s-{{.Status}}">{{.Label}}</span> <b>{{.ID}}</b> <i>{{.Type}}</i> <span class="sub">score {{.Score}}{{if .Cost}} · {{.Cost}}{{end}} · {{.Duration}}{{if .Suite}} · suite {{.Suite}}{{end}}{{if .RequestID}} · request {{.RequestID}}{{end}}</span></summary>
+<summary><span class="badge s-{{.Status}}">{{.Label}}</span> <b><bdi>{{.ID}}</bdi></b> <i><bdi>{{.Type}}</bdi></i> <span class="sub">score {{.Score}}{{if .Cost}} · {{.Cost}}{{end}} · {{.Duration}}{{if .Suite}} · suite <bdi>{{.Suite}}</bdi>{{end}}{{if .RequestID}} · request <bdi>{{.RequestID}}</bdi>{{end}}</span></summary>
 {{if .Explanation}}<pre>{{.Explanation}}</pre>
 {{end}}{{if .Spec}}<details class="spec"><summary>spec</summary><pre>{{.Spec}}</pre></details>
 {{end}}</details>

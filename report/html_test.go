@@ -279,6 +279,7 @@ func FuzzHTMLReport(f *testing.F) {
 	f.Add("javascript:alert(1)", "<a href=\"https://evil.example/\">x</a>", "<img src=x onerror=alert(1)>", "<svg onload=alert(1)>\u2028\u2029", math.NaN(), uint8(1))
 	f.Add("\xff\xfe\x00", "]]><!-- -->", "&amp;&#0;&", "<style>@import url(//evil)</style>\x1b[31m\r\n", math.Inf(-1), uint8(6))
 	f.Add("", "a", "", "", 0.0, uint8(5))
+	f.Add("trc\u202e", "a\u2066", "t\u200f", "x\u061c\u202a\xe2\x80", 0.0, uint8(2))
 	f.Fuzz(func(t *testing.T, traceID, assertionID, typ, text string, score float64, kind uint8) {
 		name := traceID
 		if name == "" {
@@ -306,6 +307,9 @@ func FuzzHTMLReport(f *testing.F) {
 		page := buf.String()
 		if err := checkHTMLPage(page); err != nil {
 			t.Fatalf("%v\n%s", err, page)
+		}
+		if r := rawBidi(page); r != 0 {
+			t.Fatalf("%U written raw", r)
 		}
 		data := strings.ToLower(traceID + assertionID + typ + text)
 		for _, ref := range findReferences(page) {

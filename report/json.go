@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 
+	"attest-engine/assert"
 	"attest-engine/simulate"
 )
 
@@ -49,6 +50,8 @@ type jsonResult struct {
 	DurationMS  int64   `json:"duration_ms"`
 	RequestID   string  `json:"request_id,omitempty"`
 	Skipped     bool    `json:"skipped,omitempty"`
+	// FailedStep is where a failing trajectory check departs (package trajectory).
+	FailedStep *assert.FailedStep `json:"failed_step,omitempty"`
 }
 
 type jsonError struct {
@@ -96,7 +99,7 @@ func (j *jsonReport) Trace(tr *Trace) error {
 		out.Results = append(out.Results, jsonResult{
 			AssertionID: r.AssertionID, Type: rec.Type, Suite: rec.Suite, Plugin: rec.Plugin,
 			Status: string(r.Status), Score: finite(r.Score), Explanation: r.Explanation, Cost: finite(r.Cost),
-			DurationMS: r.DurationMS, RequestID: r.RequestID, Skipped: r.Skipped,
+			DurationMS: r.DurationMS, RequestID: r.RequestID, Skipped: r.Skipped, FailedStep: r.FailedStep,
 		})
 	}
 	if e := tr.Err; e != nil {
@@ -131,6 +134,9 @@ func scenariosJSON(list []simulate.ScenarioSummary) map[string]jsonScenario {
 
 // write writes prefix, v as compact JSON (no HTML escaping: nobody embeds
 // this in HTML, and "<" reads better than "\u003c"), then any suffix.
+// Bidirectional formatting characters are written as JSON escapes
+// (EscapeBidi): the same strings to a program, inert to a person reading
+// the file.
 func (j *jsonReport) write(prefix string, v any, suffix ...string) error {
 	j.buf.Reset()
 	j.buf.WriteString(prefix)
@@ -143,7 +149,7 @@ func (j *jsonReport) write(prefix string, v any, suffix ...string) error {
 	for _, s := range suffix {
 		j.buf.WriteString(s)
 	}
-	_, err := j.w.Write(j.buf.Bytes())
+	_, err := j.w.Write(EscapeBidi(j.buf.Bytes()))
 	return err
 }
 

@@ -3,6 +3,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/xml"
 	"io"
 	"strconv"
@@ -26,9 +27,11 @@ import (
 // as its trace completes, so only one trace is ever held: the root element
 // therefore carries no totals (they are optional in the JUnit schema, and
 // CI systems sum the testsuites). encoding/xml escapes all text, and
-// replaces characters XML cannot hold with U+FFFD.
+// replaces characters XML cannot hold with U+FFFD; bidirectional formatting
+// characters are written as the text \uXXXX, as in the text report.
 type junitReport struct {
-	w io.Writer
+	w   io.Writer
+	buf bytes.Buffer
 }
 
 type junitSuite struct {
@@ -117,12 +120,21 @@ func (j *junitReport) Trace(tr *Trace) error {
 	}
 	s.Tests = len(s.Cases)
 	s.Properties = &junitProperties{List: append(props, junitProperty{"cost_usd", formatFloat(cost)})}
-	enc := xml.NewEncoder(j.w) // a fresh encoder starts at the indent prefix, on its own line
+	return j.encode(s)
+}
+
+// encode writes one testsuite, its bidirectional formatting characters
+// shown as \uXXXX text (EscapeBidi): CI systems display names and messages
+// as they are, so raw, one would reorder the CI's own text around it.
+func (j *junitReport) encode(s junitSuite) error {
+	j.buf.Reset()
+	enc := xml.NewEncoder(&j.buf) // a fresh encoder starts at the indent prefix, on its own line
 	enc.Indent("  ", "  ")
 	if err := enc.Encode(s); err != nil {
 		return err
 	}
-	_, err := io.WriteString(j.w, "\n")
+	j.buf.WriteByte('\n')
+	_, err := j.w.Write(EscapeBidi(j.buf.Bytes()))
 	return err
 }
 
@@ -178,12 +190,7 @@ func (j *junitReport) End(tot *Totals) error {
 			props = append(props, junitProperty{"pass^" + strconv.Itoa(pk.K), formatFloat(pk.P)})
 		}
 		s := junitSuite{Name: "scenario " + sc.ScenarioID, Time: seconds(0), Properties: &junitProperties{List: props}}
-		enc := xml.NewEncoder(j.w)
-		enc.Indent("  ", "  ")
-		if err := enc.Encode(s); err != nil {
-			return err
-		}
-		if _, err := io.WriteString(j.w, "\n"); err != nil {
+		if err := j.encode(s); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -216,6 +217,15 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 const staleTemp = time.Hour
 
 // seconds formats milliseconds as seconds with 3 decimals (JUnit's time).
+// dollars prints a cost for a person: "$" and the amount to 12 significant
+// digits, which is past any price's precision and short of the float
+// error a sum of costs gathers (0.00016062, not 0.00016062000000000002).
+// The JSON report keeps the exact sum.
+func dollars(c float64) string {
+	c, _ = strconv.ParseFloat(strconv.FormatFloat(finite(c), 'g', 12, 64), 64)
+	return "$" + strconv.FormatFloat(c, 'f', -1, 64)
+}
+
 func seconds(ms int64) string {
 	if ms < 0 {
 		ms = 0

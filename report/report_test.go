@@ -225,6 +225,7 @@ func FuzzReports(f *testing.F) {
 	f.Add("trc_abc123", "assert_001", "schema", "Tool result matches schema.\nsecond line", 0.5, uint8(0))
 	f.Add("", "a<&>\"'", "", "\x1b[31mred\x1b[0m ]]></system-out> \x00 \xff \u009b\r\n", math.NaN(), uint8(3))
 	f.Add(" ", "x", "content", "", math.Inf(1), uint8(1))
+	f.Add("trc\u202e", "a\u2066", "t\u200f", "x\u061c\u202a\xe2\x80", 0.0, uint8(2))
 	f.Fuzz(func(t *testing.T, traceID, assertionID, typ, text string, score float64, kind uint8) {
 		if assertionID == "" {
 			assertionID = "#0" // the engine never reports an assertion without an id
@@ -262,16 +263,45 @@ func FuzzReports(f *testing.F) {
 				if doc := checkJUnit(t, out); len(doc.Suites) != 2 {
 					t.Fatalf("junit: %d testsuites, want 2", len(doc.Suites))
 				}
+				if r := rawBidi(string(out)); r != 0 {
+					t.Fatalf("junit: %U written raw", r)
+				}
 			case FormatText:
 				if !utf8.Valid(out) {
 					t.Fatalf("text: invalid UTF-8: %q", out)
 				}
 				for _, c := range string(out) {
-					if c != '\n' && c != '\t' && unicode.IsControl(c) {
+					if c != '\n' && c != '\t' && unicode.IsControl(c) || IsBidiControl(c) {
 						t.Fatalf("text: control character %U reaches the terminal: %q", c, out)
 					}
 				}
 			}
 		}
 	})
+}
+
+// TestDollars: a cost is printed for a person: a sum's float error is not
+// shown, a price's digits are.
+func TestDollars(t *testing.T) {
+	sum, pair := 0.0, []float64{0.1, 0.2}
+	for _, c := range []float64{0.00000003, 0.00016059} { // at run time: constants add exactly
+		sum += c
+	}
+	tests := []struct {
+		c      float64
+		want   string
+		reason string
+	}{
+		{sum, "$0.00016062", "a sum of two costs, 0.00016062000000000002 as a float"},
+		{pair[0] + pair[1], "$0.3", "the classic 0.30000000000000004"},
+		{0.00000015, "$0.00000015", "a per-token price keeps its digits, in fixed notation"},
+		{0, "$0", "nothing spent"},
+		{12.5, "$12.5", "dollars and cents"},
+		{math.NaN(), "$0", "a NaN is not printed"},
+	}
+	for _, tc := range tests {
+		if got := dollars(tc.c); got != tc.want {
+			t.Errorf("dollars(%v) = %q, want %q: %s", tc.c, got, tc.want, tc.reason)
+		}
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"attest-engine/clip"
 )
 
 // SpecText is an assertion's spec as reports show it: indented JSON with
@@ -26,7 +28,7 @@ func specJSON(v any, limit int) string {
 	var b strings.Builder
 	writeSpec(&b, v, "", limit, 0)
 	if b.Len() >= limit {
-		return clip(b.String(), limit)
+		return clip.String(b.String(), limit)
 	}
 	return b.String()
 }
@@ -106,7 +108,7 @@ func writeSpec(b *strings.Builder, v any, indent string, limit, depth int) {
 // writeString writes s as a JSON string, at most limit bytes of it.
 func writeString(b *strings.Builder, s string, limit int) {
 	if len(s) > limit {
-		s = clip(s, limit)
+		s = clip.String(s, limit)
 	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)

@@ -195,6 +195,11 @@ func fill(t *testing.T, v reflect.Value, seed int) int {
 		v.SetFloat(math.Float64frombits(0x7ff8000000000000 | uint64(seed))) // a NaN with a payload
 	case reflect.Int64:
 		v.SetInt(-int64(seed) * 1e12)
+	case reflect.Int:
+		v.SetInt(-int64(seed) * 1e9)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		seed = fill(t, v.Elem(), seed)
 	case reflect.Bool:
 		v.SetBool(true)
 	default:

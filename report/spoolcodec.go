@@ -14,7 +14,9 @@ import (
 // TraceID, Suite, Plugin, Type, Spec, AssertionID, Status, Explanation and
 // RequestID, each as a uvarint length and its bytes; Score and Cost as the
 // 8 bytes of their IEEE 754 bits; DurationMS as a varint; a byte of flags
-// (1 Skipped, 2 Replayed). Binary, not JSON: a report read back from the
+// (1 Skipped, 2 Replayed, 4 a FailedStep follows, 8 its AtEnd); with a
+// FailedStep, its Step as a varint and its strings Location, AgentID, Tool
+// and Reason as above. Binary, not JSON: a report read back from the
 // spool must be the report the same results make in memory, byte for byte,
 // and JSON would turn invalid UTF-8 in an explanation into U+FFFD and
 // cannot carry a NaN. TestSpoolCodecEveryField fails when a field is added
@@ -42,7 +44,21 @@ func appendRecord(b []byte, r *Recorded) []byte {
 	if r.Result.Replayed {
 		flags |= 2
 	}
+	f := r.Result.FailedStep
+	if f != nil {
+		flags |= 4
+		if f.AtEnd {
+			flags |= 8
+		}
+	}
 	b = append(b, flags)
+	if f != nil {
+		b = binary.AppendVarint(b, int64(f.Step))
+		for _, s := range [...]string{f.Location, f.AgentID, f.Tool, f.Reason} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
 	var n [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(n[:], uint64(len(b)-body))
 	copy(b[start:], n[:k])
@@ -54,13 +70,9 @@ func appendRecord(b []byte, r *Recorded) []byte {
 func decodeRecord(body []byte) (Recorded, error) {
 	var r Recorded
 	var strs [9]string
-	for i := range strs {
-		n, k := binary.Uvarint(body)
-		if k <= 0 || n > uint64(len(body)-k) {
-			return r, errSpoolRecord
-		}
-		strs[i] = string(body[k : k+int(n)])
-		body = body[k+int(n):]
+	var ok bool
+	if body, ok = readStrings(body, strs[:]); !ok {
+		return r, errSpoolRecord
 	}
 	if len(body) < 16 {
 		return r, errSpoolRecord
@@ -70,17 +82,52 @@ func decodeRecord(body []byte) (Recorded, error) {
 		Score: math.Float64frombits(binary.BigEndian.Uint64(body)), Cost: math.Float64frombits(binary.BigEndian.Uint64(body[8:]))}
 	body = body[16:]
 	d, k := binary.Varint(body)
-	if k <= 0 || len(body) != k+1 {
+	if k <= 0 || len(body) < k+1 {
 		return r, errSpoolRecord
 	}
 	r.Result.DurationMS = d
-	r.Result.Skipped, r.Result.Replayed = body[k]&1 != 0, body[k]&2 != 0
+	flags := body[k]
+	body = body[k+1:]
+	r.Result.Skipped, r.Result.Replayed = flags&1 != 0, flags&2 != 0
+	if flags&4 != 0 {
+		step, k := binary.Varint(body)
+		if k <= 0 {
+			return r, errSpoolRecord
+		}
+		var fs [4]string
+		if body, ok = readStrings(body[k:], fs[:]); !ok {
+			return r, errSpoolRecord
+		}
+		r.Result.FailedStep = &assert.FailedStep{Step: int(step), Location: fs[0], AgentID: fs[1], Tool: fs[2], Reason: fs[3], AtEnd: flags&8 != 0}
+	}
+	if len(body) != 0 {
+		return r, errSpoolRecord
+	}
 	return r, nil
 }
 
+// readStrings reads len(strs) length-prefixed strings from body and returns the rest; false when body is
+// too short for them.
+func readStrings(body []byte, strs []string) ([]byte, bool) {
+	for i := range strs {
+		n, k := binary.Uvarint(body)
+		if k <= 0 || n > uint64(len(body)-k) {
+			return body, false
+		}
+		strs[i] = string(body[k : k+int(n)])
+		body = body[k+int(n):]
+	}
+	return body, true
+}
+
 // recordSize is what a record costs held in memory: its strings and the
-// struct (Recorded with its Result is 176 bytes on 64-bit systems).
+// struct (Recorded with its Result is 184 bytes on 64-bit systems), and a
+// FailedStep's (80 bytes and its strings).
 func recordSize(r *Recorded) int {
-	return 176 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) +
+	n := 184 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) +
 		len(r.Result.AssertionID) + len(r.Result.Status) + len(r.Result.Explanation) + len(r.Result.RequestID)
+	if f := r.Result.FailedStep; f != nil {
+		n += 80 + len(f.Location) + len(f.AgentID) + len(f.Tool) + len(f.Reason)
+	}
+	return n
 }

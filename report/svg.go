@@ -8,7 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"attest-engine/clip"
 )
 
 // The charts are pure functions of their arguments: the same numbers give
@@ -86,7 +87,7 @@ func TrendChart(title string, points []TrendPoint) template.HTML {
 		for i, p := range points { // a dot per window, so a lone window shows
 			if v := value(p); !math.IsNaN(v) && !math.IsInf(v, 0) {
 				fmt.Fprintf(&b, `<circle class="%s" cx="%s" cy="%s" r="2.5"><title>%s: %s %s</title></circle>`,
-					class, num(x(i)), num(y(v)), esc(clip(p.Label, trendLabelMax)), class2name[class], num(clamp01(v)))
+					class, num(x(i)), num(y(v)), esc(clip.String(p.Label, trendLabelMax)), class2name[class], num(clamp01(v)))
 			}
 		}
 	}
@@ -102,13 +103,13 @@ func TrendChart(title string, points []TrendPoint) template.HTML {
 		cx := x(i)
 		fmt.Fprintf(&b, `<line class="c-alertline" x1="%s" y1="%d" x2="%s" y2="%d"/>`, num(cx), padTop+8, num(cx), chartH-padBase)
 		fmt.Fprintf(&b, `<path class="c-alert" d="M%s %dL%s %dL%s %dZ"><title>%s: %s</title></path>`,
-			num(cx-5), padTop-2, num(cx+5), padTop-2, num(cx), padTop+7, esc(clip(p.Label, trendLabelMax)), esc(clip(p.Alert, trendAlertMax)))
+			num(cx-5), padTop-2, num(cx+5), padTop-2, num(cx), padTop+7, esc(clip.String(p.Label, trendLabelMax)), esc(clip.String(p.Alert, trendAlertMax)))
 	}
 	if len(points) > 0 {
 		base := chartH - padBase + 14
-		fmt.Fprintf(&b, `<text class="c-text" x="%d" y="%d">%s</text>`, padLeft, base, esc(clip(points[0].Label, trendLabelMax)))
+		fmt.Fprintf(&b, `<text class="c-text" x="%d" y="%d">%s</text>`, padLeft, base, esc(clip.String(points[0].Label, trendLabelMax)))
 		if len(points) > 1 {
-			fmt.Fprintf(&b, `<text class="c-text" x="%d" y="%d" text-anchor="end">%s</text>`, chartW-padRight, base, esc(clip(points[len(points)-1].Label, trendLabelMax)))
+			fmt.Fprintf(&b, `<text class="c-text" x="%d" y="%d" text-anchor="end">%s</text>`, chartW-padRight, base, esc(clip.String(points[len(points)-1].Label, trendLabelMax)))
 		}
 	}
 	legend := chartH - 6
@@ -200,7 +201,7 @@ func StatusBar(title string, pass, soft, hard, errs int) template.HTML {
 
 func openSVG(b *strings.Builder, title string) {
 	fmt.Fprintf(b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s"><title>%s</title>`, chartW, chartH, esc(title), esc(title))
-	fmt.Fprintf(b, `<text class="c-text" x="%d" y="14">%s</text>`, padLeft, esc(clip(title, 80)))
+	fmt.Fprintf(b, `<text class="c-text" x="%d" y="14">%s</text>`, padLeft, esc(clip.String(title, 80)))
 }
 
 // yAxis draws grid lines at 0, 0.5 and 1 for a chart of values in [0, 1].
@@ -234,19 +235,8 @@ func num(f float64) string {
 	return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
 }
 
-// esc makes data safe as SVG text or an attribute value in an HTML page.
+// esc makes data safe as SVG text or an attribute value in an HTML page;
+// control and bidirectional formatting characters are shown escaped (Clean).
 func esc(s string) string {
-	return template.HTMLEscapeString(strings.ToValidUTF8(s, "\uFFFD"))
-}
-
-// clip shortens s to at most n bytes at a character boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
+	return template.HTMLEscapeString(Clean(strings.ToValidUTF8(s, "\uFFFD")))
 }

@@ -20,8 +20,9 @@ import (
 //	             metadata.cost_usd = 0.02, constraint lte 0.01 violated.
 //
 // then a totals line and PASS, FAIL or INCOMPLETE. Text from traces and assertions is
-// shown with control characters escaped, so a report cannot drive the
-// terminal that displays it.
+// shown with control and bidirectional formatting characters escaped
+// (Clean), so a report cannot drive the terminal that displays it or
+// reorder the engine's own text.
 type textReport struct {
 	w   io.Writer
 	b   strings.Builder
@@ -84,7 +85,7 @@ func writeTextResult(b *strings.Builder, rec *Recorded) {
 	}
 	fmt.Fprintf(b, "  score %s", strconv.FormatFloat(r.Score, 'f', -1, 64))
 	if r.Cost != 0 {
-		fmt.Fprintf(b, "  cost $%s", strconv.FormatFloat(r.Cost, 'f', -1, 64))
+		fmt.Fprintf(b, "  cost %s", dollars(r.Cost))
 	}
 	fmt.Fprintf(b, "  %s\n", millis(r.DurationMS))
 	if r.Explanation != "" {
@@ -98,10 +99,10 @@ func (t *textReport) End(tot *Totals) error {
 	if t.any {
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(b, "totals: %d %s (%d failed), %d %s: %d pass, %d soft_fail, %d hard_fail, %d skipped; %d %s; cost $%s; time %ss\n",
+	fmt.Fprintf(b, "totals: %d %s (%d failed), %d %s: %d pass, %d soft_fail, %d hard_fail, %d skipped; %d %s; cost %s; time %ss\n",
 		tot.Traces, plural(tot.Traces, "trace"), tot.FailedTraces, tot.Results, plural(tot.Results, "result"),
 		tot.Pass, tot.SoftFail, tot.HardFail, tot.Skipped, tot.Errors, plural(tot.Errors, "error"),
-		strconv.FormatFloat(tot.Cost, 'f', -1, 64), seconds(tot.DurationMS))
+		dollars(tot.Cost), seconds(tot.DurationMS))
 	for _, s := range tot.Scenarios {
 		fmt.Fprintf(b, "scenario %s: %d of %d %s passed; Wilson 95%% [%.3f, %.3f];", Clean(s.ScenarioID), s.Passes, s.N, plural(s.N, "run"), s.WilsonLo, s.WilsonHi)
 		for i, pk := range scenarioPassK(&s.Summary) {
@@ -147,12 +148,16 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// Clean escapes control characters (C0, DEL, C1) and invalid UTF-8, which
-// in a terminal could move the cursor, recolour or retitle it.
+// Clean escapes control characters (C0, DEL, C1), the bidirectional
+// formatting characters (IsBidiControl) and invalid UTF-8, which in a
+// terminal could move the cursor, recolour or retitle it, or reorder the
+// text shown after them: an unterminated U+202E in a trace name would show
+// the rest of the line, the engine's own words included, right to left.
+// Each is shown as \uXXXX (\xXX for a byte of invalid UTF-8).
 func Clean(s string) string {
 	ok := true
 	for _, r := range s {
-		if r == utf8.RuneError || (r != '\t' && unicode.IsControl(r)) {
+		if r == utf8.RuneError || (r != '\t' && unicode.IsControl(r)) || IsBidiControl(r) {
 			ok = false
 			break
 		}
@@ -166,7 +171,7 @@ func Clean(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r != '\t' && unicode.IsControl(r):
+		case r != '\t' && unicode.IsControl(r), IsBidiControl(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+size])

@@ -83,6 +83,28 @@ func appendResult(b []byte, r assert.Result) []byte {
 	if r.Skipped {
 		b = append(b, `,"skipped":true`...)
 	}
+	if f := r.FailedStep; f != nil {
+		// Additive (spec §6 item 1): where a failing trajectory check's
+		// trajectory departs from what was asked (package trajectory).
+		b = append(b, `,"failed_step":{"step":`...)
+		b = strconv.AppendInt(b, int64(f.Step), 10)
+		b = append(b, `,"location":`...)
+		b = appendString(b, f.Location)
+		if f.AgentID != "" {
+			b = append(b, `,"agent_id":`...)
+			b = appendString(b, f.AgentID)
+		}
+		if f.Tool != "" {
+			b = append(b, `,"tool":`...)
+			b = appendString(b, f.Tool)
+		}
+		if f.AtEnd {
+			b = append(b, `,"at_end":true`...)
+		}
+		b = append(b, `,"reason":`...)
+		b = appendString(b, f.Reason)
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

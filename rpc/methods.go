@@ -35,6 +35,9 @@ type request struct {
 	// line (handleLine, own).
 	batchParams
 	doc *tape.Doc
+	// turn is a simulation request's place in its scenario's order, taken
+	// in the read loop (simorder.go); nil for every other request.
+	turn *simTurn
 }
 
 // handleLine decodes one line and answers or dispatches it.
@@ -235,6 +238,12 @@ func parseWith(line []byte, known *assert.Engine) (*request, *Error) {
 		req.paramsTape, req.trace = params, params.Get("trace")
 		return req, nil
 	}
+	if isSimulation(req.method) {
+		if path, bad := tape.FindLoneSurrogate(params); bad {
+			doc.Release()
+			return req, loneSurrogate(path)
+		}
+	}
 	if params.Exists() {
 		req.params = params.Any().(map[string]any)
 	} else {
@@ -354,6 +363,9 @@ func (s *Server) dispatch(req *request) {
 		}
 	case "mock_tool_call", "simulation_ledger", "generate_user_message": // capability simulation (simulate.go)
 		if s.gate(req) {
+			if id, ok := req.params["scenario_id"].(string); ok && req.method != "generate_user_message" {
+				req.turn = s.simState.order.take(id)
+			}
 			fn := map[string]func(*Server, context.Context, *request) ([]byte, error){
 				"mock_tool_call": (*Server).mockToolCall, "simulation_ledger": (*Server).simulationLedger,
 				"generate_user_message": (*Server).generateUserMessage,

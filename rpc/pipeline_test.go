@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"attest-engine/trace"
 )
 
 // TestPipelinedMixedBurst: bursts of every kind of line, layer 6 batches
@@ -20,7 +22,7 @@ import (
 // With a small line limit, the lines past inlineMaxBytes are too long
 // instead (answered by the read loop between groups).
 func TestPipelinedMixedBurst(t *testing.T) {
-	for _, maxLine := range []int{MaxLineBytes, 4 << 10} {
+	for _, maxLine := range []int{trace.MaxLineBytes, 4 << 10} {
 		t.Run(fmt.Sprint(maxLine), func(t *testing.T) { mixedBurst(t, maxLine) })
 	}
 }

@@ -16,17 +16,15 @@ import (
 	"attest-engine/assert"
 	"attest-engine/history"
 	"attest-engine/trace"
+	"attest-engine/version"
 )
 
 // Limits advertised in the initialize response (spec §2.1).
 const (
-	MaxInFlight      = 64
-	ProtocolVersion  = 1
-	DrainTimeout     = 30 * time.Second // spec §2.3
-	envelopeSlack    = 6 << 20          // room for assertions and the envelope around a maximal trace
-	MaxLineBytes     = trace.MaxTraceBytes + envelopeSlack
-	defaultTimeout   = 30 * time.Second
-	engineVersionDev = "0.1.0"
+	MaxInFlight     = 64
+	ProtocolVersion = 1
+	DrainTimeout    = 30 * time.Second // spec §2.3
+	defaultTimeout  = 30 * time.Second
 )
 
 // Options configures a Server.
@@ -35,7 +33,7 @@ type Options struct {
 	Config      assert.Config
 	EvalTimeout time.Duration // per batch; 0 means 30s
 	Logger      *slog.Logger
-	Version     string // engine_version; "" means the built-in one
+	Version     string // engine_version; "" means version.Engine
 	// Report, when set, receives every result of the session (native and
 	// plugin, in the order recorded) once serving ends (--report); nil: no
 	// result is kept.
@@ -84,7 +82,7 @@ type Server struct {
 	helpers    int           // helpers started; the read loop's
 	idle       atomic.Int32  // helpers waiting for a group
 	lines      *lineReader   // the read loop's; see handleLine
-	maxLine    int           // MaxLineBytes; less in tests, to reach too-long lines
+	maxLine    int           // trace.MaxLineBytes; less in tests, to reach too-long lines
 	quit       chan struct{} // closed when Serve returns: idle workers exit
 	inflight   sync.WaitGroup
 
@@ -119,7 +117,7 @@ func New(opts Options) *Server {
 		lanes:       lanes(),
 		budgets:     newLedger(opts.Config.SoftFailureBudget),
 		quit:        make(chan struct{}),
-		maxLine:     MaxLineBytes,
+		maxLine:     trace.MaxLineBytes,
 		simState:    newSimState(),
 		history:     opts.History,
 	}
@@ -131,7 +129,7 @@ func New(opts Options) *Server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.version == "" {
-		s.version = engineVersionDev
+		s.version = version.Engine
 	}
 	return s
 }
@@ -296,6 +294,7 @@ func (s *Server) refuse(c *call) {
 		s.replyError(c.req, c.perr)
 		return
 	}
+	c.req.turn.finish()
 	s.refuseAfterShutdown(c.req)
 }
 
@@ -381,6 +380,9 @@ func (s *Server) run(c *call) {
 		if p := recover(); p != nil {
 			s.settle(c)
 			s.answerPanic(c.req, "recovered panic", p)
+		}
+		if c.req != nil {
+			c.req.turn.finish() // after a panic too: later calls of its scenario must not wait for good
 		}
 		// After a panic too: the line and its tape can go (the read
 		// loop's buffer is read again only once an inline request has

@@ -6,6 +6,7 @@ package rpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"attest-engine/assert"
@@ -20,6 +21,7 @@ const maxTables = 64
 
 // simState is a session's simulation state.
 type simState struct {
+	order   simOrder // mock calls and ledger reads per scenario in read order (simorder.go)
 	sim     *simulate.Simulator
 	repeats *simulate.Repeats
 	tables  *simulate.Tables
@@ -53,6 +55,20 @@ func simWire(err error) error {
 	return err
 }
 
+// isSimulation reports whether method is one of the simulation methods (capability simulation).
+func isSimulation(method string) bool {
+	return method == "mock_tool_call" || method == "simulation_ledger" || method == "generate_user_message"
+}
+
+// loneSurrogate refuses a simulation request whose params hold a lone surrogate escape at path: decoded it
+// would be U+FFFD, so "\ud800", "\udc00" and "\ufffd" would share one occurrence count, one decision and
+// one cache key. RFC 8785 canonicalises I-JSON, which forbids them (RFC 7493 §2.1), as the engine already
+// refuses invalid UTF-8 bytes.
+func loneSurrogate(path string) *Error {
+	return newError(codeInvalidParams, "Simulation canonicalises its params as RFC 8785 (I-JSON) text: a \\ud800–\\udfff escape must be half of a surrogate pair; send the text as valid Unicode.",
+		"invalid params: %s: a lone surrogate escape (not valid Unicode)", path)
+}
+
 // simTable returns the rules of a call: the request's mocks and faults where it sends them, else the
 // config's.
 func (s *Server) simTable(p map[string]any) (*simulate.Table, error) {
@@ -69,7 +85,11 @@ func (s *Server) mockToolCall(ctx context.Context, req *request) ([]byte, error)
 	if v, ok := req.params["sleep"]; ok && v != nil && !isBool {
 		return nil, simWire(&simulate.CallError{Field: "sleep", Msg: "must be a boolean"})
 	}
+	if err := req.turn.wait(ctx); err != nil {
+		return nil, err
+	}
 	a, err := s.mockCall(req.params)
+	req.turn.finish() // the decision is made: the next call of the scenario may go while this one sleeps
 	if err != nil {
 		return nil, simWire(err)
 	}
@@ -117,19 +137,43 @@ func (s *Server) mockCall(p map[string]any) (*simulate.Answer, error) {
 	return s.simState.sim.Call(t, c)
 }
 
-// simulationLedger answers {scenario_id, entries}: every decision of the scenario in order (none for a
-// scenario never called).
-func (s *Server) simulationLedger(_ context.Context, req *request) ([]byte, error) {
+// simulationLedger answers {scenario_id, entries, total, next_offset}: the scenario's decisions in order
+// from offset (default 0), at most limit of them (default: as many as fit) and at most
+// simulate.MaxLedgerPage bytes of entries, with next_offset the offset of the next page, or null when this
+// page ends the ledger (none for a scenario never called: entries [], total 0).
+func (s *Server) simulationLedger(ctx context.Context, req *request) ([]byte, error) {
 	id, ok := req.params["scenario_id"].(string)
 	if !ok {
 		return nil, simWire(&simulate.CallError{Field: "scenario_id", Msg: "required string"})
 	}
-	entries, _ := s.simState.sim.Ledger(id)
+	offset, limit := 0, simulate.MaxCalls
+	for _, f := range []struct {
+		name string
+		to   *int
+		min  int64
+	}{{"offset", &offset, 0}, {"limit", &limit, 1}} {
+		if v, ok := req.params[f.name]; ok && v != nil {
+			n, isInt := jsonschema.Integer(v)
+			if !isInt || n < f.min || n > simulate.MaxCalls {
+				return nil, simWire(&simulate.CallError{Field: f.name, Msg: fmt.Sprintf("must be an integer from %d to %d", f.min, simulate.MaxCalls)})
+			}
+			*f.to = int(n)
+		}
+	}
+	if err := req.turn.wait(ctx); err != nil {
+		return nil, err
+	}
+	entries, total, _ := s.simState.sim.LedgerPage(id, offset, limit, simulate.MaxLedgerPage)
+	req.turn.finish()
 	list := make([]any, len(entries))
 	for i := range entries {
 		list[i] = entries[i].Wire()
 	}
-	return resultLine(req, map[string]any{"scenario_id": id, "entries": list})
+	var next any
+	if end := offset + len(entries); end < total {
+		next = end
+	}
+	return resultLine(req, map[string]any{"scenario_id": id, "entries": list, "total": total, "next_offset": next})
 }
 
 // resultLine is a success answer whose result is v in canonical JSON: answers built from the same

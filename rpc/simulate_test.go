@@ -149,7 +149,7 @@ func conversation(t *testing.T, cfg assert.Config) []string {
 	ss := newSession(t, cfg)
 	var answers []string
 	answers = append(answers, ss.ask(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":["simulation"],"preferred_encoding":"json"}}`))
-	var history []map[string]string
+	history := []map[string]string{} // an empty history is [], not null
 	persona := map[string]any{"name": "Dana", "system_prompt": "You want a refund for ORD-123.", "temperature": 0, "max_tokens": 300}
 	for turn := 1; turn <= 20; turn++ {
 		p, _ := json.Marshal(map[string]any{"persona": persona, "conversation_history": history})
@@ -221,7 +221,7 @@ func TestSimulatedUserRecordReplay(t *testing.T) {
 	// A turn never recorded is a clear, non-retryable error offline.
 	ss := newSession(t, cfg)
 	ss.ask(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":[],"preferred_encoding":"json"}}`)
-	miss := ss.ask(t, `{"jsonrpc":"2.0","id":1,"method":"generate_user_message","params":{"persona":{"name":"Someone else"},"conversation_history":[]}}`)
+	miss := ss.ask(t, `{"jsonrpc":"2.0","id":1,"method":"generate_user_message","params":{"persona":{"name":"Someone else","system_prompt":"You want a refund."},"conversation_history":[]}}`)
 	if !strings.Contains(miss, `"code":2001`) || !strings.Contains(miss, `offline: no simulated user result for model \"gpt-4.1-mini\"`) || !strings.Contains(miss, `"retryable":false`) {
 		t.Errorf("offline miss: %s", miss)
 	}
@@ -276,8 +276,62 @@ func TestSimulationModelOverride(t *testing.T) {
 	cfg.Simulation.Model = "sim-model"
 	ss := newSession(t, cfg)
 	ss.ask(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":[],"preferred_encoding":"json"}}`)
-	ans := ss.ask(t, `{"jsonrpc":"2.0","id":1,"method":"generate_user_message","params":{"persona":{"name":"Dana"},"conversation_history":[]}}`)
+	ans := ss.ask(t, `{"jsonrpc":"2.0","id":1,"method":"generate_user_message","params":{"persona":{"name":"Dana","system_prompt":"You want a refund."},"conversation_history":[]}}`)
 	if model != "sim-model" || !strings.Contains(ans, `"message":"Hello","stop":false,"stop_reason":null`) {
 		t.Errorf("model sent %q, answer %s", model, ans)
+	}
+}
+
+// TestSimulationLoneSurrogate: a simulation request whose params escape a lone surrogate is -32602 naming
+// where; a surrogate pair is an ordinary character. Decoded, "\ud800", "\udc00" and "\ufffd" were one
+// value: one occurrence count and one set of decisions.
+func TestSimulationLoneSurrogate(t *testing.T) {
+	ss := newSession(t, assert.Config{Settings: provider.Settings{Getenv: noEnv}})
+	ss.ask(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":["simulation"],"preferred_encoding":"json"}}`)
+	mocks := `"mocks":[{"id":"m","tool":"*","result":"ok"}]`
+	for _, tc := range []struct{ name, params, want string }{
+		{"args value", `"scenario_id":"s","seed":1,"tool":"t","args":{"q":["a","\ud800"]},` + mocks, `"invalid params: args.q[1]: a lone surrogate escape (not valid Unicode)"`},
+		{"args name", `"scenario_id":"s","seed":1,"tool":"t","args":{"\udc00":1},` + mocks, "\"invalid params: args.\uFFFD: a lone surrogate escape"},
+		{"scenario id", `"scenario_id":"s\udbff","seed":1,"tool":"t","args":{},` + mocks, `"invalid params: scenario_id: a lone surrogate`},
+		{"rule table", `"scenario_id":"s","seed":1,"tool":"t","args":{},"mocks":[{"id":"m","tool":"*","result":"\ud800"}]`, `"invalid params: mocks[0].result: a lone surrogate`},
+		{"pair", `"scenario_id":"s","seed":1,"tool":"t","args":{"q":"\ud83d\ude00"},` + mocks, `"result":{"attempt":1,"fault":null,"latency_ms":0,"occurrence":1,"result":"ok","rule_id":"m"}`},
+		{"replacement character", `"scenario_id":"s","seed":1,"tool":"t","args":{"q":"\ufffd"},` + mocks, `"occurrence":1`},
+	} {
+		ans := ss.ask(t, `{"jsonrpc":"2.0","id":1,"method":"mock_tool_call","params":{`+tc.params+`}}`)
+		if !strings.Contains(ans, tc.want) {
+			t.Errorf("%s: answer %s, want it to hold %s", tc.name, ans, tc.want)
+		}
+		if strings.Contains(tc.want, "invalid params") && !strings.Contains(ans, `"code":-32602`) {
+			t.Errorf("%s: answer %s, want -32602", tc.name, ans)
+		}
+	}
+	for _, m := range []string{"simulation_ledger", "generate_user_message"} {
+		ans := ss.ask(t, `{"jsonrpc":"2.0","id":2,"method":"`+m+`","params":{"scenario_id":"\ud800","persona":{"name":"\ud800"},"conversation_history":[],"scripted":["hi"]}}`)
+		if !strings.Contains(ans, `"code":-32602`) || !strings.Contains(ans, "lone surrogate") {
+			t.Errorf("%s: answer %s, want -32602 naming a lone surrogate", m, ans)
+		}
+	}
+}
+
+// TestSimulationLedgerPages: simulation_ledger's offset and limit page the ledger, next_offset names the
+// next page (null on the last), and a bad offset or limit is -32602.
+func TestSimulationLedgerPages(t *testing.T) {
+	ss := newSession(t, assert.Config{Settings: provider.Settings{Getenv: noEnv}})
+	ss.ask(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"sdk_name":"t","sdk_version":"0","protocol_version":1,"required_capabilities":["simulation"],"preferred_encoding":"json"}}`)
+	for i := range 5 {
+		ss.ask(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"mock_tool_call","params":{"scenario_id":"s","seed":1,"tool":"t","args":{"i":%d},"mocks":[{"id":"m","tool":"*","result":"ok"}]}}`, i+1, i))
+	}
+	for _, c := range []struct{ params, want string }{
+		{`"offset":1,"limit":2`, `"next_offset":3,"scenario_id":"s","total":5`},
+		{`"offset":3,"limit":2`, `"next_offset":null,"scenario_id":"s","total":5`},
+		{`"offset":9`, `{"entries":[],"next_offset":null,"scenario_id":"s","total":5}`},
+		{`"limit":2`, `"seq":2,"tool":"t"}],"next_offset":2`},
+		{`"offset":-1`, `"invalid params: offset: must be an integer from 0 to 100000"`},
+		{`"limit":0`, `"invalid params: limit: must be an integer from 1 to 100000"`},
+		{`"limit":1.5`, `"invalid params: limit: must be an integer`},
+	} {
+		if ans := ss.ask(t, `{"jsonrpc":"2.0","id":9,"method":"simulation_ledger","params":{"scenario_id":"s",`+c.params+`}}`); !strings.Contains(ans, c.want) {
+			t.Errorf("%s: %s, want it to hold %s", c.params, ans, c.want)
+		}
 	}
 }

@@ -45,6 +45,7 @@ var transcripts = []struct {
 	{name: "plugins_incompatible", reason: "spec §5: plugin results and tree validation need a compatible session (3003)"},
 	{name: "spec_batch", reason: "spec §2.2 request minus llm_judge answers as the spec's response shows (statuses, scores, request ids, explanations)"},
 	{name: "idempotency", reason: "spec §2.2 request_id: a repeat is answered from the record, under the current request's assertion_id (SDKs make new random ids)"},
+	{name: "trajectory", reason: "issue 30: capability trajectory; tool_args, trajectory_match, trajectory_alignment and temporal with the additive failed_step on the wire; the spec's check passes where they fail; an unknown check, a bad regex and a path outside the subset are 1002"},
 	{name: "spec_batch_errors", reason: "spec §5 ASSERTION_ERROR example verbatim, other 1002s of layers 1-4, and a failing batch whose results keep request order"},
 }
 

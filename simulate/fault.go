@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"attest-engine/clip"
 )
 
 // fired describes a fault that fired, as the answer's fault member shows it.
@@ -51,9 +52,17 @@ func (f *Fault) apply(a *Answer, d [32]byte) {
 		a.Result = empty(decoded(a.Result))
 		a.Fault = f.fired(nil)
 	case KindInject:
-		canary := Canary(d)
-		a.Result = inject(decoded(a.Result), strings.ReplaceAll(f.Text, "{canary}", canary), f.Field)
-		a.Fault = f.fired(map[string]any{"canary": canary})
+		// The canary is reported only when the text carries it: a canary the text does not hold could
+		// never be found downstream, and a check for its absence would pass for nothing.
+		var extra map[string]any
+		text := f.Text
+		if strings.Contains(text, "{canary}") {
+			canary := Canary(d)
+			text = strings.ReplaceAll(text, "{canary}", canary)
+			extra = map[string]any{"canary": canary}
+		}
+		a.Result = inject(decoded(a.Result), text, f.Field)
+		a.Fault = f.fired(extra)
 	}
 }
 
@@ -122,11 +131,7 @@ func malform(v any, variant, field string) any {
 	switch variant {
 	case "truncated":
 		c, _ := Canonical(v)
-		cut := len(c) / 2
-		for cut > 0 && !utf8.RuneStart(c[cut]) {
-			cut--
-		}
-		return string(c[:cut])
+		return string(c[:clip.Boundary(c, len(c)/2)])
 	case "wrong_type":
 		if obj, ok := v.(map[string]any); ok && field != "" {
 			if fv, ok := obj[field]; ok {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"attest-engine/clip"
 )
 
 // find returns the first mock in declared order that accepts the call, and the later mocks that accept it
@@ -46,11 +48,7 @@ func (e *NoMatchError) Error() string {
 // noMatch names the nearest rules: those whose tool pattern matches (their match refused the args), else
 // those whose pattern is closest to the tool name by edit distance.
 func (t *Table) noMatch(tool string, canon []byte) *NoMatchError {
-	args := string(canon)
-	if len(args) > 200 {
-		args = args[:200] + "…"
-	}
-	e := &NoMatchError{Tool: tool, Args: args}
+	e := &NoMatchError{Tool: tool, Args: clip.String(string(canon), 200)}
 	for _, m := range t.Mocks {
 		if globMatch(m.Tool, tool) && len(e.Nearest) < 3 {
 			e.Nearest = append(e.Nearest, fmt.Sprintf("%q (tool %q, %s: the args do not match)", m.ID, m.Tool, describe(m.match)))

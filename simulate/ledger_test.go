@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestLedgerHoldsWhatItCounts: MaxLedgerBytes bounds what the ledgers keep, not only what they count. The
@@ -73,4 +75,47 @@ func TestTableHoldsWhatItCounts(t *testing.T) {
 	}
 	runtime.KeepAlive(tb)
 	runtime.KeepAlive(text) // alive before and after: not in what is measured
+}
+
+// TestLedgerPage: pages follow each other without a gap or an overlap, stop at limit entries or before the
+// entry that would take them past maxBytes, and always hold one entry when one is left.
+func TestLedgerPage(t *testing.T) {
+	tb := table(t, `{"mocks": [{"id": "m", "tool": "*", "result": "ok"}]}`)
+	sim := New()
+	for i := range 10 {
+		pad := strings.Repeat("x", 100*(i+1))
+		if _, err := sim.Call(tb, Call{ScenarioID: "s", Seed: "1", Tool: "t", Args: map[string]any{"p": pad}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seqs := func(es []Entry) (out []int) {
+		for _, e := range es {
+			out = append(out, e.Seq)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name                    string
+		offset, limit, maxBytes int
+		want                    []int
+	}{
+		{"all", 0, MaxCalls, -1, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+		{"from an offset", 7, MaxCalls, -1, []int{8, 9, 10}},
+		{"a limit", 2, 3, -1, []int{3, 4, 5}},
+		{"past the end", 10, MaxCalls, -1, nil},
+		// entry i (from 1) takes 100·i bytes of padding, its other texts and entryWire.
+		{"bytes: as many as fit", 0, MaxCalls, 3 * (entryWire + 130), []int{1, 2}},
+		{"bytes: one that does not fit is a page alone", 9, MaxCalls, 10, []int{10}},
+	} {
+		es, total, ok := sim.LedgerPage("s", c.offset, c.limit, c.maxBytes)
+		if !ok || total != 10 {
+			t.Errorf("%s: total %d, ok %v", c.name, total, ok)
+		}
+		if diff := cmp.Diff(c.want, seqs(es)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+	if _, _, ok := sim.LedgerPage("nope", 0, 1, -1); ok {
+		t.Error("an unknown scenario reported as existing")
+	}
 }

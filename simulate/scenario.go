@@ -12,7 +12,7 @@ import (
 const (
 	MaxScenarios   = 4096      // scenarios per Simulator
 	MaxCalls       = 100_000   // calls recorded per scenario
-	MaxLedgerBytes = 256 << 20 // what the ledgers keep, all scenarios together (entryBytes)
+	MaxLedgerBytes = 64 << 20  // what the ledgers keep, all scenarios together (entryBytes)
 	MaxIDText      = 256       // bytes of a scenario id, a seed's text or a tool name
 	MaxAttempt     = 1_000_000 // an SDK's attempt number
 	maxWarned      = 4096      // overlap pairs remembered so each is reported once
@@ -256,19 +256,43 @@ func answer(t *Table, mock *Mock, c Call, canon []byte, occ int) *Answer {
 	return a
 }
 
+// MaxLedgerPage bounds one page of a ledger (LedgerPage): the bytes its entries' texts and fields take in the
+// answer, at most; a page holds at least one entry, so one entry larger than this (args up to a request
+// line's size) is a page alone.
+const MaxLedgerPage = 4 << 20
+
+// entryWire is what an entry's answer adds to its texts: member names, numbers and punctuation.
+const entryWire = 160
+
 // Ledger returns a copy of the decisions of a scenario, in order, and whether the scenario exists.
 func (s *Simulator) Ledger(scenarioID string) ([]Entry, bool) {
+	entries, _, ok := s.LedgerPage(scenarioID, 0, MaxCalls, -1)
+	return entries, ok
+}
+
+// LedgerPage returns the decisions of a scenario from the offset-th (0 first), at most limit of them and,
+// when maxBytes ≥ 0, no more than fit in maxBytes of answer (but always one, when there is one); total is the
+// number of decisions the scenario holds. A slot whose call is still being answered ends the page: the
+// ledger is read in order, and a read taken in its turn (the rpc read order) finds none.
+func (s *Simulator) LedgerPage(scenarioID string, offset, limit, maxBytes int) (entries []Entry, total int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sc := s.scenarios[scenarioID]
 	if sc == nil {
-		return nil, false
+		return nil, 0, false
 	}
-	out := make([]Entry, 0, len(sc.ledger))
-	for _, e := range sc.ledger {
-		if e.Outcome != "" { // a slot whose call is still being answered is left out
-			out = append(out, e)
+	size := 0
+	for i := offset; i < len(sc.ledger) && len(entries) < limit; i++ {
+		e := sc.ledger[i]
+		if e.Outcome == "" {
+			break
 		}
+		n := len(e.Tool) + len(e.Args) + len(e.Fault) + len(e.RuleID) + entryWire
+		if maxBytes >= 0 && len(entries) > 0 && size+n > maxBytes {
+			break
+		}
+		size += n
+		entries = append(entries, e)
 	}
-	return out, true
+	return entries, len(sc.ledger), true
 }

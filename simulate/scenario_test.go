@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -96,6 +97,14 @@ func TestNoMatch(t *testing.T) {
 		if !errors.As(err, &nm) || err.Error() != c.want {
 			t.Errorf("%s %s:\n got %v\nwant %s", c.tool, c.args, err, c.want)
 		}
+	}
+	// Long args are cut to 200 bytes at a character boundary: here "é"
+	// spans bytes 199 and 200 of the canonical text, and is left out whole.
+	long := `{"q": "` + strings.Repeat("a", 193) + "é" + strings.Repeat("b", 50) + `"}`
+	_, err := call(t, New(), tb, "lookup_order", long, 0)
+	var nm *NoMatchError
+	if !errors.As(err, &nm) || !utf8.ValidString(nm.Args) || nm.Args != `{"q":"`+strings.Repeat("a", 193)+"…" {
+		t.Errorf("long args: %q, want valid UTF-8 cut before the é", nm.Args)
 	}
 	empty := table(t, `{}`)
 	if _, err := call(t, New(), empty, "x", `{}`, 0); err == nil || !strings.HasSuffix(err.Error(), "the table has no mock rules") {

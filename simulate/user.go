@@ -18,6 +18,7 @@ const (
 	MaxScript       = 1000    // scripted turns
 	MaxPrompt       = 64 << 10
 	MaxStopTokens   = 16
+	MaxStopToken    = 256   // bytes of one stop token
 	MaxUserTokens   = 32768 // persona.max_tokens
 	defaultMaxTok   = 1024
 )
@@ -129,7 +130,7 @@ func ParseUserRequest(params map[string]any) (*UserRequest, error) {
 		}
 	}
 	if s, ok := params["stop_tokens"]; ok && s != nil {
-		list, err := stringList("stop_tokens", s, MaxStopTokens, 256)
+		list, err := stringList("stop_tokens", s, MaxStopTokens, MaxStopToken)
 		if err != nil {
 			return nil, err
 		}
@@ -137,6 +138,15 @@ func ParseUserRequest(params map[string]any) (*UserRequest, error) {
 			return nil, &CallError{"stop_tokens", "must not hold an empty string"}
 		}
 		r.StopTokens = list
+	}
+	// Required as the earlier engine's params were (../shared/sdk-compat.md): the history always (it may be
+	// empty: the simulated user speaks first), and for a model's turn a persona with a system prompt, so
+	// that no turn is ever asked of a model with a goal the engine made up.
+	if h, ok := params["conversation_history"]; !ok || h == nil {
+		return nil, &CallError{"conversation_history", "required: an array of {role, content} turns, empty when nothing was said yet"}
+	}
+	if !r.Scripted() && r.SystemPrompt == "" {
+		return nil, &CallError{"persona.system_prompt", "required unless the turn is scripted: the simulated user's goal and situation, as its model's system prompt"}
 	}
 	return r, nil
 }
@@ -187,18 +197,14 @@ func (r *UserRequest) ScriptedReply() (Reply, error) {
 	return r.Finish(r.Script[n]), nil
 }
 
-// System is the simulator model's system prompt: the persona's, or a default one, with the persona's name
-// and style, and the stop tokens it may use.
+// System is the simulator model's system prompt: the persona's, with its name and style, and the stop
+// tokens it may use.
 func (r *UserRequest) System() string {
 	var b strings.Builder
 	if r.Name != "" {
 		fmt.Fprintf(&b, "You are %s. ", r.Name)
 	}
-	if r.SystemPrompt != "" {
-		b.WriteString(r.SystemPrompt)
-	} else {
-		b.WriteString("You are a user talking to an AI assistant. Pursue your goal one message at a time, as a real user would, and never act as the assistant.")
-	}
+	b.WriteString(r.SystemPrompt)
 	if r.Style != "" {
 		b.WriteString("\n\nStyle: " + r.Style)
 	}
@@ -247,7 +253,7 @@ func (r *UserRequest) Messages() []Message {
 type Reply struct {
 	Message    string
 	Stop       bool
-	StopReason string // the stop token without its # marks, lower case: stop, transfer, out-of-scope
+	StopReason string // stopReason of the token that stopped it: stop, transfer, out-of-scope
 }
 
 // Finish reads the model's (or the script's) text: the first stop token it holds ends the conversation,
@@ -259,12 +265,21 @@ func (r *UserRequest) Finish(text string) Reply {
 		if i := strings.Index(text, tok); i >= 0 && (first < 0 || i < first) {
 			first = i
 			rep.Stop = true
-			rep.StopReason = strings.ToLower(strings.Trim(tok, "#"))
+			rep.StopReason = stopReason(tok)
 		}
 		rep.Message = strings.ReplaceAll(rep.Message, tok, "")
 	}
 	rep.Message = strings.TrimSpace(rep.Message)
 	return rep
+}
+
+// stopReason names a stop token in the answer: the token without the # marks around it, lower case
+// ("###STOP###" is "stop"); a token of # marks alone is named by itself ("###").
+func stopReason(tok string) string {
+	if r := strings.Trim(tok, "#"); r != "" {
+		return strings.ToLower(r)
+	}
+	return tok
 }
 
 // CacheKey names a simulated-user turn in cache_dir: the SHA-256 of the canonical JSON of the whole

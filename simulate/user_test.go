@@ -12,9 +12,17 @@ import (
 
 func userRequest(t testing.TB, s string) *UserRequest {
 	t.Helper()
-	r, err := ParseUserRequest(decode(t, s).(map[string]any))
+	p := decode(t, s).(map[string]any)
+	// The required params, where a case is not about them.
+	if _, ok := p["conversation_history"]; !ok {
+		p["conversation_history"] = []any{}
+	}
+	if _, ok := p["persona"]; !ok {
+		p["persona"] = map[string]any{"system_prompt": "p"}
+	}
+	r, err := ParseUserRequest(p)
 	if err != nil {
-		t.Fatalf("ParseUserRequest: %v", err)
+		t.Fatal(err)
 	}
 	return r
 }
@@ -71,6 +79,10 @@ func TestFinishStopTokens(t *testing.T) {
 			t.Errorf("Finish(%q) (-want +got):\n%s", c.in, diff)
 		}
 	}
+	hashes := userRequest(t, `{"stop_tokens": ["###"]}`)
+	if got := hashes.Finish("bye ###"); !got.Stop || got.StopReason != "###" || got.Message != "bye" {
+		t.Errorf("a token of # marks alone: %+v, want stop_reason \"###\"", got)
+	}
 	custom := userRequest(t, `{"stop_tokens": ["<END>"]}`)
 	if got := custom.Finish("bye <END>"); !got.Stop || got.StopReason != "<end>" || got.Message != "bye" {
 		t.Errorf("custom stop token: %+v", got)
@@ -105,6 +117,11 @@ func TestParseUserRequestErrors(t *testing.T) {
 		{`{"scripted": [1]}`, "scripted[0]: must be a string"},
 		{`{"stop_tokens": [""]}`, "stop_tokens: must not hold an empty string"},
 		{`{"fault_config": 1}`, "fault_config: must be an object"},
+		{`{"persona": {"system_prompt": "p"}}`, "conversation_history: required"},
+		{`{"persona": {"system_prompt": "p"}, "conversation_history": null}`, "conversation_history: required"},
+		{`{"conversation_history": []}`, "persona.system_prompt: required unless the turn is scripted"},
+		{`{"persona": {"name": "Dana"}, "conversation_history": []}`, "persona.system_prompt: required unless"},
+		{`{"persona": {"system_prompt": ""}, "conversation_history": []}`, "persona.system_prompt: required unless"},
 		// README threat model: 1,000 turns, 4 MiB of content in all.
 		{`{"conversation_history": [` + strings.TrimSuffix(strings.Repeat(`{"role": "user", "content": "x"},`, MaxHistory+1), ",") + `]}`, "conversation_history: must be an array of at most 1000 turns"},
 		{`{"conversation_history": [{"role": "user", "content": "` + strings.Repeat("x", MaxHistoryBytes/2) + `"}, {"role": "assistant", "content": "` + strings.Repeat("x", MaxHistoryBytes/2+1) + `"}]}`,

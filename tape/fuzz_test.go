@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 	"unicode/utf8"
 )
@@ -20,6 +21,9 @@ import (
 // Any. Duplicates give a Doc with a *DuplicateKeyError and encoding/json's
 // value (the later member wins). On every Doc, the reading API walked over
 // every value never panics and agrees with itself (see walk).
+// surrogateEscape is a \u escape of a surrogate code point, paired or not.
+var surrogateEscape = regexp.MustCompile(`\\u[dD][89a-fA-F][0-9a-fA-F]{2}`)
+
 func FuzzParse(f *testing.F) {
 	for _, tt := range validTests {
 		f.Add([]byte(tt.in))
@@ -30,7 +34,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range truncated {
 		f.Add([]byte(s))
 	}
-	for _, s := range []string{`{"a":1,"a":2}`, `{"x":1,"x":{"a":1,"a":2}}`, `{"a":1,"\u0061":{"b":[]}}`, manyMembers(20, `"k3":0`)} {
+	for _, s := range []string{`{"\ud800":["\udc00","\ud83d\ude00"]}`, `{"a":1,"a":2}`, `{"x":1,"x":{"a":1,"a":2}}`, `{"a":1,"\u0061":{"b":[]}}`, manyMembers(20, `"k3":0`)} {
 		f.Add([]byte(s))
 	}
 	if session, err := os.ReadFile(filepath.Join("..", "testdata", "session.jsonl")); err == nil {
@@ -56,6 +60,10 @@ func FuzzParse(f *testing.F) {
 		if d != nil {
 			defer d.Release()
 			walk(t, d.Root())
+			// A lone surrogate is found only where the text escapes a surrogate.
+			if path, found := FindLoneSurrogate(d.Root()); found && !surrogateEscape.Match(data) {
+				t.Fatalf("%q: a lone surrogate found at %q, but the text escapes no surrogate", data, path)
+			}
 		}
 
 		if !json.Valid(data) {

@@ -4,6 +4,8 @@ package tape
 
 import (
 	"iter"
+	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -90,4 +92,68 @@ func (v Value) RuneCount() int {
 		}
 	}
 	return n
+}
+
+// LoneSurrogate reports whether string v's text escapes a surrogate code
+// point that is not half of a pair ("\ud800", "\udc00"): decoded, such an
+// escape becomes U+FFFD, as in encoding/json, so "\ud800" and "\ufffd"
+// read alike; I-JSON (RFC 7493 §2.1), and so RFC 8785, refuses it. False for
+// any other kind.
+func (v Value) LoneSurrogate() bool {
+	if !v.Escaped() {
+		return false
+	}
+	s := v.Raw()
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			i++
+			continue
+		}
+		start := i
+		_, i = escapeAt(s, i)
+		if i-start == 6 && s[start+1] == 'u' {
+			if r, _ := hex4(s[start+2:]); utf16.IsSurrogate(r) {
+				return true // a surrogate escape read alone: a pair is 12 bytes
+			}
+		}
+	}
+	return false
+}
+
+// FindLoneSurrogate returns where in v a string or member name holds a lone
+// surrogate escape (LoneSurrogate), as a path from v: members by name after
+// a dot, elements by index in brackets ("args.items[2].name"); a member name
+// that holds one is named by its own path. found is false when there is none.
+// Nesting is bounded by MaxDepth, as in every parsed document.
+func FindLoneSurrogate(v Value) (path string, found bool) {
+	return findLone(v, "")
+}
+
+func findLone(v Value, path string) (string, bool) {
+	switch v.Kind() {
+	case String:
+		return path, v.LoneSurrogate()
+	case Array:
+		i := 0
+		for e := range v.Elems() {
+			if p, ok := findLone(e, path+"["+strconv.Itoa(i)+"]"); ok {
+				return p, true
+			}
+			i++
+		}
+	case Object:
+		for name, e := range v.Members() {
+			p := name.Str()
+			if path != "" {
+				p = path + "." + p
+			}
+			if name.LoneSurrogate() {
+				return p, true
+			}
+			if p, ok := findLone(e, p); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }

@@ -42,3 +42,38 @@ func TestRuneCount(t *testing.T) {
 		d.Release()
 	}
 }
+
+// TestFindLoneSurrogate: a surrogate escape not paired with its other half is found, with its path, in
+// values and member names; pairs, U+FFFD itself and surrogate-looking text that is not an escape are not.
+func TestFindLoneSurrogate(t *testing.T) {
+	tests := []struct {
+		in, path string
+		found    bool
+	}{
+		{`"\ud800"`, "", true},
+		{`"\udc00"`, "", true},
+		{`"\uDBFF x"`, "", true},
+		{`"\ud800\u0041"`, "", true},       // high then a non-surrogate escape
+		{`"\udc00\ud800"`, "", true},       // low then high: two lone halves
+		{`"\ud83d\ude00\ud800"`, "", true}, // a pair, then a lone one
+		{`"\ud83d\ude00"`, "", false},      // a pair
+		{`"\ufffd"`, "", false},            // the replacement character itself
+		{"\"\xef\xbf\xbd\"", "", false},    // raw U+FFFD
+		{`"\\ud800"`, "", false},           // an escaped backslash, then text
+		{`"\u00e9\n"`, "", false},          // other escapes
+		{`{"a":{"b":["x","\ud800"]}}`, "a.b[1]", true},
+		{`{"ok":"\ud83d\ude00","k\udc00":1}`, "k\uFFFD", true}, // a member name: its decoded name
+		{`[1,true,null,{"a":"\ud800"}]`, "[3].a", true},
+		{`{"a":[1,2,{"b":"c"}]}`, "", false},
+	}
+	for _, tt := range tests {
+		d, err := Parse([]byte(tt.in))
+		if err != nil {
+			t.Fatalf("Parse(%s): %v", tt.in, err)
+		}
+		path, found := FindLoneSurrogate(d.Root())
+		if found != tt.found || path != tt.path {
+			t.Errorf("FindLoneSurrogate(%s) = %q, %v; want %q, %v", tt.in, path, found, tt.path, tt.found)
+		}
+	}
+}

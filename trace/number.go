@@ -3,8 +3,7 @@
 package trace
 
 import (
-	"unicode/utf8"
-
+	"attest-engine/clip"
 	"attest-engine/jsonschema"
 	"attest-engine/tape"
 )
@@ -26,7 +25,7 @@ func integer(v any) (int64, bool) {
 func describe(v tape.Value) string {
 	switch v.Kind() {
 	case tape.Number:
-		return clip(string(v.Text()))
+		return clipped(string(v.Text()))
 	case tape.String:
 		return "string " + quote(string(v.Bytes()))
 	}
@@ -35,17 +34,7 @@ func describe(v tape.Value) string {
 
 // quote puts a value from the trace between single quotes, as the spec's
 // messages do, clipped so that a message stays short.
-func quote(s string) string { return "'" + clip(s) + "'" }
+func quote(s string) string { return "'" + clipped(s) + "'" }
 
-// clip shortens s to at most 64 bytes, on a rune boundary, marking the cut.
-func clip(s string) string {
-	const n = 64
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// clipped is s as a message shows it: at most 64 bytes (package clip).
+func clipped(s string) string { return clip.String(s, 64) }

@@ -12,12 +12,17 @@ import (
 
 // Limits from spec §7 "Size and Count Limits" and "Schema Version Policy".
 const (
-	MaxTraceBytes        = 10485760 // "Max trace size | 10 MB (10,485,760 bytes)"
-	MaxSteps             = 10000    // "Max steps per trace | 10,000"
-	MaxOutputChars       = 500000   // "Max output length | 500,000 characters"
-	MaxStepResultBytes   = 1048576  // "Max step payload | 1 MB per step result"
-	MaxSubTraceDepth     = 5        // "Max sub-trace depth | 5 levels"
-	CurrentSchemaVersion = 1        // "Current (1) | Fully supported"
+	MaxTraceBytes = 10485760 // "Max trace size | 10 MB (10,485,760 bytes)"
+	// MaxLineBytes bounds one line that carries a trace: a request line
+	// of the protocol, a trace line of the eval and watch commands. It is
+	// the largest trace plus 6 MiB of room for the assertions and the
+	// envelope around it: 16 MiB.
+	MaxLineBytes         = MaxTraceBytes + 6<<20
+	MaxSteps             = 10000   // "Max steps per trace | 10,000"
+	MaxOutputChars       = 500000  // "Max output length | 500,000 characters"
+	MaxStepResultBytes   = 1048576 // "Max step payload | 1 MB per step result"
+	MaxSubTraceDepth     = 5       // "Max sub-trace depth | 5 levels"
+	CurrentSchemaVersion = 1       // "Current (1) | Fully supported"
 )
 
 // Options tune validation.

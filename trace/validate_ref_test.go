@@ -402,7 +402,7 @@ func refStepString(step map[string]any, field string, i int, detail string) (str
 func refDescribe(v any) string {
 	switch x := v.(type) {
 	case json.Number:
-		return clip(string(x))
+		return clipped(string(x))
 	case string:
 		return "string " + quote(x)
 	case float64:

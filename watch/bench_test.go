@@ -24,7 +24,7 @@ func benchRun(b *testing.B, flags ...string) {
 	}
 	b.ResetTimer()
 	args := append([]string{"--suite", "../testdata/watch/suite.json", "--deterministic", "--jobs", "2", "--log-level", "error"}, flags...)
-	if code := Run(context.Background(), args, &in, io.Discard, io.Discard, testEnv(nil)); code != 0 {
+	if code := RunEnv(context.Background(), args, &in, io.Discard, io.Discard, testEnv(nil)); code != 0 {
 		b.Fatalf("exit %d", code)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"attest-engine/ingest"
+	"attest-engine/trace"
 )
 
 // The byte bounds of the pipeline's stages past the input (README
@@ -29,7 +30,7 @@ const softLimit = 100 << 20
 // memoryLimit is softLimit grown by what raised bounds add: a line and a
 // body for a --max-line past its default, and --max-open-bytes past its.
 func (o options) memoryLimit() int64 {
-	return softLimit + 2*max(0, int64(o.maxLine-ingest.MaxLineBytes)) + max(0, int64(o.limits.Bytes-ingest.DefaultBytes))
+	return softLimit + 2*max(0, int64(o.maxLine-trace.MaxLineBytes)) + max(0, int64(o.limits.Bytes-ingest.DefaultBytes))
 }
 
 // itemCost is what an input item holds until the source takes it: its

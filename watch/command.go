@@ -4,36 +4,65 @@ package watch
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
 	"os"
+	"os/signal"
 	"runtime"
+	"runtime/debug"
+	"syscall"
 	"time"
 
-	"attest-engine/eval"
+	"attest-engine/cli"
 	"attest-engine/ingest"
+	"attest-engine/logsink"
 	"attest-engine/sample"
+	"attest-engine/trace"
+	"attest-engine/version"
 )
 
-// Env is what the command gets from main.
+// Env is what the command takes from its surroundings: Run uses the
+// process's (DefaultEnv); tests give their own to RunEnv.
 type Env struct {
-	Version string
+	Version string // in every result_id
 	// Recorder opens the history kept in a state directory; nil when the
 	// engine is built without one (then --state-dir is an error).
 	Recorder func(cfg HistoryConfig, log *slog.Logger) (Recorder, error)
 	Getenv   func(string) string
 	Logger   func(w io.Writer, level string) (*slog.Logger, error)
 	// MemoryLimit, when set, is given the soft memory limit the process
-	// should run under (main sets it unless GOMEMLIMIT is set).
+	// should run under (DefaultEnv sets it unless GOMEMLIMIT is set).
 	MemoryLimit func(bytes int64)
 }
 
-// HistoryConfig is what the flags say of the result history; main's
-// Recorder opens it. The package does not depend on the history's.
+// DefaultEnv is the process's: history.Store under --state-dir
+// (OpenHistory), os.Getenv, and the engine's log lines at --log-level.
+func DefaultEnv() Env {
+	return Env{
+		Version:  version.Engine,
+		Recorder: OpenHistory,
+		Getenv:   os.Getenv,
+		Logger: func(w io.Writer, level string) (*slog.Logger, error) {
+			l, err := cli.ParseLevel(level)
+			if err != nil {
+				return nil, err
+			}
+			return cli.NewLogger(w, l), nil
+		},
+		// watch runs alone in its process: its memory budget is the process's.
+		MemoryLimit: func(n int64) {
+			if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+				debug.SetMemoryLimit(n)
+			}
+		},
+	}
+}
+
+// HistoryConfig is what the flags say of the result history; Env.Recorder
+// opens it.
 type HistoryConfig struct {
 	Dir string // --state-dir
 	// Fsync is --fsync: "always", "interval", "never", or "" for the
@@ -55,6 +84,7 @@ type options struct {
 	suite, in, out, format, config, listen string
 	history                                HistoryConfig
 	follow, deterministic, listenAny       bool
+	offline                                bool
 	rate                                   sample.Rate
 	shard                                  sample.Shard
 	jobs                                   int
@@ -66,8 +96,19 @@ type options struct {
 
 // Run is `attest-engine watch`. Exit status: 0 when the input was read to
 // its end (or a signal ended a live stream), 2 on bad flags, a bad suite or
-// an input/output failure.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {
+// an input/output failure. Its log lines go to stderr through a bounded
+// queue (package logsink), as the server's.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// With SIGPIPE notified, a write to a closed stdout or stderr fails
+	// with EPIPE instead of ending the process (os/signal, "SIGPIPE").
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	sink := logsink.New(stderr)
+	defer sink.Flush(cli.FlushLogs)
+	return RunEnv(ctx, args, stdin, stdout, sink, DefaultEnv())
+}
+
+// RunEnv is Run with the surroundings env, and stderr written as it is.
+func RunEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {
 	o, log, code := parse(args, stderr, env)
 	if log == nil {
 		return code
@@ -109,19 +150,18 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	fs.BoolVar(&o.deterministic, "deterministic", false, "no wall-clock fields; traces close by event time only: the same input gives the same bytes")
 	fs.IntVar(&o.jobs, "jobs", runtime.GOMAXPROCS(0), "traces evaluated in parallel")
 	fs.StringVar(&o.config, "config", "", "engine config file (providers, schema_dirs, ...)")
-	timeout := fs.Duration("eval-timeout", 30*time.Second, "time limit per trace")
-	fs.DurationVar(&o.limits.Grace, "grace", ingest.DefaultGrace, "OTLP: how long a trace stays open after its root span ends")
-	fs.DurationVar(&o.limits.Idle, "idle", ingest.DefaultIdle, "OTLP: close a trace after this long without a span")
+	cli.OfflineVar(fs, &o.offline)
+	cli.DurationVar(fs, &o.timeout, "eval-timeout", 30*time.Second, "time limit per trace")
+	cli.DurationVar(fs, &o.limits.Grace, "grace", ingest.DefaultGrace, "OTLP: how long a trace stays open after its root span ends")
+	cli.DurationVar(fs, &o.limits.Idle, "idle", ingest.DefaultIdle, "OTLP: close a trace after this long without a span")
 	fs.IntVar(&o.limits.OpenTraces, "max-open-traces", ingest.DefaultOpenTraces, "OTLP: traces assembled at once")
 	fs.IntVar(&o.limits.SpansPerTrace, "max-spans", ingest.DefaultSpansPerTrace, "OTLP: spans kept per trace")
 	fs.IntVar(&o.limits.Bytes, "max-open-bytes", ingest.DefaultBytes, "OTLP: span bytes held in open traces")
-	fs.IntVar(&o.maxLine, "max-line", ingest.MaxLineBytes, "longest input line, in bytes")
-	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, nil, 0 // -h: usage printed, as the engine's own -h
-		}
-		return o, nil, 2
+	fs.IntVar(&o.maxLine, "max-line", trace.MaxLineBytes, "longest input line, in bytes")
+	var level string
+	cli.LogLevelVar(fs, &level)
+	if code, ok := cli.Parse(fs, args); !ok {
+		return o, nil, code
 	}
 	bad := func(format string, a ...any) (options, *slog.Logger, int) {
 		fmt.Fprintf(stderr, "attest-engine watch: "+format+"\n", a...)
@@ -130,7 +170,7 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	if fs.NArg() > 0 {
 		return bad("unexpected argument %q", fs.Arg(0))
 	}
-	log, err := env.Logger(stderr, *level)
+	log, err := env.Logger(stderr, level)
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -141,8 +181,6 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 		return bad("--format %q: want auto, attest or otlp", o.format)
 	case o.jobs < 1 || o.jobs > 1024:
 		return bad("--jobs %d: want 1 to 1024", o.jobs)
-	case *timeout <= 0:
-		return bad("--eval-timeout must be positive")
 	case o.maxLine < 1<<10 || o.maxLine > 1<<30:
 		return bad("--max-line %d: want 1024 to 1073741824", o.maxLine)
 	case o.follow && (o.in == "" || o.in == "-"):
@@ -156,7 +194,6 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	if o.history.Webhook != "" {
 		o.history.WebhookSecret = env.Getenv(WebhookSecretEnv)
 	}
-	o.timeout = *timeout
 	if o.in == "" && o.listen == "" {
 		o.in = "-"
 	}
@@ -198,7 +235,10 @@ func openOut(ctx context.Context, path string, stdout io.Writer) (io.Writer, fun
 	if path == "-" || path == "" {
 		return stdout, func() error { return nil }, nil
 	}
-	f, err := eval.OpenFile(ctx, path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err := cli.MakeParent(path); err != nil {
+		return nil, nil, err
+	}
+	f, err := cli.OpenFile(ctx, path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}

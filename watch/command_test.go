@@ -56,7 +56,7 @@ func TestRecorder(t *testing.T) {
 	for _, fail := range []bool{false, true} {
 		rec := &recorder{fail: fail}
 		var out, errb bytes.Buffer
-		code := Run(context.Background(), []string{"--suite", "../testdata/watch/suite.json", "--state-dir", t.TempDir(), "--deterministic"},
+		code := RunEnv(context.Background(), []string{"--suite", "../testdata/watch/suite.json", "--state-dir", t.TempDir(), "--deterministic"},
 			bytes.NewReader(input), &out, &errb, testEnv(rec))
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errb.String())
@@ -224,7 +224,7 @@ func TestHistoryFlags(t *testing.T) {
 		}
 		env.Recorder = func(cfg HistoryConfig, _ *slog.Logger) (Recorder, error) { got = &cfg; return &recorder{}, nil }
 		var out, errb bytes.Buffer
-		code := Run(context.Background(), append([]string{"--suite", "../testdata/watch/suite.json"}, tc.args...), strings.NewReader(""), &out, &errb, env)
+		code := RunEnv(context.Background(), append([]string{"--suite", "../testdata/watch/suite.json"}, tc.args...), strings.NewReader(""), &out, &errb, env)
 		if tc.want == nil {
 			if code != 2 || got != nil {
 				t.Errorf("%v: exit %d, recorder opened %v; want exit 2", tc.args, code, got)
@@ -254,9 +254,31 @@ func TestWriteFailureExits(t *testing.T) {
 	}
 	first, _, _ := bytes.Cut(input, []byte("\n"))
 	var errb bytes.Buffer
-	code := Run(context.Background(), []string{"--suite", "../testdata/watch/suite.json", "--deterministic"},
+	code := RunEnv(context.Background(), []string{"--suite", "../testdata/watch/suite.json", "--deterministic"},
 		bytes.NewReader(first), failWriter{}, &errb, testEnv(nil))
 	if code == 0 || !strings.Contains(errb.String(), "no space left on device") {
 		t.Errorf("exit %d, log %s; want a failure naming the write error", code, errb.String())
+	}
+}
+
+// TestSharedFlags: the flags every command reads alike (package cli): a
+// bare number of milliseconds for a duration, --offline, -h exiting 0.
+func TestSharedFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--eval-timeout", "30000"}, 0},
+		{[]string{"--eval-timeout", "0"}, 2},
+		{[]string{"--grace", "1500", "--idle", "2m"}, 0},
+		{[]string{"--offline"}, 0},
+		{[]string{"-h"}, 0},
+	}
+	for _, tc := range tests {
+		var errb bytes.Buffer
+		args := append([]string{"--suite", "../testdata/watch/suite.json"}, tc.args...)
+		if code := RunEnv(context.Background(), args, strings.NewReader(""), io.Discard, &errb, testEnv(nil)); code != tc.code {
+			t.Errorf("%q: exit %d, want %d: %s", tc.args, code, tc.code, errb.String())
+		}
 	}
 }

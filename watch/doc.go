@@ -23,9 +23,9 @@
 // Evaluation goes through assert.Engine.Run, the core evaluate_batch and
 // the eval command share (validation, the deadline, recovered panics,
 // assert.FailureOf for spec §5 codes). The package knows nothing of
-// JSON-RPC; main gives it the version and the logger, and (through
-// [Recorder]) the result history kept under --state-dir: the package hands
-// main a [HistoryConfig] (--state-dir, --fsync, --alert-webhook and the
-// webhook secret from $ATTEST_WEBHOOK_SECRET) and depends on no history
-// package; main's adapter (watch_env.go) opens history.Store with it.
+// JSON-RPC. The result history kept under --state-dir sits behind the
+// [Recorder] seam: the flags make a [HistoryConfig] (--state-dir, --fsync,
+// --alert-webhook and the webhook secret from $ATTEST_WEBHOOK_SECRET), and
+// [OpenHistory] opens a history.Store with it (history.go); tests give
+// [RunEnv] a Recorder of their own.
 package watch

@@ -27,7 +27,7 @@ func TestFIFOWaitEnds(t *testing.T) {
 			done := make(chan int, 1)
 			var out, errb bytes.Buffer
 			go func() {
-				done <- Run(ctx, []string{"--suite", "../testdata/watch/suite.json", "--deterministic", flag, fifo},
+				done <- RunEnv(ctx, []string{"--suite", "../testdata/watch/suite.json", "--deterministic", flag, fifo},
 					strings.NewReader(""), &out, &errb, testEnv(nil))
 			}()
 			select {

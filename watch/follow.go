@@ -1,4 +1,4 @@
-// follow.go: the input file, opened so that a signal ends a wait on a FIFO (eval.OpenFile, as the result file); with --follow a reader that waits at the input's end for more.
+// follow.go: the input file, opened so that a signal ends a wait on a FIFO (cli.OpenFile, as the result file); with --follow a reader that waits at the input's end for more.
 
 package watch
 
@@ -8,14 +8,14 @@ import (
 	"os"
 	"time"
 
-	"attest-engine/eval"
+	"attest-engine/cli"
 )
 
 func (c *command) openIn(stop context.Context, stdin io.Reader) (io.Reader, func(), error) {
 	if c.o.in == "-" {
 		return stdin, func() {}, nil
 	}
-	f, err := eval.OpenFile(stop, c.o.in, os.O_RDONLY, 0)
+	f, err := cli.OpenFile(stop, c.o.in, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -24,30 +24,37 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// listenAddr checks --listen: a host part that is empty means 127.0.0.1,
-// and anything but a loopback address needs --listen-any-address.
-func (c *command) listenAddr() (string, error) {
+// listenAddr checks --listen: anything but a loopback address needs
+// --listen-any-address. An empty host part (":4318") means every address
+// with --listen-any-address, else 127.0.0.1, and then warn says so: a
+// collector in another container or on another machine cannot reach it.
+func (c *command) listenAddr() (addr, warn string, err error) {
 	host, port, err := net.SplitHostPort(c.o.listen)
 	if err != nil {
-		return "", fmt.Errorf("--listen %q: want host:port, such as 127.0.0.1:4318", c.o.listen)
+		return "", "", fmt.Errorf("--listen %q: want host:port, such as 127.0.0.1:4318", c.o.listen)
 	}
-	if host == "" {
+	switch {
+	case host == "" && c.o.listenAny:
+	case host == "":
 		host = "127.0.0.1"
+		warn = fmt.Sprintf("--listen %q binds the loopback address 127.0.0.1 only: other machines and containers cannot reach it (give --listen-any-address to accept them)", c.o.listen)
+	case !loopback(host) && !c.o.listenAny:
+		return "", "", fmt.Errorf("--listen %q: not a loopback address; add --listen-any-address to accept traces from other machines", c.o.listen)
 	}
-	if !loopback(host) && !c.o.listenAny {
-		return "", fmt.Errorf("--listen %q: not a loopback address; add --listen-any-address to accept traces from other machines", c.o.listen)
-	}
-	return net.JoinHostPort(host, port), nil
+	return net.JoinHostPort(host, port), warn, nil
 }
 
 // serve accepts OTLP/HTTP export requests until stop. ready gets nil once
 // it listens, or the error that kept it from listening. It returns once
 // every request it acknowledged is handed on in full.
 func (c *command) serve(stop context.Context, ready chan<- error) error {
-	addr, err := c.listenAddr()
+	addr, warn, err := c.listenAddr()
 	if err != nil {
 		ready <- err
 		return nil
+	}
+	if warn != "" {
+		c.log.Warn(warn)
 	}
 	raw, err := net.Listen("tcp", addr)
 	if err != nil {

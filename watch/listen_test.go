@@ -92,7 +92,7 @@ func listenRun(t *testing.T, post func(url string)) string {
 	var out bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"--suite", "../testdata/watch/suite.json", "--listen", "127.0.0.1:0", "--deterministic", "--jobs", "1", "--max-line", "4096"},
+		done <- RunEnv(ctx, []string{"--suite", "../testdata/watch/suite.json", "--listen", "127.0.0.1:0", "--deterministic", "--jobs", "1", "--max-line", "4096"},
 			nil, &out, pw, testEnv(nil))
 		pw.Close()
 	}()
@@ -271,4 +271,32 @@ func deepAttr(key string) []byte {
 	span := slices.Concat(pbBytes(1, bytes.Repeat([]byte{1}, 16)), pbBytes(2, bytes.Repeat([]byte{2}, 8)),
 		pbBytes(9, append(pbBytes(1, []byte(key)), pbBytes(2, v)...)))
 	return pbBytes(1, pbBytes(2, pbBytes(2, span)))
+}
+
+// TestListenAddr: --listen's host part. An empty one binds loopback with a
+// warning (a container's collector could not reach it), or every address
+// with --listen-any-address; another machine's address needs the flag.
+func TestListenAddr(t *testing.T) {
+	tests := []struct {
+		listen    string
+		any       bool
+		addr      string
+		warn, err bool
+	}{
+		{"127.0.0.1:4318", false, "127.0.0.1:4318", false, false},
+		{"localhost:4318", false, "localhost:4318", false, false},
+		{"[::1]:4318", false, "[::1]:4318", false, false},
+		{":4318", false, "127.0.0.1:4318", true, false},
+		{":4318", true, ":4318", false, false},
+		{"0.0.0.0:4318", false, "", false, true},
+		{"0.0.0.0:4318", true, "0.0.0.0:4318", false, false},
+		{"4318", false, "", false, true},
+	}
+	for _, tc := range tests {
+		c := &command{o: options{listen: tc.listen, listenAny: tc.any}}
+		addr, warn, err := c.listenAddr()
+		if addr != tc.addr || (warn != "") != tc.warn || (err != nil) != tc.err {
+			t.Errorf("--listen %q (any %v) = %q, warning %q, %v; want %q, warning %v, error %v", tc.listen, tc.any, addr, warn, err, tc.addr, tc.warn, tc.err)
+		}
+	}
 }

@@ -15,9 +15,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"attest-engine/assert"
-	"attest-engine/eval"
+	"attest-engine/cli"
 	"attest-engine/ingest"
+	"attest-engine/pool"
 	"attest-engine/sample"
 )
 
@@ -64,13 +64,7 @@ func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cfg assert.Config
-	if o.config != "" {
-		if cfg, err = assert.LoadConfig(o.config); err != nil {
-			return nil, err
-		}
-	}
-	engine, err := assert.New(cfg)
+	engine, _, err := cli.LoadEngine(o.config, o.offline)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +174,7 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 		defer c.pool.release(traceCost(t))
 		return c.ev.results(t)
 	}
-	_, _ = eval.InOrder(context.Background(), c.o.jobs, src.next, work, func(rs []Result) error {
+	_, _ = pool.InOrder(context.Background(), c.o.jobs, src.next, work, func(rs []Result) error {
 		if err := c.write(enc, rs); err != nil {
 			cancel() // the source stops reading
 			return err

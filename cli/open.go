@@ -1,6 +1,6 @@
-// open.go: OpenFile, os.OpenFile that a signal ends while it waits for the other end of a FIFO; shared with the watch command.
+// open.go: OpenFile, os.OpenFile that a signal ends while it waits for the other end of a FIFO, for every file a command names.
 
-package eval
+package cli
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // ErrStopped is OpenFile's error (in an *os.PathError) when ctx ended
@@ -19,8 +20,7 @@ var ErrStopped = errors.New("stopped while waiting for the other end of the pipe
 // signal must still end the command. The abandoned open, if it ever
 // completes, is closed. Anything but a FIFO is opened at once, ctx ended or
 // not, so that an interrupted run still opens its files and closes its
-// report, whichever of the open and the signal came first. The watch
-// command opens --in and --out with it.
+// report, whichever of the open and the signal came first.
 func OpenFile(ctx context.Context, path string, flag int, perm os.FileMode) (*os.File, error) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		return os.OpenFile(path, flag, perm)
@@ -52,11 +52,23 @@ func OpenFile(ctx context.Context, path string, flag int, perm os.FileMode) (*os
 	}
 }
 
-// named names the flag in an open that a signal ended (exit status 2, as
-// the watch command says it); other errors are left as they were.
-func named(flag string, err error) error {
+// Named names the flag in an open that a signal ended (the commands exit
+// with status 2 then); other errors are left as they were.
+func Named(flag string, err error) error {
 	if errors.Is(err, ErrStopped) {
 		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return err
+}
+
+// MakeParent creates the directory an output file (eval --output, watch
+// --out, report --html, the server's --report) goes into, with its
+// parents, as `go build -o` does: a run that was told where to write does
+// not fail for want of a directory. "-" (stdout) and a path in the working
+// directory need none.
+func MakeParent(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	return os.MkdirAll(filepath.Dir(path), 0o755)
 }

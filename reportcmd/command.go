@@ -1,9 +1,14 @@
-// report_history.go: attest-engine report --state-dir DIR --html FILE: the HTML history page of a state dir.
-
-package main
+// Package reportcmd is `attest-engine report --state-dir DIR --html FILE`:
+// the HTML history page of a state dir (package history's series drawn by
+// package report). The package is not named report: that name is the
+// results model and its writers, which this command uses.
+//
+// Exit status: 0 written, 1 the dir could not be read or the page not
+// written, 2 usage.
+package reportcmd
 
 import (
-	"errors"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -11,16 +16,16 @@ import (
 	"strconv"
 	"time"
 
+	"attest-engine/cli"
 	"attest-engine/history"
 	"attest-engine/report"
 )
 
-// runReport is the report command. It reads the state dir without its
-// writer's lock (history.OpenReadOnly), so it runs beside the watch or
-// server that writes it, and draws what was recorded when it read. Exit
-// status: 0 written, 1 the dir could not be read or the page not written,
-// 2 usage.
-func runReport(args []string, stdout, stderr io.Writer) int {
+// Run is the report command. It reads the state dir without its writer's
+// lock (history.OpenReadOnly), so it runs beside the watch or server that
+// writes it, and draws what was recorded when it read. ctx and stdin are
+// unused: the page is drawn from what one read of the dir found.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("attest-engine report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("state-dir", "", "the state dir to draw: a watch's or server's --state-dir, or one merged by attest-engine merge (required)")
@@ -30,11 +35,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: attest-engine report --state-dir DIR --html FILE [--deterministic]\n\nDraws the result history of a state dir: per assertion, pass rate and mean score over its windows with drift alerts marked, and a score histogram.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := cli.Parse(fs, args); !ok {
+		return code
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -58,7 +60,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	if *out == "-" {
 		err = report.WriteHistory(stdout, keys, generated)
-	} else {
+	} else if err = cli.MakeParent(*out); err == nil {
 		err = report.WriteHistoryFile(*out, keys, generated)
 	}
 	if err != nil {

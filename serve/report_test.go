@@ -1,6 +1,6 @@
-// main_report_test.go: the server's --report file as main.go writes it, and the limits the eval command shares with the server.
+// report_test.go: the server's --report file.
 
-package main
+package serve
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"attest-engine/assert"
-	"attest-engine/eval"
 	"attest-engine/report"
 	"attest-engine/rpc"
 	"attest-engine/simulate"
@@ -83,7 +82,7 @@ func TestReportFile(t *testing.T) {
 		{"report.html", "HTML for .html: the failing trace open with its type and spec, the passing one a row, a timestamp", func(data []byte) bool {
 			page := string(data)
 			for _, want := range []string{"<title>attest-engine report: FAIL</title>", `data-status="hard_fail" data-name="trc_&lt;b&gt;"`,
-				`<b>c2</b> <i>content</i>`, `<pre>{
+				`<b><bdi>c2</bdi></b> <i><bdi>content</bdi></i>`, `<pre>{
   &#34;value&#34;: &#34;&lt;script&gt;&#34;
 }</pre>`, `<td>trc_wire</td>`, `<p class="meta">generated 2`,
 				`<tr><td>refund</td><td>3</td><td>2</td><td>0.208–0.939</td><td>pass^1 0.667 · pass^2 0.333 · pass^3 0.000</td></tr>`} {
@@ -174,13 +173,5 @@ func TestReportFailureIsOnlyLogged(t *testing.T) {
 	writeReport(filepath.Join(t.TempDir(), "missing-dir", "report.json"), slog.New(slog.NewJSONHandler(&log, nil)), sessionRecords)
 	if !strings.Contains(log.String(), "writing report") {
 		t.Errorf("the failed report write was not logged: %s", log.String())
-	}
-}
-
-// TestEvalLimitsMatchServer: a trace line is bounded as a request line is,
-// and --jobs as the requests in flight; package eval keeps its own copies.
-func TestEvalLimitsMatchServer(t *testing.T) {
-	if eval.MaxLineBytes != rpc.MaxLineBytes || eval.MaxJobs != rpc.MaxInFlight {
-		t.Errorf("eval limits %d bytes, %d jobs; the server's %d bytes, %d in flight", eval.MaxLineBytes, eval.MaxJobs, rpc.MaxLineBytes, rpc.MaxInFlight)
 	}
 }

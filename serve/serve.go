@@ -1,0 +1,114 @@
+// Package serve is the engine's server command, `attest-engine [flags]`
+// with no subcommand: the Attest protocol on stdin and stdout (package rpc),
+// as the SDKs start it. It reads the server's flags and config, builds the
+// evaluation engine, opens the result history (--state-dir) and the
+// session's report (--report), and serves until stdin ends or a signal
+// comes.
+//
+// Exit status: 0 when serving ended (whatever the session's answers were),
+// 2 on bad flags, a bad config or a state dir that cannot be opened.
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"attest-engine/cli"
+	"attest-engine/history"
+	"attest-engine/logsink"
+	"attest-engine/report"
+	"attest-engine/rpc"
+	"attest-engine/version"
+)
+
+// Usage is printed with every usage error (exit 2) and for -h: the
+// engine's commands, then the server's flags.
+const Usage = `usage:
+  attest-engine [flags]          serve the Attest protocol on stdin and stdout (the SDKs start it so)
+  attest-engine eval [flags]     evaluate traces from files (attest-engine eval -h)
+  attest-engine watch [flags]    evaluate production traces continuously (attest-engine watch -h)
+  attest-engine merge DST SRC... add the result histories (--state-dir) of shards into DST
+  attest-engine report --state-dir DIR --html FILE
+                                 draw a result history as one HTML page (attest-engine report -h)
+  attest-engine diff --base A --head B
+                                 did a run regress against another? (attest-engine diff -h)
+  attest-engine version          print the version
+
+flags:
+`
+
+// Run is the server command.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var o options
+	fs := o.flagSet(stderr)
+	if code, ok := cli.Parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return UsageError(stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	if o.showVersion {
+		version.Print(stdout)
+		return 0
+	}
+	level, err := cli.ParseLevel(o.logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
+		return 2
+	}
+	// Every log line goes through a bounded queue: the SDKs never read
+	// stderr, and a blocked write must not stop the engine (logsink). Nor
+	// may a closed one: with SIGPIPE notified, a write to a broken pipe on
+	// stderr (or stdout) fails with EPIPE instead of ending the process
+	// (os/signal, "SIGPIPE").
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	sink := logsink.New(stderr)
+	defer sink.Flush(cli.FlushLogs)
+	logger := cli.NewLogger(sink, level)
+	fail := func(prefix string, err error) int {
+		logger.Error(err.Error())
+		fmt.Fprintf(sink, "attest-engine: %s%v\n", prefix, err)
+		return 2
+	}
+
+	engine, cfg, err := cli.LoadEngine(o.configPath, o.offline)
+	if err != nil {
+		return fail("", err)
+	}
+	for _, w := range engine.Warnings() {
+		logger.Warn(w)
+	}
+	opts := rpc.Options{Engine: engine, Config: cfg, EvalTimeout: o.evalTimeout, Logger: logger, Version: version.Engine}
+	if o.stateDir != "" {
+		store, err := history.Open(o.stateDir, history.Options{Logger: logger})
+		if err != nil {
+			return fail("--state-dir: ", err)
+		}
+		defer func() {
+			if err := store.Close(); err != nil {
+				logger.Error("closing --state-dir", "error", err.Error())
+			}
+		}()
+		engine.SetThresholds(store.Threshold)
+		opts.History = store
+	}
+	if o.reportPath != "" && report.FormatForPath(o.reportPath) == report.FormatHTML {
+		opts.ReportSpec = report.SpecText // the page shows each assertion's spec on demand
+	}
+	srv := rpc.New(opts)
+	if o.reportPath != "" {
+		if err := cli.MakeParent(o.reportPath); err != nil {
+			// As any failure of --report: logged, never a failed start.
+			logger.Error("--report", "error", err.Error())
+		}
+		srv.RecordTo(reportTo(o.reportPath, logger, srv.Scenarios))
+	}
+	if err := srv.Serve(ctx, stdin, stdout); err != nil {
+		logger.Error("serving stopped", "error", err.Error())
+	}
+	return 0
+}
