@@ -20,6 +20,18 @@ const (
 	heldMinMap = 8   // slots of the smallest map table
 )
 
+// What the assembler holds of a trace besides its spans, counted against
+// --max-open-bytes with them: an open trace's record, its entries in the
+// open map, the LRU list and the root queue, and its span-id set (per span
+// id beyond the id's bytes); a closed trace kept for late spans adds its
+// entry in the kept cache and its hold. Without them a flood of one-span
+// traces held ~4 times what was counted.
+const (
+	heldTrace  = 640
+	heldSpanID = 48
+	heldKept   = 256
+)
+
 // spanHeld estimates the bytes sp holds once decoded: its struct, its
 // strings, its attributes and kept events (the service name is shared by
 // the spans of a resource and not counted). It is what Span.Size records and
