@@ -44,6 +44,10 @@ type Config struct {
 	// user's model (capability simulation); a request's rules win.
 	Simulation simulate.Config `json:"simulation"`
 
+	// RequireCalibration is require_calibration for every llm_judge
+	// assertion that sets none of its own (calibration.go).
+	RequireCalibration *CalibrationRequirement `json:"require_calibration"`
+
 	// SchemaLoader resolves $ref URIs outside a schema; New sets it from
 	// SchemaDirs when that is set.
 	SchemaLoader jsonschema.Loader `json:"-"`

@@ -104,3 +104,22 @@ func TestVerdictsBound(t *testing.T) {
 		t.Errorf("index holds %d keys in %d slots, want 3", len(v.at), len(v.ring))
 	}
 }
+
+// BenchmarkVerdicts is what the verdict index adds to recording a result:
+// one admission and one put of a new (trace, assertion), the index at its
+// default bound once b.N passes it.
+func BenchmarkVerdicts(b *testing.B) {
+	v := newVerdicts(DefaultVerdicts)
+	rs := make([]Result, 1<<16)
+	for i := range rs {
+		rs[i] = Result{TraceID: fmt.Sprintf("%032x", i), Assertion: "a", ResultID: fmt.Sprintf("%032x", i*7)}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := &rs[i%len(rs)]
+		if adm, _ := v.admit(r); adm == admitNew || i >= len(rs) {
+			v.put(verdict{key: v.keyOf(r), rid: v.ridOf(r.ResultID), through: uint64(i)})
+		}
+	}
+}

@@ -60,7 +60,7 @@ func BenchmarkProtoPath(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			req.Each(func(spans []Span) error { feed.Add(Item{Spans: spans}); return nil })
+			req.Each(func(spans []Span, _ bool) error { feed.Add(Item{Spans: spans}); return nil })
 		}
 		feed.Flush()
 		t, ok := feed.Next()

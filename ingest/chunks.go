@@ -32,7 +32,7 @@ func CheckOTLPProto(data []byte, max int) (*Request, error) { return check(data,
 
 // ParseOTLPChunks checks an OTLP/JSON request (CheckOTLP) and passes its
 // spans to emit, chunk by chunk (Request.Each).
-func ParseOTLPChunks(data []byte, max int, emit func([]Span) error) error {
+func ParseOTLPChunks(data []byte, max int, emit func(spans []Span, more bool) error) error {
 	r, err := CheckOTLP(data, max)
 	if err != nil {
 		return err
@@ -41,7 +41,7 @@ func ParseOTLPChunks(data []byte, max int, emit func([]Span) error) error {
 }
 
 // ParseOTLPProtoChunks is [ParseOTLPChunks] for a binary protobuf request.
-func ParseOTLPProtoChunks(data []byte, max int, emit func([]Span) error) error {
+func ParseOTLPProtoChunks(data []byte, max int, emit func(spans []Span, more bool) error) error {
 	r, err := CheckOTLPProto(data, max)
 	if err != nil {
 		return err
@@ -83,15 +83,16 @@ func (r *Request) Held() int64 {
 }
 
 // Each passes the request's spans to emit in order, in chunks of at most
-// the bound (one larger span alone); the receiver owns each chunk. An
-// error from emit ends it and is returned as it is. Each is called once.
-func (r *Request) Each(emit func([]Span) error) error {
+// the bound (one larger span alone), more telling whether another chunk
+// follows; the receiver owns each chunk. An error from emit ends it and is
+// returned as it is. Each is called once.
+func (r *Request) Each(emit func(spans []Span, more bool) error) error {
 	if r.n == 0 {
 		return nil
 	}
 	first := r.first
 	r.first = nil
-	if err := emit(first); err != nil || r.data == nil {
+	if err := emit(first, r.data != nil); err != nil || r.data == nil {
 		return err
 	}
 	// The rest, decoded again, chunk by chunk.
@@ -103,7 +104,7 @@ func (r *Request) Each(emit func([]Span) error) error {
 			return nil
 		}
 		if len(chunk) > 0 && held+sp.Size > r.max {
-			if emitErr = emit(chunk); emitErr != nil {
+			if emitErr = emit(chunk, true); emitErr != nil {
 				return emitErr
 			}
 			chunk, held = nil, 0 // handed on: the receiver owns it
@@ -119,7 +120,7 @@ func (r *Request) Each(emit func([]Span) error) error {
 	case err != nil: // checked whole before: a decoder that disagrees with itself
 		return err
 	case len(chunk) > 0:
-		return emit(chunk)
+		return emit(chunk, false)
 	}
 	return nil
 }

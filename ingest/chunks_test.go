@@ -16,7 +16,7 @@ var chunkParsers = []struct {
 	name   string
 	body   func(t *testing.T, js []byte) []byte
 	whole  func([]byte) ([]Span, error)
-	chunks func([]byte, int, func([]Span) error) error
+	chunks func([]byte, int, func([]Span, bool) error) error
 }{
 	{"json", func(t *testing.T, js []byte) []byte { return js }, ParseOTLP, ParseOTLPChunks},
 	{"protobuf", func(t *testing.T, js []byte) []byte {
@@ -54,7 +54,12 @@ func TestChunks(t *testing.T) {
 				}
 				var got []Span
 				chunks := 0
-				err = p.chunks(body, c.max, func(spans []Span) error {
+				lastMore := true
+				err = p.chunks(body, c.max, func(spans []Span, more bool) error {
+					if !lastMore {
+						t.Errorf("chunk %d after one that said no more follow", chunks+1)
+					}
+					lastMore = more
 					chunks++
 					held := 0
 					for _, sp := range spans {
@@ -68,6 +73,9 @@ func TestChunks(t *testing.T) {
 				})
 				if err != nil {
 					t.Fatal(err)
+				}
+				if lastMore {
+					t.Error("the last chunk says more follow")
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("chunks joined differ from the whole decode (-whole +chunks):\n%s", diff)
@@ -100,13 +108,13 @@ func TestChunksAllOrNothing(t *testing.T) {
 				t.Fatal("the whole decode takes the bad body")
 			}
 			emitted := 0
-			err := p.chunks(body, 2<<10, func(spans []Span) error { emitted += len(spans); return nil })
+			err := p.chunks(body, 2<<10, func(spans []Span, _ bool) error { emitted += len(spans); return nil })
 			if err == nil || err.Error() != wantErr.Error() || emitted != 0 {
 				t.Errorf("error %v, %d spans handed on; want %v and none", err, emitted, wantErr)
 			}
 			stop := errors.New("stop")
 			calls := 0
-			err = p.chunks(p.body(t, []byte(good)), 2<<10, func([]Span) error { calls++; return stop })
+			err = p.chunks(p.body(t, []byte(good)), 2<<10, func([]Span, bool) error { calls++; return stop })
 			if err != stop || calls != 1 {
 				t.Errorf("emit failing: error %v after %d calls, want %v after 1", err, calls, stop)
 			}
@@ -126,7 +134,7 @@ func TestChunksMemory(t *testing.T) {
 		b := p.body(t, body)
 		n := 0
 		peak, _ := peakHeap(func() {
-			if err := p.chunks(b, DefaultChunk, func(spans []Span) error { n += len(spans); return nil }); err != nil {
+			if err := p.chunks(b, DefaultChunk, func(spans []Span, _ bool) error { n += len(spans); return nil }); err != nil {
 				t.Error(err)
 			}
 		})

@@ -98,9 +98,33 @@
 // least recently touched trace is closed early. A trace closed early, with
 // spans dropped, or never given a root is evaluated and marked Incomplete,
 // never dropped. A span whose id the trace already holds is a re-delivery
-// (at-least-once transports) and is held once. Spans arriving for one of the last Limits.Remember closed
-// traces are refused and counted (Late): evaluating a fragment again would
-// report the same trace twice. Time is the caller's: [Feed] uses the latest
-// span end seen (event time) for files, which makes the grouping a pure
-// function of the input, and the wall clock for live streams.
+// (at-least-once transports) and is held once. Time is the caller's: [Feed]
+// uses the latest span end seen (event time) for files, which makes the
+// grouping a pure function of the input, and the wall clock for live
+// streams.
+//
+// # Late spans
+//
+// A closed trace's spans are kept for Limits.Idle after it closes (their
+// bytes count against Limits.Bytes, at most a quarter of it, and kept
+// traces go first when it is reached; an evicted trace's are not kept). A span arriving meanwhile
+// opens the trace again with all of them (a span id it holds is a
+// re-delivery): it closes after Limits.Grace and is handed over as a new
+// verdict superseding the first (Group.Prior). After that, the verdicts of
+// the last Limits.Remember closed traces are remembered (and, through
+// Assembler.Known, those the caller recorded before a restart): a trace
+// made of later spans is handed over TooLate, to be marked, not judged.
+//
+// Spans only come in input order, so a verdict is told by the last input
+// item it judged and how many spans (Prior): after a restart reads input
+// again, a trace whose spans are exactly those its recorded verdict judged
+// is not evaluated again (its spans are kept as if it had just closed),
+// a part of one is dropped, and later spans make a new verdict (with all
+// the judged ones) or a too-late one (with a part only). settle.go's decide
+// has the table; TestLateSpans checks each row.
+//
+// Each handed-over trace carries a [Hold] on the input items its spans came
+// in: released by the caller once the verdict is recorded and by the
+// assembler once the spans are let go, it then tells Assembler.Settle, and
+// the caller's checkpoint may pass those items.
 package ingest

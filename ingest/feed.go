@@ -56,6 +56,9 @@ func (f *Feed) Add(it Item) {
 		t := *it.Trace
 		t.Seq = it.Seq
 		t.Hold = NewHold(it.Seq, f.asm.Settle)
+		if t.Err == nil {
+			t.Through = it.Seq // the item that holds it: a restart tells it judged by that
+		}
 		f.ready = append(f.ready, readyTrace{trace: &t})
 		return
 	}
@@ -103,11 +106,15 @@ func (f *Feed) Next() (Trace, bool) {
 	}
 	g := r.group
 	if g.TooLate {
-		return Trace{ID: g.TraceID, Format: FormatOTLP, Seq: g.Seq, Through: g.Through, Spans: g.Prior.Spans + g.Late,
-			Prior: g.Prior, TooLate: true, Late: g.Late, Hold: g.Hold}, true
+		return Trace{ID: g.TraceID, AgentID: g.Prior.AgentID, Format: FormatOTLP, Seq: g.Seq, Through: g.Through,
+			Spans: g.Prior.Spans + g.Late, Prior: g.Prior, TooLate: true, Late: g.Late, Hold: g.Hold}, true
 	}
 	t := f.mp.Trace(g)
 	t.Through, t.Spans, t.Prior, t.Hold = g.Through, len(g.Spans), g.Prior, g.Hold
+	if p, ok := f.asm.closed.get(g.TraceID); ok && p.AgentID != t.AgentID {
+		p.AgentID = t.AgentID // for a too-late verdict's filter
+		f.asm.closed.add(g.TraceID, p)
+	}
 	return t, true
 }
 

@@ -33,8 +33,11 @@ type Item struct {
 	// Part counts the items of one line or request from 0: an OTLP request
 	// whose spans hold more than a chunk comes as several items
 	// ([Reader.Each], [ParseOTLPChunks]).
-	Part  int
+	Part int
+	// More: further items of the same line or request follow this one.
+	More  bool
 	Seq   uint64 // set by the caller: the item's position in its input, for Trace.Seq
+	End   int64  // bytes the Reader had read through this line, its LF included
 	Trace *Trace // an Attest trace, or a line that could not be read (Trace.Err)
 	Spans []Span
 }
@@ -46,6 +49,7 @@ type Reader struct {
 	format string
 	max    int
 	line   int
+	off    int64 // bytes read so far
 	buf    []byte
 	// Chunk, when > 0, bounds the memory (Span.Size) of the spans of one
 	// item from Each: a larger OTLP request comes in several.
@@ -88,7 +92,7 @@ func (r *Reader) each(chunk int, emit func(Item) error) error {
 		r.line++
 		if size > r.max {
 			held := line[:min(len(line), r.max)]
-			return emit(Item{Line: r.line, Trace: &Trace{Size: size, Digest: digest(held, size),
+			return emit(Item{Line: r.line, End: r.off, Trace: &Trace{Size: size, Digest: digest(held, size),
 				Err: fmt.Errorf("%w: %d bytes, more than %d", ErrLineTooLong, size, r.max)}})
 		}
 		line = bytes.TrimSpace(line)
@@ -110,6 +114,7 @@ func (r *Reader) readLine() ([]byte, int, error) {
 	for {
 		chunk, err := r.r.ReadSlice('\n')
 		size += len(chunk)
+		r.off += int64(len(chunk))
 		if keep := min(len(chunk), r.max+1-len(r.buf)); keep > 0 {
 			r.buf = append(r.buf, chunk[:keep]...)
 		}
@@ -125,7 +130,7 @@ func (r *Reader) readLine() ([]byte, int, error) {
 }
 
 func (r *Reader) parse(line []byte, size, chunk int, emit func(Item) error) error {
-	it := Item{Line: r.line}
+	it := Item{Line: r.line, End: r.off}
 	format := r.format
 	if format == FormatAuto || format == "" {
 		format = FormatAttest
@@ -138,9 +143,9 @@ func (r *Reader) parse(line []byte, size, chunk int, emit func(Item) error) erro
 			chunk = math.MaxInt
 		}
 		var emitErr error
-		err := ParseOTLPChunks(line, chunk, func(spans []Span) error {
+		err := ParseOTLPChunks(line, chunk, func(spans []Span, more bool) error {
 			part := it
-			part.Spans = spans
+			part.Spans, part.More = spans, more
 			it.Part++
 			emitErr = emit(part)
 			return emitErr

@@ -16,6 +16,8 @@ import (
 type Prior struct {
 	Through uint64
 	Spans   int
+	First   bool   // the trace's first verdict (it superseded none)
+	AgentID string // the trace's agent, when this assembler mapped it
 }
 
 // SeqCount is n spans of input item Seq.
@@ -126,7 +128,7 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 	keep := g.Reason != ClosedEvicted && g.Reason != ClosedFlush && a.lim.Idle > 0
 	seqs := seqsOf(g.Spans)
 	judge := func(g Group) *Group {
-		v := Prior{Through: g.Through, Spans: len(g.Spans)}
+		v := Prior{Through: g.Through, Spans: len(g.Spans), First: g.Prior == nil}
 		a.closed.add(p.id, v)
 		refs := 1
 		if keep {
@@ -139,7 +141,7 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 		return &g
 	}
 	if prior == nil || p.prior != nil {
-		g.Prior = prior
+		g.Prior = prior // before judge: the verdict is a first one when nil
 		return judge(g)
 	}
 	judged := 0
@@ -174,12 +176,13 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 	return &g
 }
 
-// settleCache keeps closed traces' spans until --idle after they closed
-// (or memory is wanted), so that a late span reopens its trace with all of
-// them.
+// settleCache keeps closed traces' spans until --idle after they closed,
+// within a quarter of the byte bound (and less when open traces want it),
+// so that a late span reopens its trace with all of them.
 type settleCache struct {
 	byID  map[string]*kept
 	order *list.List // of *kept, oldest close first
+	bytes int
 }
 
 type kept struct {
@@ -206,11 +209,17 @@ func (c *settleCache) put(a *Assembler, p *pending, spans []Span, v Prior, h *Ho
 	k.elem = c.order.PushBack(k)
 	c.byID[p.id] = k
 	a.bytes += q.bytes
+	c.bytes += q.bytes
+	// A quarter of the byte bound at most: the open traces keep the rest.
+	for c.bytes > a.lim.Bytes/4 && c.len() > 1 {
+		c.drop(a)
+	}
 }
 
 func (c *settleCache) remove(k *kept) {
 	c.order.Remove(k.elem)
 	delete(c.byID, k.p.id)
+	c.bytes -= k.p.bytes
 }
 
 // drop forgets the oldest kept trace: its items settle once its verdict is

@@ -51,6 +51,10 @@ type Settings struct {
 	CacheDir         string           `json:"cache_dir"`
 	CacheSize        int              `json:"cache_size"`
 	CacheDirMaxBytes int64            `json:"cache_dir_max_bytes"`
+	// BudgetUSD is the run's hard spend limit (config "budget_usd"; 0: none):
+	// a paid call starts only when its largest possible cost fits what is
+	// left (budget.go), so spend never passes it.
+	BudgetUSD float64 `json:"budget_usd"`
 	// Offline makes no network call at all (config "offline": true, or the
 	// --offline flag): a result not in the cache is an *Error with Offline set.
 	Offline bool `json:"offline"`
@@ -121,6 +125,8 @@ type Endpoint struct {
 	model        string        // default model
 	timeout      time.Duration // per HTTP attempt (ATTEST_JUDGE_TIMEOUT_S); 0: the batch deadline only
 	http         *httpDoer
+	spend        *budget // the run's budget_usd; never nil
+	limiter      *bucket // ATTEST_JUDGE_RPM for the judge; nil: no limit
 }
 
 func (ep *Endpoint) Usable() bool {
@@ -140,6 +146,8 @@ type Client struct {
 	cache        *resultCache
 	inflight     flights  // embeddings being computed, by cache key
 	warnings     []string // settings from the environment that could not be used
+	spend        *budget  // budget_usd, shared by the endpoints
+	batchSoft    *int64   // ATTEST_BUDGET_MAX_COST, the earlier engine's per-batch soft-failure cap
 }
 
 // New resolves the settings against the environment. A bad config value is
@@ -156,7 +164,10 @@ func New(s Settings) (*Client, error) {
 	doer := &httpDoer{client: client, retryBase: s.RetryBase, offline: s.Offline}
 	p := &Client{prices: map[string]Price{}}
 	env := readProviderEnv(&s, getenv)
-	p.warnings = env.warnings
+	p.warnings, p.batchSoft = env.warnings, env.batchSoft
+	if err := validBudget(s.BudgetUSD); err != nil {
+		return nil, err
+	}
 	for m, pr := range builtinPrices {
 		p.prices[m] = pr
 	}
@@ -180,6 +191,8 @@ func New(s Settings) (*Client, error) {
 	p.warnEnv(ep)
 	ep.model = orDefault(s.Embedding.Model, defaultEmbeddingModel)
 	p.embedder = ep
+	p.spend = &budget{limit: s.BudgetUSD, prices: p.prices}
+	ep.spend = p.spend
 	switch {
 	case s.Embedding.Provider == LexicalModel || (s.Embedding.Provider == "" && s.Embedding.Model == LexicalModel):
 		p.embedDefault = LexicalModel
@@ -233,6 +246,10 @@ func New(s Settings) (*Client, error) {
 		p.judgeWhy, judge.broken = env.judgeOff, env.judgeOff
 	}
 	judge.timeout = env.judgeTimeout
+	judge.spend = p.spend
+	if env.judgeRPM > 0 {
+		judge.limiter = newBucket(env.judgeRPM, env.judgeBurst)
+	}
 
 	size := s.CacheSize
 	if size < 0 {

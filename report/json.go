@@ -39,19 +39,28 @@ type jsonTrace struct {
 }
 
 type jsonResult struct {
-	AssertionID string  `json:"assertion_id"`
-	Type        string  `json:"type,omitempty"`
-	Suite       string  `json:"suite,omitempty"`
-	Plugin      string  `json:"plugin,omitempty"`
-	Status      string  `json:"status"`
-	Score       float64 `json:"score"`
-	Explanation string  `json:"explanation"`
-	Cost        float64 `json:"cost"`
-	DurationMS  int64   `json:"duration_ms"`
-	RequestID   string  `json:"request_id,omitempty"`
-	Skipped     bool    `json:"skipped,omitempty"`
+	AssertionID string   `json:"assertion_id"`
+	Type        string   `json:"type,omitempty"`
+	Suite       string   `json:"suite,omitempty"`
+	Plugin      string   `json:"plugin,omitempty"`
+	Status      string   `json:"status"`
+	Score       *float64 `json:"score"` // null for a result that could not be evaluated: never a 0
+	Explanation string   `json:"explanation"`
+	Cost        float64  `json:"cost"`
+	DurationMS  int64    `json:"duration_ms"`
+	RequestID   string   `json:"request_id,omitempty"`
+	Skipped     bool     `json:"skipped,omitempty"`
+	// A judge's additive fields, as on the wire (assert.JudgeInfo).
+	Samples            int   `json:"samples,omitempty"`
+	Agreeing           int   `json:"agreeing,omitempty"`
+	Split              bool  `json:"split,omitempty"`
+	PositionConsistent *bool `json:"position_consistent,omitempty"`
+	Calibrated         *bool `json:"calibrated,omitempty"`
 	// FailedStep is where a failing trajectory check departs (package trajectory).
 	FailedStep *assert.FailedStep `json:"failed_step,omitempty"`
+	// Error is why this one assertion could not be evaluated, when the
+	// trace's other assertions were (its status is then "error").
+	Error *jsonError `json:"error,omitempty"`
 }
 
 type jsonError struct {
@@ -96,11 +105,21 @@ func (j *jsonReport) Trace(tr *Trace) error {
 	out := jsonTrace{Name: tr.Name, TraceID: tr.TraceID, Status: tr.Status(), DurationMS: tr.DurationMS, Results: []jsonResult{}}
 	for _, rec := range tr.Results {
 		r := rec.Result
+		sc := finite(r.Score)
 		out.Results = append(out.Results, jsonResult{
 			AssertionID: r.AssertionID, Type: rec.Type, Suite: rec.Suite, Plugin: rec.Plugin,
-			Status: string(r.Status), Score: finite(r.Score), Explanation: r.Explanation, Cost: finite(r.Cost),
+			Status: string(r.Status), Score: &sc, Explanation: r.Explanation, Cost: finite(r.Cost),
 			DurationMS: r.DurationMS, RequestID: r.RequestID, Skipped: r.Skipped, FailedStep: r.FailedStep,
 		})
+		if e := r.Failure; e != nil {
+			jr := &out.Results[len(out.Results)-1]
+			jr.Status, jr.Score = "error", nil
+			jr.Error = &jsonError{ErrorType: assert.ErrorType(e.Code), Code: e.Code, Message: e.Message, Detail: e.Detail, AssertionID: r.AssertionID, Type: rec.Type}
+		}
+		if j := r.Judge; j != nil {
+			jr := &out.Results[len(out.Results)-1]
+			jr.Samples, jr.Agreeing, jr.Split, jr.PositionConsistent, jr.Calibrated = j.Samples, j.Agreeing, j.Split, j.PositionConsistent, j.Calibrated
+		}
 	}
 	if e := tr.Err; e != nil {
 		out.Error = &jsonError{ErrorType: e.ErrorType(), Code: e.Code, Message: e.Message, Detail: e.Detail, AssertionID: e.AssertionID, Type: e.Type}

@@ -93,6 +93,8 @@ func (j *junitReport) Trace(tr *Trace) error {
 		rec := &tr.Results[i]
 		c := junitResult(tr, rec)
 		switch {
+		case c.Error != nil:
+			s.Errors++
 		case c.Failure != nil:
 			s.Failures++
 		case c.Skipped != nil:
@@ -169,6 +171,13 @@ func junitResult(tr *Trace, rec *Recorded) junitCase {
 	}
 	c.Properties = &junitProperties{List: props}
 	switch {
+	case r.Failure != nil:
+		text := r.Failure.Message
+		if r.Failure.Detail != "" {
+			text += "\n" + r.Failure.Detail
+		}
+		c.Error = &junitProblem{Message: r.Failure.Message, Type: assert.ErrorType(r.Failure.Code), Text: text}
+		c.Properties.List = append([]junitProperty{{"status", "error"}}, props[2:]...) // no score: never a 0
 	case r.Skipped:
 		c.Skipped = &junitSkipped{Message: r.Explanation}
 	case r.Status == assert.HardFail:

@@ -81,6 +81,9 @@ func (t *Trace) Status() string {
 	}
 	st := assert.Pass
 	for _, r := range t.Results {
+		if r.Result.Failure != nil {
+			return "error"
+		}
 		switch r.Result.Status {
 		case assert.HardFail:
 			return string(assert.HardFail)
@@ -100,7 +103,7 @@ type Totals struct {
 	SoftFail     int
 	HardFail     int
 	Skipped      int // results the engine did not evaluate (skip_after_hard_fail); counted in SoftFail too
-	Errors       int // traces that could not be evaluated
+	Errors       int // traces, and single assertions of an evaluated trace, that could not be evaluated
 	Cost         float64
 	DurationMS   int64 // the eval command: wall time of the run; the server: the sum of result durations
 	// Scenarios summarises repeated runs per scenario (the server's evaluate_batch scenario_id and
@@ -122,6 +125,9 @@ func (t *Totals) Add(tr *Trace) {
 	}
 	for _, r := range tr.Results {
 		t.Results++
+		if r.Result.Failure != nil {
+			t.Errors++
+		}
 		switch r.Result.Status {
 		case assert.Pass:
 			t.Pass++

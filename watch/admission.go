@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"attest-engine/ingest"
@@ -249,49 +248,6 @@ func readFailure(err error, prefix string) *bodyError {
 	}
 	// A broken gzip stream or a dropped connection: not a size.
 	return &bodyError{http.StatusBadRequest, prefix + err.Error()}
-}
-
-// intake is what the listener has taken and not yet handed on: while
-// open, take registers a request as acknowledged; close refuses any
-// further one and waits until every one taken is handed on in full.
-type intake struct {
-	mu      sync.Mutex
-	closed  bool
-	pending sync.WaitGroup
-}
-
-// take registers one request as taken; false once closing (the request
-// must then be refused, not acknowledged).
-func (in *intake) take() bool {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.closed {
-		return false
-	}
-	in.pending.Add(1)
-	return true
-}
-
-func (in *intake) done() { in.pending.Done() }
-
-func (in *intake) close() {
-	in.mu.Lock()
-	in.closed = true
-	in.mu.Unlock()
-	in.pending.Wait()
-}
-
-// handOn gives a taken request's spans to the pipeline, chunk by chunk,
-// then releases what it held of the body budget. It runs after the
-// request is answered: an acknowledged request is handed on in full, even
-// while the command stops; only an abandoned pipeline (the output failed:
-// the command is ending with an error) cuts it short.
-func (c *command) handOn(req *ingest.Request, held int64) {
-	defer c.taken.done()
-	defer c.bodies.release(held)
-	req.Each(func(spans []ingest.Span) error {
-		return c.send(c.abandon, ingest.Item{Spans: spans})
-	})
 }
 
 // send hands an item to the source, once its bytes fit in the budget of

@@ -20,6 +20,7 @@ import (
 	"attest-engine/ingest"
 	"attest-engine/logsink"
 	"attest-engine/sample"
+	"attest-engine/spool"
 	"attest-engine/trace"
 	"attest-engine/version"
 )
@@ -91,6 +92,7 @@ type options struct {
 	timeout                                time.Duration
 	limits                                 ingest.Limits
 	maxLine                                int
+	maxSpool                               int64
 	listenLimits                           listenLimits // no flags: the defaults, or a test's
 }
 
@@ -142,7 +144,7 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	rate := fs.String("sample", "1", "sampling rate from 0 to 1, by trace id (OpenTelemetry consistent probability)")
 	shard := fs.String("shard", "", "take shard I of N (0-based), as I/N")
 	shards := fs.Int("shards", 0, "number of shards, the index taken from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
-	fs.StringVar(&o.history.Dir, "state-dir", "", "directory of the result history (drift and alerts)")
+	fs.StringVar(&o.history.Dir, "state-dir", "", "directory of the result history (drift and alerts), the input checkpoint and the --listen spool: what is read is counted once across crashes")
 	fs.StringVar(&o.history.Fsync, "fsync", "", "with --state-dir: when the history is flushed to disk: always, interval or never (default never)")
 	fs.StringVar(&o.history.Webhook, "alert-webhook", "", "with --state-dir: also POST drift alerts to this http(s) URL, signed with $"+WebhookSecretEnv)
 	fs.StringVar(&o.listen, "listen", "", "also accept OTLP/HTTP (binary protobuf or JSON) on POST /v1/traces at this address (loopback only)")
@@ -158,6 +160,7 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	fs.IntVar(&o.limits.SpansPerTrace, "max-spans", ingest.DefaultSpansPerTrace, "OTLP: spans kept per trace")
 	fs.IntVar(&o.limits.Bytes, "max-open-bytes", ingest.DefaultBytes, "OTLP: span bytes held in open traces")
 	fs.IntVar(&o.maxLine, "max-line", trace.MaxLineBytes, "longest input line, in bytes")
+	fs.Int64Var(&o.maxSpool, "max-spool", spool.DefaultMaxBytes, "with --listen and --state-dir: bytes of requests spooled until evaluated; past it, 503 and Retry-After")
 	var level string
 	cli.LogLevelVar(fs, &level)
 	if code, ok := cli.Parse(fs, args); !ok {
@@ -181,10 +184,14 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 		return bad("--format %q: want auto, attest or otlp", o.format)
 	case o.jobs < 1 || o.jobs > 1024:
 		return bad("--jobs %d: want 1 to 1024", o.jobs)
+	case o.maxSpool < 1<<20 || o.maxSpool < 2*int64(o.maxLine):
+		return bad("--max-spool %d: want at least 1048576 and twice --max-line", o.maxSpool)
 	case o.maxLine < 1<<10 || o.maxLine > 1<<30:
 		return bad("--max-line %d: want 1024 to 1073741824", o.maxLine)
 	case o.follow && (o.in == "" || o.in == "-"):
 		return bad("--follow needs --in FILE")
+	case o.history.Dir != "" && o.in != "" && o.listen != "":
+		return bad("--state-dir keeps one input's position: --in or --listen, not both (run one watch with its own state dir for each)")
 	case o.limits.OpenTraces < 0 || o.limits.SpansPerTrace < 0 || o.limits.Bytes < 0:
 		return bad("bounds must not be negative")
 	}
@@ -230,17 +237,28 @@ func checkHistory(h HistoryConfig) string {
 }
 
 // openOut opens the result file: appended, so that a restarted consumer
-// adds to what it wrote (de-duplicated by result_id).
-func openOut(ctx context.Context, path string, stdout io.Writer) (io.Writer, func() error, error) {
+// adds to what it wrote (de-duplicated by result_id). With repair (under
+// --state-dir) a last line torn by a crash is cut first (cutTornLine).
+func openOut(ctx context.Context, path string, stdout io.Writer, repair bool) (io.Writer, func() error, error) {
 	if path == "-" || path == "" {
 		return stdout, func() error { return nil }, nil
 	}
 	if err := cli.MakeParent(path); err != nil {
 		return nil, nil, err
 	}
-	f, err := cli.OpenFile(ctx, path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if repair {
+		flags = os.O_RDWR | os.O_CREATE | os.O_APPEND
+	}
+	f, err := cli.OpenFile(ctx, path, flags, 0o644)
 	if err != nil {
 		return nil, nil, err
+	}
+	if repair {
+		if err := cutTornLine(f); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
 	}
 	return f, f.Close, nil
 }

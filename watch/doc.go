@@ -15,6 +15,13 @@
 // at-least-once delivery is made exact by de-duplicating on it, and with
 // --deterministic two runs over the same input write the same bytes.
 //
+// With --state-dir what is read is evaluated and counted exactly once
+// across crashes (docs/watch.md, "Exactly once"): --in FILE keeps an input
+// checkpoint (checkpoint.go), --listen answers 200 only once a request is in
+// a spool (spooled.go, package spool), the ledger (ledger.go) says which
+// input items still hold something not yet settled, and late spans make a
+// superseding or a too-late verdict (package ingest, "Late spans").
+//
 // Memory is bounded by the input line, the span assembler's bounds and at
 // most 2×jobs traces between reading and writing. No socket is opened unless
 // --listen (loopback unless --listen-any-address), a provider or a webhook

@@ -17,6 +17,10 @@ import (
 // not captured they are skipped, never passed or failed on empty text.
 var contentTypes = map[string]bool{"content": true, "embedding": true, "llm_judge": true}
 
+// tooLate explains a verdict that supersedes one judged without spans that
+// came after it, when the trace's other spans were no longer held.
+const tooLate = "skipped: %d span(s) of this trace came after its verdict %s was given and after its other spans were let go (--idle, or the span byte bound), so it cannot be evaluated again; that verdict was judged without them and no longer counts"
+
 const notCaptured = "skipped: content not captured (the trace's spans carry no gen_ai.input.messages, gen_ai.output.messages or deprecated gen_ai.prompt/gen_ai.completion; turn on message content capture in the GenAI instrumentation)"
 
 // evaluator turns a trace into result lines with assert.Engine.Run, the
@@ -50,8 +54,9 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 		id, key = "", "line-sha256:"+t.Digest
 	}
 	for i, a := range as {
-		out[i] = Result{TraceID: id, Assertion: a.ID, Type: a.Type, ResultID: resultID(key, a.ID, e.suite.Hash, e.version),
-			AgentID: t.AgentID, Incomplete: t.Incomplete, Seq: t.Seq}
+		rid, sup := verdictIDs(resultID(key, a.ID, e.suite.Hash, e.version), &t)
+		out[i] = Result{TraceID: id, Assertion: a.ID, Type: a.Type, ResultID: rid, Supersedes: sup,
+			AgentID: t.AgentID, Incomplete: t.Incomplete || t.TooLate, Seq: t.Seq, Through: t.Through, Spans: t.Spans, hold: t.Hold}
 	}
 	defer func() {
 		if t.Doc != nil {
@@ -70,6 +75,15 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 	}()
 	if t.Err != nil {
 		fail(out, nil, ResultError{Code: assert.CodeInvalidTrace, Message: t.Err.Error()})
+		return out
+	}
+	if t.TooLate {
+		for i := range out {
+			// No agent_id: the trace's mapping is gone (after a restart,
+			// always), and a line must not depend on when it was written.
+			out[i].Status, out[i].LateSpans, out[i].AgentID = StatusSkipped, t.Late, ""
+			out[i].Explanation = fmt.Sprintf(tooLate, t.Late, out[i].Supersedes)
+		}
 		return out
 	}
 	if t.Doc == nil { // assembled from spans: read as a tape once, released above

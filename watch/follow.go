@@ -11,18 +11,19 @@ import (
 	"attest-engine/cli"
 )
 
-func (c *command) openIn(stop context.Context, stdin io.Reader) (io.Reader, func(), error) {
+// openIn opens the input; the file is nil for stdin.
+func (c *command) openIn(stop context.Context, stdin io.Reader) (io.Reader, *os.File, func(), error) {
 	if c.o.in == "-" {
-		return stdin, func() {}, nil
+		return stdin, nil, func() {}, nil
 	}
 	f, err := cli.OpenFile(stop, c.o.in, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if c.o.follow {
-		return &follower{f: f, stop: stop}, func() { f.Close() }, nil
+		return &follower{f: f, stop: stop}, f, func() { f.Close() }, nil
 	}
-	return f, func() { f.Close() }, nil
+	return f, f, func() { f.Close() }, nil
 }
 
 // follower reads a growing file: at its end it polls until more is

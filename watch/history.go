@@ -5,6 +5,7 @@ package watch
 import (
 	"cmp"
 	"log/slog"
+	"math"
 
 	"attest-engine/history"
 )
@@ -52,6 +53,7 @@ func (h storeRecorder) Record(rs []Result) error {
 			bad = cmp.Or(bad, err)
 			continue
 		}
+		hr.Through, hr.Spans = r.Through, uint32(min(r.Spans, math.MaxUint32))
 		out = append(out, hr)
 	}
 	if len(out) == 0 {
@@ -62,3 +64,10 @@ func (h storeRecorder) Record(rs []Result) error {
 }
 
 func (h storeRecorder) Close() error { return h.s.Close() }
+
+// Prior is the history's latest verdict of (traceID, assertion), from its
+// verdict index (Verdicts).
+func (h storeRecorder) Prior(traceID, assertion string) (string, uint64, int, bool) {
+	p, ok := h.s.Prior(traceID, assertion)
+	return p.ResultID, p.Through, int(p.Spans), ok
+}

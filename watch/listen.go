@@ -63,6 +63,13 @@ func (c *command) serve(stop context.Context, ready chan<- error) error {
 	}
 	c.log.Info("listening for OTLP/HTTP", "address", raw.Addr().String(), "path", "/v1/traces")
 	ready <- nil
+	c.handoff = newHandoff()
+	go c.runHandoff(c.handoff)
+	if err := c.replaySpool(stop); err != nil {
+		raw.Close()
+		c.handoff.close()
+		return err
+	}
 	ln := newConnCap(raw, c.lim.Conns, c.lim.RetryAfter)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) { c.export(stop, w, r) })
@@ -74,7 +81,7 @@ func (c *command) serve(stop context.Context, ready chan<- error) error {
 	go func() { done <- srv.Serve(ln) }()
 	select {
 	case err := <-done:
-		c.taken.close()
+		c.handoff.close()
 		return fmt.Errorf("--listen: %v", err)
 	case <-stop.Done():
 	}
@@ -84,7 +91,7 @@ func (c *command) serve(stop context.Context, ready chan<- error) error {
 	err = <-done
 	evicted, refused, dropped := ln.counts()
 	c.log.Info("listener closed", "idle_connections_closed", evicted, "connections_refused", refused, "connections_dropped", dropped)
-	c.taken.close() // acknowledged requests are handed on before the pipeline ends
+	c.handoff.close() // acknowledged requests are handed on before the pipeline ends
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("--listen: %v", err)
 	}
@@ -105,10 +112,12 @@ const (
 // --max-line. The answer is in the request's encoding (answer.go): an
 // empty ExportTraceServiceResponse (no partial_success: every span is
 // taken), or for an HTTP 4xx or 5xx a google.rpc.Status with code and
-// message. A body that does not fit in the body budget now is refused with
-// 503 and Retry-After (the client sends it again later) rather than held;
-// one that does is read under the rate rule, checked whole, acknowledged,
-// and handed to the pipeline after the answer (handOn).
+// message. A body that finds no room in the body budget within AdmitWait
+// is refused with 503 and Retry-After (the client sends it again later)
+// rather than held; one that does is read under the rate rule and checked
+// whole; with --state-dir it is then appended to the spool (spooled.go;
+// 503 when the spool is full); it is answered 200 and handed to the
+// pipeline after the answer, in the order taken (handoff.go).
 func (c *command) export(stop context.Context, w http.ResponseWriter, r *http.Request) {
 	ctype := jsonType // the encoding of the answers; JSON for a type not understood
 	check := ingest.CheckOTLP
@@ -137,7 +146,6 @@ func (c *command) export(stop context.Context, w http.ResponseWriter, r *http.Re
 		return
 	}
 	req, err := check(data, c.chunk)
-	data = nil
 	if err != nil {
 		c.bodies.release(reserved)
 		answer(w, ctype, http.StatusBadRequest, err.Error())
@@ -148,12 +156,11 @@ func (c *command) export(stop context.Context, w http.ResponseWriter, r *http.Re
 	// is taken even if that is a little over the budget.
 	held := req.Held()
 	c.bodies.force(held - reserved)
-	if !c.taken.take() {
+	if code, msg := c.take(req, held, ctype == protobufType, data); code != 0 {
 		c.bodies.release(held)
-		refuse(w, ctype, http.StatusServiceUnavailable, c.lim.RetryAfter, "shutting down")
+		refuse(w, ctype, code, c.lim.RetryAfter, msg)
 		return
 	}
-	go c.handOn(req, held)
 	w.Header().Set("Content-Type", ctype)
 	if ctype == jsonType {
 		io.WriteString(w, "{}\n")

@@ -42,7 +42,9 @@ func TestBodiesBounded(t *testing.T) {
 	abandon, drop := context.WithCancel(context.Background())
 	defer drop()
 	c := &command{o: options{maxLine: 1 << 20}, lim: lim, bodies: newBudget(lim.Bodies), inflight: newBudget(inflightBytes),
-		items: make(chan ingest.Item), chunk: ingest.DefaultChunk, abandon: abandon} // nobody reads items: the pipeline is full
+		items: make(chan ingest.Item), chunk: ingest.DefaultChunk, abandon: abandon, handoff: newHandoff()} // nobody reads items: the pipeline is full
+	go c.runHandoff(c.handoff)
+	defer func() { drop(); c.handoff.close() }() // the pipeline abandoned: what was taken is dropped
 	codes := map[int]int{}
 	const clients = 12
 	done := make(chan struct{})

@@ -22,13 +22,15 @@ import (
 )
 
 type command struct {
-	o      options
-	ev     *evaluator
-	suite  *Suite
-	log    *slog.Logger
-	rec    Recorder
-	prefer sample.Rate // the highest rate of any agent: below it a trace id is out everywhere
-	stats  stats
+	o       options
+	ev      *evaluator
+	suite   *Suite
+	log     *slog.Logger
+	rec     Recorder
+	prefer  sample.Rate // the highest rate of any agent: below it a trace id is out everywhere
+	stats   stats
+	dur     *durable   // --state-dir: the ledger, the input checkpoint, the spool; nil without
+	spoolMu sync.Mutex // orders spool appends with the hand-off's queue
 	// writeErr is the first failed write (the emitting goroutine's).
 	writeErr error
 
@@ -45,7 +47,7 @@ type command struct {
 	lim     listenLimits
 	bodies  *budget     // request bytes being read or taken and not yet handed on
 	growing atomic.Bool // a body is waiting for room in bodies (readBody)
-	taken   intake
+	handoff *handoff    // requests answered 200, to hand on in order
 }
 
 // stats are counted by the goroutine that owns each field.
@@ -97,7 +99,7 @@ func (c *command) live() bool { return !c.o.deterministic && (c.o.follow || c.o.
 // the source and the end of their evaluation (poolBytes, and at most
 // 2×jobs of them).
 func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (err error) {
-	out, closeOut, err := openOut(ctx, c.o.out, stdout)
+	out, closeOut, err := openOut(ctx, c.o.out, stdout, c.rec != nil)
 	if err != nil {
 		return fmt.Errorf("--out: %v", err)
 	}
@@ -128,17 +130,33 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 		}
 		errMu.Unlock()
 	}
+	if c.rec != nil {
+		c.dur = &durable{c: c}
+		defer c.dur.close()
+	} else if c.o.listen != "" {
+		c.log.Info("no --state-dir: spans answered 200 are held in memory until evaluated; a crash loses them (with --state-dir they are kept in a spool)")
+	}
 	if c.o.in != "" {
-		in, closeIn, err := c.openIn(stop, stdin)
+		in, file, closeIn, err := c.openIn(stop, stdin)
 		if err != nil {
 			return fmt.Errorf("--in: %v", err)
 		}
 		defer closeIn()
+		if c.dur != nil {
+			if err := c.dur.resume(file); err != nil {
+				return err
+			}
+		}
 		producers.Go(func() {
 			if err := c.read(stop, in); err != nil {
 				setErr(fmt.Errorf("reading %s: %v", c.o.in, err))
 			}
 		})
+	}
+	if c.o.listen != "" && c.dur != nil {
+		if err := c.dur.openSpool(); err != nil {
+			return err
+		}
 	}
 	var listening chan struct{} // closed once every request the listener took is handed on
 	if c.o.listen != "" {
@@ -167,6 +185,10 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 	// source flushes what it holds and ends, so that everything read is
 	// evaluated and written.
 	src := c.newSource(stop, listening)
+	if c.dur != nil {
+		stopCheckpoints := c.dur.start()
+		defer stopCheckpoints()
+	}
 	bw := bufio.NewWriterSize(out, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
@@ -184,6 +206,10 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 			cancel()
 			return err
 		}
+		// Written, then recorded, then settled: a crash before the record
+		// writes the lines again after a restart (the history refuses
+		// them then), never records what was not written.
+		c.record(rs)
 		return nil
 	})
 	c.log.Info("watch finished", "lines", c.stats.lines, "traces", c.stats.traces, "sampled_out", c.stats.sampledOut,
@@ -243,6 +269,9 @@ func (c *command) newSource(stop context.Context, listening <-chan struct{}) *so
 		s.tick = time.NewTicker(max(min(c.o.limits.Grace, c.o.limits.Idle)/4, 10*time.Millisecond)).C
 	}
 	s.feed = ingest.NewFeed(c.o.limits, warn, clock)
+	if c.dur != nil {
+		c.dur.attach(s.feed)
+	}
 	return s
 }
 
@@ -325,10 +354,11 @@ func (s *source) take() (ingest.Trace, bool) {
 		if !ok {
 			return t, false
 		}
-		if !s.c.keepTrace(t) {
+		if !s.c.keepTrace(t) || s.c.dur.judged(t) {
 			if t.Doc != nil {
 				t.Doc.Release() // another shard's, or sampled out: its tape is reused
 			}
+			t.Hold.Done() // nothing to record
 			continue
 		}
 		s.c.stats.traces++
@@ -345,13 +375,26 @@ func (s *source) item(it ingest.Item) {
 	c.inflight.release(itemCost(it))
 	if it.Part == 0 {
 		c.stats.lines++
-		s.seq = uint64(c.stats.lines)
 	}
-	it.Seq = s.seq
+	switch {
+	case it.Seq != 0: // a spooled request comes numbered
+	case it.Part == 0:
+		it.Seq = uint64(c.stats.lines)
+	default:
+		it.Seq = s.seq
+	}
+	s.seq = it.Seq
 	if it.Trace != nil && it.Trace.Err != nil {
 		c.log.Warn("unreadable input line: its results carry the error", "line", it.Line, "error", it.Trace.Err.Error())
 	}
-	s.feed.Add(c.keepItem(it))
+	it = c.keepItem(it)
+	if c.dur != nil {
+		c.dur.item(it)
+	}
+	s.feed.Add(it)
+	if c.dur != nil {
+		c.dur.read(it, s.feed.Mark())
+	}
 }
 
 // keepItem drops, before assembly, the spans and traces this process will
@@ -383,14 +426,15 @@ func (c *command) keepTrace(t ingest.Trace) bool {
 		c.stats.sampledOut++
 		return false
 	case c.suite.Agents != nil && t.Err == nil && !c.suite.Agents[t.AgentID]:
+		// a too-late trace has its agent when this process mapped it
 		c.stats.filteredOut++
 		return false
 	}
 	return true
 }
 
-// write writes one trace's lines and hands them to the recorder. It runs
-// on the pool's emitting goroutine.
+// write writes one trace's lines. It runs on the pool's emitting
+// goroutine.
 func (c *command) write(enc *json.Encoder, rs []Result) error {
 	if c.writeErr != nil {
 		return c.writeErr
@@ -401,7 +445,18 @@ func (c *command) write(enc *json.Encoder, rs []Result) error {
 		}
 		c.stats.results++
 	}
-	if c.rec != nil && len(rs) > 0 {
+	return nil
+}
+
+// record hands one trace's written lines to the recorder, then releases
+// the trace's hold on its input items. It runs on the pool's emitting
+// goroutine.
+func (c *command) record(rs []Result) {
+	if len(rs) == 0 {
+		return
+	}
+	defer rs[0].hold.Done()
+	if c.rec != nil {
 		if err := c.rec.Record(rs); err != nil {
 			if c.stats.recordErrs == 0 {
 				c.log.Error("recording results in --state-dir failed; results are still written", "error", err.Error())
@@ -409,5 +464,4 @@ func (c *command) write(enc *json.Encoder, rs []Result) error {
 			c.stats.recordErrs++
 		}
 	}
-	return nil
 }

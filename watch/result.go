@@ -5,6 +5,9 @@ package watch
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
+
+	"attest-engine/ingest"
 )
 
 // Statuses of a result line: the engine's three (spec §2.2), and two of
@@ -20,23 +23,35 @@ const (
 // Result is one output line. Members are written in this order;
 // TS and DurationMS (wall-clock) are left out with --deterministic.
 type Result struct {
-	TraceID     string       `json:"trace_id"`
-	Assertion   string       `json:"assertion"` // the suite's stable name
-	Type        string       `json:"type"`
-	Status      string       `json:"status"`
-	Score       float64      `json:"score"`
-	Explanation string       `json:"explanation"`
-	ResultID    string       `json:"result_id"`
-	AgentID     string       `json:"agent_id,omitempty"`
-	Incomplete  bool         `json:"incomplete,omitempty"`
-	Error       *ResultError `json:"error,omitempty"`
-	Cost        float64      `json:"cost,omitempty"`
-	DurationMS  *int64       `json:"duration_ms,omitempty"`
-	TS          string       `json:"ts,omitempty"`
+	TraceID     string  `json:"trace_id"`
+	Assertion   string  `json:"assertion"` // the suite's stable name
+	Type        string  `json:"type"`
+	Status      string  `json:"status"`
+	Score       float64 `json:"score"`
+	Explanation string  `json:"explanation"`
+	ResultID    string  `json:"result_id"`
+	AgentID     string  `json:"agent_id,omitempty"`
+	Incomplete  bool    `json:"incomplete,omitempty"`
+	// LateSpans counts the spans that came too late for this verdict
+	// (docs/watch.md, "Late spans").
+	LateSpans int `json:"late_spans,omitempty"`
+	// Supersedes is the result_id of the verdict this line replaces: its
+	// trace was evaluated again with spans that came after.
+	Supersedes string       `json:"supersedes,omitempty"`
+	Error      *ResultError `json:"error,omitempty"`
+	Cost       float64      `json:"cost,omitempty"`
+	DurationMS *int64       `json:"duration_ms,omitempty"`
+	TS         string       `json:"ts,omitempty"`
 	// Seq is the trace's 1-based position in the input (ingest.Trace.Seq),
 	// for the Recorder's count windows. It is not written: a line fed twice
 	// must give the same line.
 	Seq uint64 `json:"-"`
+	// Through and Spans are the trace's (ingest.Trace), for the
+	// Recorder's verdict index.
+	Through uint64 `json:"-"`
+	Spans   int    `json:"-"`
+
+	hold *ingest.Hold // released once the trace's lines are written and recorded
 }
 
 // ResultError is why a result could not be evaluated, with the spec's
@@ -56,6 +71,13 @@ type Recorder interface {
 	Close() error
 }
 
+// Verdicts is a Recorder that also tells the latest verdict it recorded
+// for a (trace, assertion): after a restart, spans read again are told
+// from late ones by it (ingest.Prior).
+type Verdicts interface {
+	Prior(traceID, assertion string) (resultID string, through uint64, spans int, ok bool)
+}
+
 // resultID is content-addressed: the same trace, assertion, suite and
 // engine version always give the same id, so feeding input twice and
 // keeping one line per id gives the single-run set.
@@ -66,4 +88,24 @@ func resultID(traceID, assertion, suiteHash, version string) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// revisionID names a verdict that supersedes another: a trace evaluated
+// again with more spans. Spans only grow, so each of a trace's verdicts
+// has its own id, and the same spans always give the same one.
+func revisionID(base string, spans int) string {
+	return resultID(base, "spans", strconv.Itoa(spans), "")
+}
+
+// verdictIDs are the result_id of a trace's verdict for one assertion and
+// of the verdict it supersedes ("" for none).
+func verdictIDs(base string, t *ingest.Trace) (id, supersedes string) {
+	if t.Prior == nil {
+		return base, ""
+	}
+	supersedes = base
+	if !t.Prior.First {
+		supersedes = revisionID(base, t.Prior.Spans)
+	}
+	return revisionID(base, t.Spans), supersedes
 }

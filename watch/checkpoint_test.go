@@ -1,0 +1,66 @@
+package watch
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"attest-engine/safedir"
+)
+
+// FuzzCheckpoint: a checkpoint file of any content is read without a panic
+// and either refused or, when accepted, judged against an input file
+// without one; a checkpoint written is read back as it was.
+func FuzzCheckpoint(f *testing.F) {
+	f.Add([]byte(`{"version":1,"path":"/x","dev":1,"inode":2,"fingerprint":"00","fingerprint_bytes":1,"offset":5,"seq":3,"mark":7}`))
+	f.Add([]byte(`{"version":1,"offset":-1}`))
+	f.Add([]byte(`{"version":1,"fingerprint_bytes":99999}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := t.TempDir()
+		d, err := safedir.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		os.WriteFile(filepath.Join(path, checkpointFile), data, 0o644)
+		cp, err := readCheckpoint(d)
+		if err != nil || cp == nil {
+			return
+		}
+		in := filepath.Join(path, "in")
+		os.WriteFile(in, []byte("line\n"), 0o644)
+		fi, err := os.Open(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fi.Close()
+		cp.resumes(fi)
+		if err := writeCheckpoint(d, *cp, false); err != nil {
+			t.Fatal(err)
+		}
+		back, err := readCheckpoint(d)
+		if err != nil || back == nil || *back != *cp {
+			t.Fatalf("written %+v, read back %+v (%v)", *cp, back, err)
+		}
+	})
+}
+
+// TestCheckpointPlanted: a checkpoint that is a link is refused, not
+// followed.
+func TestCheckpointPlanted(t *testing.T) {
+	path := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "cp")
+	os.WriteFile(outside, []byte(`{"version":1}`), 0o644)
+	if err := os.Symlink(outside, filepath.Join(path, checkpointFile)); err != nil {
+		t.Skip(err)
+	}
+	d, err := safedir.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if cp, err := readCheckpoint(d); err == nil {
+		t.Errorf("a checkpoint that is a link was read: %+v", cp)
+	}
+}

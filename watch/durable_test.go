@@ -1,0 +1,76 @@
+package watch
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"attest-engine/ingest"
+)
+
+// TestLedger: the first unsettled item, with where it starts, whatever
+// order items settle in; a gap in the numbering holds nothing.
+func TestLedger(t *testing.T) {
+	l := newLedger(5, 100, 7)
+	type low struct {
+		seq         uint64
+		start, mark int64
+	}
+	get := func() low { s, o, m := l.low(); return low{s, o, m} }
+	if g := get(); g != (low{5, 100, 7}) {
+		t.Fatalf("empty: %v", g)
+	}
+	l.add(5, 2)
+	l.read(110, 8)
+	l.add(6, 0)
+	l.read(120, 9)
+	l.add(7, 1)
+	l.read(130, 10)
+	l.add(9, 1) // 8 never came: a gap
+	l.read(140, 11)
+	if g := get(); g != (low{5, 100, 7}) {
+		t.Errorf("nothing settled: %v", g)
+	}
+	l.settle([]ingest.SeqCount{{Seq: 7, N: 1}, {Seq: 5, N: 1}})
+	if g := get(); g != (low{5, 100, 7}) {
+		t.Errorf("item 5 half settled: %v", g)
+	}
+	l.settle([]ingest.SeqCount{{Seq: 5, N: 1}})
+	if g := get(); g != (low{9, 130, 10}) {
+		t.Errorf("5 and 7 settled (6 and 8 held nothing): %v, want item 9 at 130", g)
+	}
+	l.settle([]ingest.SeqCount{{Seq: 9, N: 1}, {Seq: 42, N: 1}}) // 42: not an item of this ledger
+	if g := get(); g != (low{10, 140, 11}) {
+		t.Errorf("all settled: %v, want the next item, at the end of the last", g)
+	}
+}
+
+// TestCutTornLine: a last line without its newline (a write cut short) is
+// cut off the result file; a whole file is left as it is.
+func TestCutTornLine(t *testing.T) {
+	long := strings.Repeat("x", maxTornLine+10)
+	for _, tc := range []struct{ name, in, want string }{
+		{"whole", "{\"a\":1}\n{\"b\":2}\n", "{\"a\":1}\n{\"b\":2}\n"},
+		{"torn", "{\"a\":1}\n{\"b\":", "{\"a\":1}\n"},
+		{"one torn line", "{\"b\":", ""},
+		{"empty", "", ""},
+		{"no newline in the last MiB: kept, a newline added", "{}\n" + long, "{}\n" + long + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "out")
+			os.WriteFile(path, []byte(tc.in), 0o644)
+			f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cutTornLine(f); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if got, _ := os.ReadFile(path); string(got) != tc.want {
+				t.Errorf("got %.40q…, want %.40q…", got, tc.want)
+			}
+		})
+	}
+}
