@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -39,6 +40,7 @@ func budgetSizes() (body, each, line int) {
 type running struct {
 	cmd   *exec.Cmd
 	lines int
+	seen  atomic.Int64 // lines so far
 	logs  chan map[string]any // every log line, in order
 	exit  map[string]any      // the exit log line ("watch finished")
 	done  sync.WaitGroup
@@ -76,10 +78,14 @@ func startRunning(t *testing.T, bin string, args ...string) *running {
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			r.lines++
+			r.seen.Add(1)
 		}
 	})
 	return r
 }
+
+// linesNow is the result lines read so far.
+func (r *running) linesNow() int { return int(r.seen.Load()) }
 
 // logged waits for the log line with this msg.
 func (r *running) logged(t *testing.T, msg string) map[string]any {
@@ -215,4 +221,48 @@ func TestWatchBudget(t *testing.T) {
 		t.Logf("line of %d bytes", len(line))
 		check(t, startRunning(t, bin, "--suite", watchSuite, "--jobs", "2", "--in", in, "--deterministic"), lineTraces)
 	})
+}
+
+// TestWatchSpoolChunks: with --state-dir, a request of many chunks is
+// spooled, answered 200, evaluated once, and settled: a restart on the
+// same dir replays nothing of it and writes no line (the ledger counts a
+// request's chunks as they come, and it does not settle before its last).
+func TestWatchSpoolChunks(t *testing.T) {
+	bin := buildEngine(t)
+	dir := t.TempDir()
+	const n = 20000 // one-span traces: ~6 MiB of spans, six chunks
+	run := func(post bool) (int, []map[string]any) {
+		r := startRunning(t, bin, "--suite", watchSuite, "--jobs", "2", "--listen", "127.0.0.1:0", "--grace", "100ms",
+			"--state-dir", dir)
+		addr := r.logged(t, "listening for OTLP/HTTP")["address"].(string)
+		if post {
+			if _, err := postRetrying("http://"+addr+"/v1/traces", "application/x-protobuf", protoRequest(oneSpanTraces(0, n)), time.Now().Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			// Wait for every line before the signal, so that all is settled.
+			for deadline := time.Now().Add(time.Minute); r.linesNow() < 5*n && time.Now().Before(deadline); {
+				time.Sleep(50 * time.Millisecond)
+			}
+			time.Sleep(1500 * time.Millisecond) // the ledger releases the spool each second
+		}
+		r.cmd.Process.Signal(syscall.SIGTERM)
+		var logs []map[string]any
+		r.wait(t)
+		for m := range r.logs {
+			logs = append(logs, m)
+		}
+		return r.lines, logs
+	}
+	if lines, _ := run(true); lines != 5*n {
+		t.Fatalf("first run: %d result lines, want %d", lines, 5*n)
+	}
+	lines, logs := run(false)
+	for _, m := range logs {
+		if m["msg"] == "spool: replaying requests answered 200 before a restart" {
+			t.Errorf("the restart replays the spool: %v", m)
+		}
+	}
+	if lines != 0 {
+		t.Errorf("the restart wrote %d result lines, want none", lines)
+	}
 }
