@@ -40,7 +40,7 @@ func budgetSizes() (body, each, line int) {
 type running struct {
 	cmd   *exec.Cmd
 	lines int
-	seen  atomic.Int64 // lines so far
+	seen  atomic.Int64        // lines so far
 	logs  chan map[string]any // every log line, in order
 	exit  map[string]any      // the exit log line ("watch finished")
 	done  sync.WaitGroup
