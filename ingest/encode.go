@@ -36,6 +36,9 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, x...), nil
 	case []any:
+		if x == nil {
+			return append(b, "null"...), nil // as encoding/json writes a nil slice
+		}
 		b = append(b, '[')
 		for i, e := range x {
 			if i > 0 {
@@ -48,6 +51,9 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	case map[string]any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)

@@ -45,6 +45,8 @@ func TestAppendJSON(t *testing.T) {
 		[]any{}, []any{nil, "a", json.Number("1"), map[string]any{}},
 		map[string]any{"b": 1.5, "a": []any{map[string]any{"z": "x", "\x01": true, "é": nil}}, "": "empty key"},
 		map[string]any{"f": 3.0, "i": 7, "s": []string{"x"}},
+		// Nil slices and maps in the model write as null (a GenAI message list absent).
+		[]any(nil), map[string]any(nil), map[string]any{"messages": []any(nil), "m": map[string]any(nil)},
 	} {
 		checkAppendJSON(t, v)
 	}

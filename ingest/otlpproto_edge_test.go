@@ -178,6 +178,7 @@ func FuzzParseOTLPProto(f *testing.F) {
 	f.Add(protoSpan(goodTrace, goodSpan, wrap([]byte{0x1d, 2, 0, 0, 0}, 15)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spans, err := ParseOTLPProto(data)
+		checkChunked(t, data, spans, err, ParseOTLPProtoChunks)
 		if err != nil {
 			return
 		}
