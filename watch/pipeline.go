@@ -77,7 +77,11 @@ func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
 		lim: o.listenLimits.withDefaults(o.maxLine)}
 	c.inflight, c.pool, c.bodies = newBudget(inflightBytes), newBudget(poolBytes), newBudget(c.lim.Bodies)
 	c.ev = &evaluator{engine: engine, timeout: o.timeout, suite: suite, version: env.Version,
-		wallClock: !o.deterministic, warn: func(msg string) { log.Warn(msg) }}
+		wallClock: !o.deterministic, warn: func(msg string) { log.Warn(msg) },
+		price: engine.Provider().PriceOf, costly: make([]bool, len(suite.Assertions))}
+	for i, a := range suite.Assertions {
+		c.ev.costly[i] = isCostAssertion(a)
+	}
 	if o.history.Dir != "" {
 		if env.Recorder == nil {
 			return nil, errors.New("--state-dir: this engine is built without result history")
