@@ -89,3 +89,37 @@ func FuzzAppendJSON(f *testing.F) {
 		checkAppendJSON(t, v)
 	})
 }
+
+// BenchmarkAppendJSON: the basic golden trace, mapped from its spans,
+// written by AppendJSON (writer=append) and by encoding/json
+// (writer=encoding-json), side by side:
+//
+//	go test ./ingest -run '^$' -bench AppendJSON -count 6 | tee b.txt; benchstat -col /writer b.txt
+func BenchmarkAppendJSON(b *testing.B) {
+	data, err := os.ReadFile(dir + "/basic.input.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	feed := NewFeed(Limits{}, nil, nil)
+	for _, it := range readAll(b, bytes.NewReader(data), 0) {
+		feed.Add(it)
+	}
+	feed.Flush()
+	tr, ok := feed.Next()
+	if !ok {
+		b.Fatal("no trace")
+	}
+	b.Run("writer=append", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf []byte
+		for b.Loop() {
+			buf, _ = AppendJSON(buf[:0], tr.Value)
+		}
+	})
+	b.Run("writer=encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			stdJSON(tr.Value)
+		}
+	})
+}
