@@ -3,12 +3,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -37,42 +39,21 @@ func TestWatchSlowClients(t *testing.T) {
 		}
 	})
 	defer logged.Wait()
-	ctx, cancel := context.WithCancel(context.Background())
-	var attackers sync.WaitGroup
-	defer func() { cancel(); attackers.Wait() }()
-	var dials atomic.Int64
-	// hold dials addr, lets work use the connection until it is closed
-	// (or ctx ends), and dials again.
-	hold := func(work func(net.Conn)) {
-		for ctx.Err() == nil {
-			c, err := net.Dial("tcp", addr)
-			if err != nil {
-				time.Sleep(10 * time.Millisecond)
-				continue
-			}
-			dials.Add(1)
-			stop := context.AfterFunc(ctx, func() { c.Close() })
-			work(c)
-			io.Copy(io.Discard, c) // until the server closes it
-			stop()
-			c.Close()
-			time.Sleep(10 * time.Millisecond)
-		}
+	// The other clients are another process, as they would be: this
+	// test binary again, running attack (TestWatchSlowClientsAttacker).
+	attack := exec.Command(os.Args[0], "-test.run=^TestWatchSlowClientsAttacker$")
+	attack.Env = append(os.Environ(), "ATTEST_ATTACK_ADDR="+addr)
+	out, _ := attack.StdoutPipe()
+	if err := attack.Start(); err != nil {
+		t.Fatal(err)
 	}
-	for range 4 {
-		attackers.Go(func() {
-			hold(func(c net.Conn) {
-				fmt.Fprintf(c, "POST /v1/traces HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-protobuf\r\nContent-Length: 10000000\r\n\r\n", addr)
-			})
-		})
+	stopAttack := func() { attack.Process.Kill(); attack.Wait() }
+	defer stopAttack()
+	// Its first line says every connection has been dialled once.
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatalf("the attacking process: %v", err)
 	}
-	for range 3000 {
-		attackers.Go(func() { hold(func(net.Conn) {}) })
-	}
-	// Let the idle connections and the slow bodies take their places.
-	for dials.Load() < 3004 {
-		time.Sleep(50 * time.Millisecond)
-	}
+	go io.Copy(io.Discard, out)
 
 	client := &http.Client{Timeout: 10 * time.Second}
 	const exports = 20
@@ -86,8 +67,7 @@ func TestWatchSlowClients(t *testing.T) {
 			resp, err := client.Do(req)
 			if err != nil {
 				t.Errorf("export %d: %v", i, err)
-				cancel()
-				attackers.Wait()
+				stopAttack()
 				r.cmd.Process.Signal(syscall.SIGTERM)
 				r.wait(t)
 				t.FailNow()
@@ -105,12 +85,51 @@ func TestWatchSlowClients(t *testing.T) {
 			time.Sleep(time.Duration(after) * time.Second)
 		}
 	}
-	t.Logf("%d exports taken (%d refusals) while %d connections were dialled by the others", exports, refused, dials.Load())
-	cancel()
-	attackers.Wait()
+	t.Logf("%d exports taken (%d refusals) while the other process dialled on", exports, refused)
+	stopAttack()
 	r.cmd.Process.Signal(syscall.SIGTERM)
 	r.wait(t)
 	if r.lines != 5*exports {
 		t.Errorf("%d result lines, want %d", r.lines, 5*exports)
 	}
+}
+
+// TestWatchSlowClientsAttacker is TestWatchSlowClients' other process: with
+// ATTEST_ATTACK_ADDR set, four clients that send a request's header and never
+// its body, each reconnecting as soon as it is dropped, and 3,000 that send
+// nothing, each dialled again when closed, until the process is killed. It
+// prints a line once every connection has been dialled.
+func TestWatchSlowClientsAttacker(t *testing.T) {
+	addr := os.Getenv("ATTEST_ATTACK_ADDR")
+	if addr == "" {
+		t.Skip("TestWatchSlowClients' helper process")
+	}
+	var dials atomic.Int64
+	hold := func(work func(net.Conn)) {
+		for {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			dials.Add(1)
+			work(c)
+			io.Copy(io.Discard, c) // until the server closes it
+			c.Close()
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	for range 4 {
+		go hold(func(c net.Conn) {
+			fmt.Fprintf(c, "POST /v1/traces HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-protobuf\r\nContent-Length: 10000000\r\n\r\n", addr)
+		})
+	}
+	for range 3000 {
+		go hold(func(net.Conn) {})
+	}
+	for dials.Load() < 3004 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	fmt.Println("dialled")
+	select {}
 }
