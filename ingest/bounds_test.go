@@ -1,4 +1,4 @@
-// bounds_test.go: README threat-model bounds of watch input: OTLP attribute nesting, and the assembler's defaults.
+// bounds_test.go: docs/security.md's bounds of watch input: OTLP attribute nesting, and the assembler's defaults.
 
 package ingest
 
@@ -19,7 +19,7 @@ func otlpNested(levels int) string {
 		`"startTimeUnixNano":"1763950000000000000","endTimeUnixNano":"1763950001000000000","attributes":[{"key":"deep","value":` + v + `}]}]}]}]}` + "\n"
 }
 
-// TestAttributeDepthBound: README threat model "OTLP attribute values
+// TestAttributeDepthBound: docs/security.md "OTLP attribute values
 // nested ≤ 32 levels": a value at the bound is read, one past it refused
 // with an error naming the nesting.
 func TestAttributeDepthBound(t *testing.T) {

@@ -2,10 +2,7 @@
 
 package ingest
 
-import (
-	"hash/maphash"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // internMax is the longest string interned; internSlots the table's size.
 // The table is fixed (internSlots × internMax bytes at most), and a slot
@@ -16,10 +13,8 @@ const (
 	internSlots = 1024
 )
 
-var (
-	internSeed  = maphash.MakeSeed()
-	internTable [internSlots]atomic.Pointer[string]
-)
+// internTable is zero until used: nothing is built at start.
+var internTable [internSlots]atomic.Pointer[string]
 
 // intern is string(b) for valid UTF-8 b, the same string as an earlier
 // call's when the table still holds it. Safe for concurrent use.
@@ -27,7 +22,11 @@ func intern(b []byte) string {
 	if len(b) > internMax {
 		return string(b)
 	}
-	slot := &internTable[maphash.Bytes(internSeed, b)%internSlots]
+	h := uint32(2166136261) // FNV-1a: a collision costs a cache miss, nothing else
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &internTable[h%internSlots]
 	if p := slot.Load(); p != nil && *p == string(b) {
 		return *p
 	}
