@@ -71,7 +71,9 @@ func paddedBody(n int) []byte {
 // wait, and their connection closed; one at the rate, however long it
 // takes, is taken.
 func TestSlowBodies(t *testing.T) {
-	lim := listenLimits{BodyGrace: 200 * time.Millisecond, ReadIdle: 300 * time.Millisecond, MinRate: 20 << 10}
+	// Margins for a loaded machine, where a 100 ms timer can fire much later:
+	// the slow body sends 10× the minimum rate, and may pause 1 s.
+	lim := listenLimits{BodyGrace: 300 * time.Millisecond, ReadIdle: time.Second, MinRate: 4 << 10}
 	body := paddedBody(30 << 10)
 	for _, c := range []struct {
 		name        string
@@ -81,9 +83,9 @@ func TestSlowBodies(t *testing.T) {
 		within, min time.Duration // the answer's time, at most and at least
 	}{
 		{"never sent", 0, 0, http.StatusRequestTimeout, time.Second, 0},
-		{"trickle below the rate", 100, 50 * time.Millisecond, http.StatusRequestTimeout, 2 * time.Second, 0},
-		// 4 KiB every 100 ms is 40 KiB/s: over a second for the body.
-		{"at the rate, slowly", 4 << 10, 100 * time.Millisecond, http.StatusOK, 3 * time.Second, 500 * time.Millisecond},
+		{"trickle below the rate", 100, 50 * time.Millisecond, http.StatusRequestTimeout, 3 * time.Second, 0},
+		// 4 KiB every 100 ms is 40 KiB/s: most of a second for the body.
+		{"at the rate, slowly", 4 << 10, 100 * time.Millisecond, http.StatusOK, 5 * time.Second, 500 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			listenWith(t, lim, func(addr string) {
