@@ -164,7 +164,9 @@ func (d *durable) judged(t ingest.Trace) bool {
 	return ok && through == t.Through && rid == resultID(t.ID, first, d.c.suite.Hash, d.c.ev.version)
 }
 
-// item counts an item's spans (or its trace) in the ledger.
+// item counts an item's spans (or its trace) in the ledger. The chunks of
+// one line or request share a Seq: the first holds the item unsettled
+// (one more) until the last is counted (ledger.more).
 func (d *durable) item(it ingest.Item) {
 	if d.led == nil {
 		return
@@ -173,7 +175,16 @@ func (d *durable) item(it ingest.Item) {
 	if it.Trace != nil {
 		n = 1
 	}
-	d.led.add(it.Seq, n)
+	switch {
+	case it.Part == 0 && it.More:
+		d.led.add(it.Seq, n+1)
+	case it.Part == 0:
+		d.led.add(it.Seq, n)
+	case it.More:
+		d.led.more(it.Seq, n)
+	default:
+		d.led.more(it.Seq, n-1)
+	}
 }
 
 // read notes where an item ended.
