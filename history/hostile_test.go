@@ -106,6 +106,16 @@ func TestHostileDirs(t *testing.T) {
 				}
 			}, "")
 		}, "more than 1024 assertions", 0},
+		{"1,000,000 null keys", func(t *testing.T, dir string) int64 {
+			return hostileSnapshot(t, dir, func(b *bytes.Buffer) {
+				for k := range 1_000_000 {
+					if k > 0 {
+						b.WriteByte(',')
+					}
+					fmt.Fprintf(b, `"k%d":null`, k)
+				}
+			}, "")
+		}, "more than 1024 assertions", 0},
 		{"1,000,000 merged ids", func(t *testing.T, dir string) int64 {
 			var m bytes.Buffer
 			m.WriteString(`"merged":[`)

@@ -199,13 +199,16 @@ func (d *snapDecoder) array(elem func() error) error {
 	return err
 }
 
-// keys reads the keys' object into keys.
+// keys reads the keys' object into keys. Every member counts against the
+// bound, a null one (no series) too: the names object holds to refuse a
+// repeated one are as many as its members.
 func (d *snapDecoder) keys(keys map[string]*series) error {
+	members := 0
 	_, err := d.object(func(name string) error {
 		if len(name) > MaxField {
 			return fmt.Errorf("an assertion name of %d bytes (at most %d)", len(name), MaxField)
 		}
-		if len(keys) >= d.lim.keys {
+		if members++; members > d.lim.keys {
 			return fmt.Errorf("more than %d assertions", d.lim.keys)
 		}
 		sr, err := d.series(name)
