@@ -133,6 +133,15 @@ func TestHostileDirs(t *testing.T) {
 				b.WriteString(`"k":{"type":"` + strings.Repeat("x", 64<<20) + `"}`)
 			}, "")
 		}, "longer than 1048576 bytes", 0},
+		{"60 members of 1 MiB a later version would read", func(t *testing.T, dir string) int64 {
+			var m strings.Builder
+			for i := range 60 {
+				fmt.Fprintf(&m, `"x%d":"%s",`, i, strings.Repeat("x", 1<<20-64))
+			}
+			return hostileSnapshot(t, dir, func(b *bytes.Buffer) {
+				b.WriteString(`"k":{` + m.String() + `"windows":[]}`)
+			}, m.String())
+		}, "members not read of more than 1048576 bytes", 0},
 		{"64 MiB of white space", func(t *testing.T, dir string) int64 {
 			return hostileSnapshot(t, dir, func(b *bytes.Buffer) {
 				b.WriteString(`"k":` + strings.Repeat(" ", 64<<20) + `{}`)
