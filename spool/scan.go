@@ -102,7 +102,7 @@ func (r *segReader) frameAt(off int64, charge bool) (rec Record, n, claimed int6
 	if charge {
 		r.budget -= l
 	}
-	if crc32.Checksum(r.buf, castagnoli) != binary.LittleEndian.Uint32(hdr[4:8]) {
+	if crc32.Checksum(r.buf, castagnoli()) != binary.LittleEndian.Uint32(hdr[4:8]) {
 		return Record{}, 0, l, "checksum mismatch", nil
 	}
 	rec, reason = decode(r.buf)

@@ -201,7 +201,7 @@ func (s *Spool) recover(first uint64, last bool) (segment, bool, error) {
 	return segment{first: first, count: res.count, size: size}, false, nil
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // decode reads a payload; the reason is "" when it is valid.
 func decode(p []byte) (Record, string) {
@@ -271,7 +271,7 @@ func (s *Spool) Append(encoding byte, body []byte) (uint64, error) {
 	payload = append(append(payload, encoding), body...)
 	frame := make([]byte, frameHeader, frameHeader+len(payload))
 	binary.LittleEndian.PutUint32(frame[0:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(frame[4:8], crc32.Checksum(payload, castagnoli))
+	binary.LittleEndian.PutUint32(frame[4:8], crc32.Checksum(payload, castagnoli()))
 	frame = append(frame, payload...)
 	if s.total+int64(len(frame)) > s.opts.MaxBytes {
 		return 0, ErrFull
