@@ -259,6 +259,12 @@ func (s *Store) noteCorrupt(seg uint64, runs []skip, what string) {
 // Recovery reports what Open found and repaired.
 func (s *Store) Recovery() Recovery { return s.rec }
 
+// StateDir is the state dir as Open opened it, checked private and locked
+// (nil for a Store from OpenReadOnly), for the files other packages keep
+// there: renaming or replacing the dir's path after Open changes nothing
+// for them either. It is valid until Close; the caller does not close it.
+func (s *Store) StateDir() *safedir.Dir { return s.d }
+
 // Dir is the state dir.
 func (s *Store) Dir() string { return s.dir }
 

@@ -60,6 +60,12 @@ func (ep *Endpoint) Model() string { return ep.model }
 // Scrub removes the endpoint's API key, and anything shaped like one, from text.
 func (ep *Endpoint) Scrub(text string) string { return scrub(text, ep.key) }
 
+// ScrubReply removes the endpoint's API key (only it, in every form a reply
+// is scrubbed of) from text made from a reply after it was read: a reply
+// already scrubbed can hold the key in pieces that a later edit joins (a
+// simulated user's stop token removed from between them).
+func (ep *Endpoint) ScrubReply(text string) string { return scrubReply(text, ep.key) }
+
 // Embed embeds texts with an OpenAI-compatible embeddings API; vectors come
 // back in the order of texts.
 func (ep *Endpoint) Embed(ctx context.Context, model string, texts []string) ([][]float32, Usage, error) {

@@ -233,6 +233,9 @@ func (s *Server) generateUserMessage(ctx context.Context, req *request) ([]byte,
 			return nil, err
 		}
 		rep = r.Finish(text)
+		// The stop tokens removed may have stood inside an echoed key,
+		// which the reply's scrub then did not see whole.
+		rep.Message = ep.ScrubReply(rep.Message)
 		cost = prov.Cost(model, u)
 		tokens = u.In + u.Out
 	}

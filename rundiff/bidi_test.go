@@ -11,7 +11,7 @@ import (
 
 // TestDiffOutputEscapesLabels: a label with an unterminated U+202E and an
 // escape sequence, and a case key with U+2067, are shown escaped in the
-// text, Markdown and JUnit outputs, so "REGRESSED  label  pass 90% → 50%"
+// text, Markdown, JUnit and JSON outputs (JSON: as its own escapes), so "REGRESSED  label  pass 90% → 50%"
 // reads in order and the terminal is not driven.
 func TestDiffOutputEscapesLabels(t *testing.T) {
 	r := &Report{Base: "a.json", Head: "b.json", Regressed: 1,
@@ -21,6 +21,7 @@ func TestDiffOutputEscapesLabels(t *testing.T) {
 		"text":     func(b *strings.Builder) error { return writeText(b, r) },
 		"markdown": func(b *strings.Builder) error { return writeMarkdown(b, r) },
 		"junit":    func(b *strings.Builder) error { return writeJUnit(b, r) },
+		"json":     func(b *strings.Builder) error { return writeJSON(b, r) },
 	} {
 		var b strings.Builder
 		if err := write(&b); err != nil {

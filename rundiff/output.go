@@ -41,10 +41,24 @@ type Report struct {
 // listed is how many unpaired results the text and Markdown outputs name; JSON names them all.
 const listed = 20
 
+// writeJSON writes r as one line of JSON, its bidirectional formatting
+// characters as JSON escapes (report.EscapeBidi), as the engine's JSON
+// reports write them: the same strings to a program, inert on a screen.
 func writeJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(bidiWriter{w})
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
+}
+
+// bidiWriter writes through report.EscapeBidi. A json.Encoder gives it
+// each value whole, in one Write call, so no character is split.
+type bidiWriter struct{ w io.Writer }
+
+func (b bidiWriter) Write(p []byte) (int, error) {
+	if _, err := b.w.Write(report.EscapeBidi(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }

@@ -32,6 +32,8 @@ type durable struct {
 	base int64    // the offset reading started at
 	mark int64    // the watermark there
 	dir  *safedir.Dir
+	// borrowed: dir is the history's (closed by it)
+	borrowed bool
 	// spool holds what --listen answered 200 until it is settled.
 	spool *spool.Spool
 
@@ -91,10 +93,19 @@ func (d *durable) resume(f *os.File) error {
 	return nil
 }
 
-// openDir opens the state dir for the files this package keeps there.
+// openDir opens the state dir for the files this package keeps there: the
+// directory the history opened, checked private and locked, when the
+// recorder has it (the path may name another directory by now), else the
+// path.
 func (d *durable) openDir() error {
 	if d.dir != nil {
 		return nil
+	}
+	if r, ok := d.c.rec.(interface{ StateDir() *safedir.Dir }); ok {
+		if dir := r.StateDir(); dir != nil {
+			d.dir, d.borrowed = dir, true
+			return nil
+		}
 	}
 	dir, err := safedir.Open(d.c.o.history.Dir)
 	if err != nil {
@@ -109,7 +120,7 @@ func (d *durable) close() {
 	if d.spool != nil {
 		d.spool.Close()
 	}
-	if d.dir != nil {
+	if d.dir != nil && !d.borrowed {
 		d.dir.Close()
 	}
 }

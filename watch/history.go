@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"attest-engine/history"
+	"attest-engine/safedir"
 )
 
 // OpenHistory opens --state-dir: alerts go to the dir's alerts.ndjson
@@ -64,6 +65,9 @@ func (h storeRecorder) Record(rs []Result) error {
 }
 
 func (h storeRecorder) Close() error { return h.s.Close() }
+
+// StateDir is the state dir the history opened, checked and locked.
+func (h storeRecorder) StateDir() *safedir.Dir { return h.s.StateDir() }
 
 // Prior is the history's latest verdict of (traceID, assertion), from its
 // verdict index (Verdicts).

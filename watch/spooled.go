@@ -69,7 +69,7 @@ func (d *durable) openSpool() error {
 		return fmt.Errorf("--state-dir: %v", err)
 	}
 	if len(sp.Corrupt) > 0 {
-		d.c.log.Warn("spool: corrupt frames in sealed segments; their later requests are lost", "where", sp.Corrupt)
+		d.c.log.Warn("spool: damaged frames were skipped; the requests they held are lost, those after them are replayed", "where", sp.Corrupt)
 	}
 	if sp.TornBytes > 0 {
 		d.c.log.Info("spool: a request torn by a crash was cut (it was never answered 200)", "bytes", sp.TornBytes)
