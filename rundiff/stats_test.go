@@ -287,29 +287,53 @@ func signFlipByRecursion(diffs []float64) float64 {
 	return float64(count(0, 0)) / math.Pow(2, float64(len(abs)))
 }
 
-// TestSignFlip: enumerated exactly up to 16 differing pairs, equal to the recursion; drawn beyond, within
-// four standard errors of the exact value (20 pairs, enumerated here).
+// TestSignFlip: enumerated exactly up to 16 differing pairs, equal to the recursion each way (a rise is
+// a drop of the negated differences); drawn beyond, within four standard errors of the exact value (20
+// pairs, enumerated here), with magnitudes all distinct and with few that repeat (drawn a group at a time).
 func TestSignFlip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 4))
+	neg := func(d []float64) []float64 {
+		out := make([]float64, len(d))
+		for i, x := range d {
+			out[i] = -x
+		}
+		return out
+	}
 	for range 25 {
 		n := 1 + rng.IntN(16)
 		d := make([]float64, n)
 		for i := range d {
 			d[i] = math.Round((rng.Float64()-0.6)*100) / 100
 		}
-		if got, want := signFlipP(d, rng), signFlipByRecursion(d); math.Abs(got-want) > 1e-12 {
-			t.Fatalf("signFlipP(%v) = %g, exact %g", d, got, want)
+		down, up := signFlip(d, rng)
+		if want := signFlipByRecursion(d); math.Abs(down-want) > 1e-12 {
+			t.Fatalf("signFlip(%v) down = %g, exact %g", d, down, want)
+		}
+		if want := signFlipByRecursion(neg(d)); math.Abs(up-want) > 1e-12 {
+			t.Fatalf("signFlip(%v) up = %g, exact %g", d, up, want)
 		}
 	}
-	d := make([]float64, 20)
-	for i := range d {
-		d[i] = math.Round((rng.Float64()-0.65)*1000) / 1000
-	}
-	exact := signFlipByRecursion(d)
-	got := signFlipP(d, rand.New(rand.NewPCG(1, 1)))
-	se := math.Sqrt(exact * (1 - exact) / signFlipResamples)
-	if math.Abs(got-exact) > 4*se+1.0/signFlipResamples {
-		t.Errorf("20 pairs: drawn p %g, exact %g (standard error %.2g)", got, exact, se)
+	for _, tc := range []struct {
+		name  string
+		value func() float64
+	}{
+		{"distinct magnitudes", func() float64 { return math.Round((rng.Float64()-0.65)*1000) / 1000 }},
+		{"a rubric's steps", func() float64 { return float64(rng.IntN(9)-5) / 4 }},
+	} {
+		d := make([]float64, 20)
+		for i := range d {
+			d[i] = tc.value()
+		}
+		down, up := signFlip(d, rand.New(rand.NewPCG(1, 1)))
+		for _, c := range []struct {
+			dir       string
+			got, want float64
+		}{{"down", down, signFlipByRecursion(d)}, {"up", up, signFlipByRecursion(neg(d))}} {
+			se := math.Sqrt(c.want * (1 - c.want) / signFlipResamples)
+			if math.Abs(c.got-c.want) > 4*se+1.0/signFlipResamples {
+				t.Errorf("%s, 20 pairs %v: drawn p %s %g, exact %g (standard error %.2g)", tc.name, d, c.dir, c.got, c.want, se)
+			}
+		}
 	}
 }
 

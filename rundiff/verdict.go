@@ -97,13 +97,7 @@ func decide(p *paired, o Options) []KeyResult {
 		mean, sd := meanSD(diffs)
 		r.MeanScoreDiff = mean
 		if k.graded {
-			rng := keyRand(o.Seed, k.info.key)
-			r.PScoreRegression = signFlipP(diffs, rng)
-			neg := make([]float64, len(diffs))
-			for j, d := range diffs {
-				neg[j] = -d
-			}
-			r.PScoreImprovement = signFlipP(neg, keyRand(o.Seed+1, k.info.key))
+			r.PScoreRegression, r.PScoreImprovement = signFlip(diffs, keyRand(o.Seed, k.info.key))
 			regress = append(regress, hypothesis{i, r.PScoreRegression})
 			improve = append(improve, hypothesis{i, r.PScoreImprovement})
 			r.DetectableScoreDrop = detectableScoreDrop(n, sd, o.Alpha)
