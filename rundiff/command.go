@@ -102,7 +102,7 @@ func Compare(basePath, headPath string, o Options) (*Report, error) {
 	}
 	p := pairRuns(base, head)
 	r := &Report{Base: basePath, Head: headPath, Alpha: o.Alpha, Detectable: o.Detectable, Seed: o.Seed,
-		Keys: decide(p, o), OnlyBase: []Unpaired{}, OnlyHead: []Unpaired{}}
+		Keys: decide(p, o), OnlyBase: []Unpaired{}, OnlyHead: []Unpaired{}, ReplacedBase: base.replaced, ReplacedHead: head.replaced}
 	for i := range r.Keys {
 		k := &r.Keys[i]
 		r.Pairs += k.Pairs

@@ -10,7 +10,9 @@
 // its repeat. The keys are the results' case_key and assertion_key where the run wrote them; else a JSON
 // report's trace name and the assertion's id and type, and a result line's trace_id and suite name. The
 // repeat is the result's repeat where it names one. Results that share all three pair with their
-// counterparts in the other run in order of appearance. A result without a counterpart is listed, never
+// counterparts in the other run in order of appearance. Watch's result lines are de-duplicated first, as
+// docs/watch.md says: among the lines of one trace and assertion, a result_id seen before is skipped, and a
+// line that supersedes a result_id takes that line's place. A result without a counterpart is listed, never
 // dropped: text and Markdown name the first 20 of each run, JSON all of them.
 //
 // # Tests
@@ -47,5 +49,6 @@
 //
 // Inputs are files (each is read twice when results have no pair, to name them). A line is at most 64 MiB
 // and a run at most 100,000 assertion keys. While pairing, a result takes 48 bytes (its identity is a
-// 16-byte digest); what is kept per key is its counts, and for graded keys one 8-byte difference per pair.
+// 16-byte digest, and 8 bytes of a watch line's result_id); what is kept per key is its counts, and for
+// graded keys one 8-byte difference per pair.
 package rundiff

@@ -27,6 +27,9 @@ type result struct {
 	status    string  // pass, soft_fail, hard_fail, skipped, error
 	score     float64 // 0 when the result has none
 	repeat    int64   // the run's repeat when the result names one, else -1
+	// A watch result line's result_id and the result_id it supersedes ("" when it names none): watch may
+	// write a line twice (the same result_id) and writes a late verdict that replaces an earlier one.
+	resultID, supersedes string
 }
 
 // comparable reports whether a result has a verdict to compare: skipped and error results have none.
@@ -196,6 +199,7 @@ func lineResult(l tape.Value, res *result) error {
 	if res.assertion == "" {
 		res.assertion = "assertion:" + res.label
 	}
+	res.resultID, res.supersedes = str(l.Get("result_id")), str(l.Get("supersedes"))
 	return common(l, res)
 }
 
