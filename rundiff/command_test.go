@@ -152,6 +152,9 @@ func TestDiffBadInput(t *testing.T) {
 		{"duplicate member", []string{"--base", good, "--head", write("d.jsonl", `{"assertion":"a","assertion":"b","status":"pass"}`+"\n")}, "d.jsonl:1:"},
 		{"bad status", []string{"--base", good, "--head", write("s.jsonl", `{"trace_id":"t","assertion":"a","status":"great"}`+"\n")}, `status "great"`},
 		{"a directory", []string{"--base", good, "--head", tmp}, "a directory"},
+		// 1e308 against -1e308: the difference is infinite, the sign-flip sums NaN, and the key was called regressed.
+		{"score out of range", []string{"--base", write("big.jsonl", `{"trace_id":"t","assertion":"a","status":"pass","score":1e308}`+"\n"+`{"trace_id":"u","assertion":"a","status":"pass","score":-1e308}`+"\n"),
+			"--head", write("neg.jsonl", `{"trace_id":"t","assertion":"a","status":"pass","score":-1e308}`+"\n"+`{"trace_id":"u","assertion":"a","status":"pass","score":1e308}`+"\n")}, "big.jsonl:1: score 1e308: want a number from 0 to 1"},
 		{"a report in another layout", []string{"--base", good, "--head", write("r.json", `{"format_version":1,"traces":[{"name":"t","results":[]}]}`)}, "one trace per line"},
 	} {
 		var out, errb bytes.Buffer

@@ -215,6 +215,11 @@ func common(v tape.Value, res *result) error {
 		if err != nil {
 			return fmt.Errorf("score %s: %v", s.Number(), err)
 		}
+		// Spec §2.2: a score is 0.0 to 1.0. One far outside would make the pairs' differences infinite
+		// and the sign-flip test's sums NaN, which decided "regressed".
+		if !(f >= 0 && f <= 1) {
+			return fmt.Errorf("score %s: want a number from 0 to 1 (spec §2.2)", s.Number())
+		}
 		res.score = f
 	}
 	res.repeat = -1
