@@ -161,7 +161,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 
 // mdCell keeps a cell's text from breaking the table or running markup.
 func mdCell(s string) string {
-	r := strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "`", "'", "*", `\*`, "_", `\_`, "[", `\[`)
+	r := strings.NewReplacer(`\`, `\\`, "|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "`", "'", "*", `\*`, "_", `\_`, "[", `\[`)
 	return r.Replace(s)
 }
 
