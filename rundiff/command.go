@@ -142,5 +142,8 @@ func unpaired(path string, positions []int32) ([]Unpaired, error) {
 		pos++
 		return nil
 	})
+	if err == nil && len(out) < len(positions) {
+		err = &InputError{Path: path, Msg: "changed while diff read it: read again, it no longer holds the results with no pair"}
+	}
 	return out, err
 }

@@ -47,7 +47,8 @@
 //
 // # Bounds
 //
-// Inputs are files (each is read twice when results have no pair, to name them). A line is at most 64 MiB
+// Inputs are regular files (each is read twice when results have no pair, to name them; a pipe or FIFO
+// is refused, and a file changed between the reads is an error). A line is at most 64 MiB
 // and a run at most 100,000 assertion keys. While pairing, a result takes 48 bytes (its identity is a
 // 16-byte digest, and 8 bytes of a watch line's result_id); what is kept per key is its counts, and for
 // graded keys one 8-byte difference per pair.
