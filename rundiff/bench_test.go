@@ -100,15 +100,22 @@ func signFlipPerPair(diffs []float64, rng *rand.Rand) float64 {
 	return float64(1+count) / float64(1+signFlipResamples)
 }
 
-// BenchmarkSignFlip: one graded key's test both ways, on 20,000 pairs of a judge's rubric scores (0, ¼,
-// …, 1), by per-pair draws (two calls) and by signFlip:
+// BenchmarkSignFlip: one graded key's test both ways on 20,000 pairs of a judge's rubric scores (0, ¼, …,
+// 1) with no change, by per-pair draws of the whole count (two calls: the baseline) and by signFlip
+// (grouped draws, stopping early); and by signFlip on a key whose scores dropped (its p-value toward a
+// drop is small, so that direction draws the whole count):
 //
 //	go test ./rundiff -run '^$' -bench SignFlip -benchtime 3x
 func BenchmarkSignFlip(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	d := make([]float64, 20_000)
+	dropped := make([]float64, len(d))
 	for i := range d {
 		d[i] = float64(rng.IntN(5)-rng.IntN(5)) / 4
+		dropped[i] = d[i]
+		if i%5 == 0 {
+			dropped[i] = -0.25
+		}
 	}
 	neg := make([]float64, len(d))
 	for i, x := range d {
@@ -123,6 +130,13 @@ func BenchmarkSignFlip(b *testing.B) {
 	b.Run("grouped", func(b *testing.B) {
 		for b.Loop() {
 			signFlip(d, rand.New(rand.NewPCG(1, 1)))
+		}
+	})
+	b.Run("grouped-dropped", func(b *testing.B) {
+		for b.Loop() {
+			if down, _ := signFlip(dropped, rand.New(rand.NewPCG(1, 1))); down > 0.01 {
+				b.Fatalf("p %g toward a drop of a fifth of the pairs by a quarter", down)
+			}
 		}
 	})
 }

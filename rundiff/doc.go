@@ -26,10 +26,12 @@
 //     is conservative (its size falls well below α); the mid-p keeps the false-regression rate at α.
 //   - graded scores (a key with a score other than 0 and 1): the paired sign-flip permutation test on the
 //     score differences, one-sided each way; every assignment of signs when at most 16 pairs differ, else
-//     20,000 drawn from a PCG generator seeded by --seed and the key's text (FNV-1a), p = (1 + count)/(1 +
-//     draws), both directions counted on the same draws. Pairs whose |difference| is the same are drawn
-//     together (their sum is that value times the signs' balance, a count of ones in random bits), so a draw
-//     costs a word per 64 pairs when the scores take few values.
+//     assignments drawn from a PCG generator seeded by --seed and the key's text (FNV-1a), both directions
+//     counted on the same draws, each with Besag and Clifford's sequential p-value: it stops once 50 draws
+//     reached the observed sum (p = 50/draws), else after 20,000 (p = (1 + count)/(1 + 20,000)). Pairs
+//     whose |difference| is the same are drawn together (their sum is that value times the signs'
+//     balance, a count of ones in random bits), so a draw costs a word per 64 pairs when the scores take
+//     few values.
 //
 // Each direction's hypotheses (every key's pass/fail test, and score test where graded) form one family,
 // adjusted with Holm's step-down method, so the chance of calling any key regressed when none did is at

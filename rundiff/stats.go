@@ -177,18 +177,25 @@ func newcombePaired(a, b, c, d int, z float64) (lo, hi float64) {
 	return max(-1, diff-dl), min(1, diff+du)
 }
 
-// signFlipResamples is how many random sign assignments the score test draws when the pairs are too many
-// to enumerate (more than exactFlips).
+// signFlipResamples is how many random sign assignments the score test draws at most when the pairs are
+// too many to enumerate (more than exactFlips); a direction stops drawing once signFlipStop of its draws
+// have reached the observed sum (Besag and Clifford's sequential p-value).
 const (
 	signFlipResamples = 20_000
+	signFlipStop      = 50
 	exactFlips        = 16
 )
 
 // signFlip is the paired sign-flip (permutation) test on the score differences, one-sided each way from
 // the same sign assignments of |diffs|: down is the share whose sum is at most the observed sum (the
 // p-value of a drop in mean score), up the share whose sum is at least it (of a rise). With at most
-// exactFlips non-zero diffs every assignment is enumerated; beyond, signFlipResamples are drawn from rng
-// and p = (1 + count) / (1 + resamples), which never understates the exact value's size.
+// exactFlips non-zero diffs every assignment is enumerated. Beyond, sign assignments are drawn from rng,
+// and each direction is Besag and Clifford's sequential Monte Carlo p-value (Biometrika 78, 1991): the
+// draws stop once signFlipStop of them have reached the observed sum (at least as low, for down; as high,
+// for up), p = signFlipStop / draws; else after signFlipResamples, p = (1 + count) / (1 + resamples). It is
+// a valid p-value as the fixed-count one is (its size never exceeds α), and a key with no change stops
+// after about 2·signFlipStop draws where it took 20,000: only a small p-value, the one a verdict turns on,
+// costs the whole count.
 //
 // A draw costs one random bit per pair, but the sum over the c pairs whose |diff| is the same v is
 // v·(c − 2·B), B the number of minus signs among them: the ones in c random bits, counted a word at a
@@ -241,9 +248,10 @@ func signFlip(diffs []float64, rng *rand.Rand) (down, up float64) {
 		counts = append(counts, 1)
 	}
 	le, ge := 0, 0
+	leAt, geAt := 0, 0 // the draws after which a direction stopped, 0 while it draws
 	var word uint64
 	left := 0 // unused bits in word
-	for range signFlipResamples {
+	for draw := 1; draw <= signFlipResamples && (leAt == 0 || geAt == 0); draw++ {
 		s := 0.0
 		for j, v := range vals {
 			c, minus := counts[j], 0
@@ -264,14 +272,24 @@ func signFlip(diffs []float64, rng *rand.Rand) (down, up float64) {
 			}
 			s += v * float64(counts[j]-2*minus)
 		}
-		if s <= obs+tol {
-			le++
+		if leAt == 0 && s <= obs+tol {
+			if le++; le == signFlipStop {
+				leAt = draw
+			}
 		}
-		if s >= obs-tol {
-			ge++
+		if geAt == 0 && s >= obs-tol {
+			if ge++; ge == signFlipStop {
+				geAt = draw
+			}
 		}
 	}
-	return float64(1+le) / float64(1+signFlipResamples), float64(1+ge) / float64(1+signFlipResamples)
+	p := func(count, at int) float64 {
+		if at > 0 {
+			return float64(signFlipStop) / float64(at)
+		}
+		return float64(1+count) / float64(1+signFlipResamples)
+	}
+	return p(le, leAt), p(ge, geAt)
 }
 
 // detectablePower is the power at which diff states the smallest change the data could have detected.

@@ -334,12 +334,45 @@ func TestSignFlip(t *testing.T) {
 			dir       string
 			got, want float64
 		}{{"down", down, signFlipByRecursion(d)}, {"up", up, signFlipByRecursion(neg(d))}} {
-			se := math.Sqrt(c.want * (1 - c.want) / signFlipResamples)
+			// A direction stops after signFlipStop draws reach the observed sum: about signFlipStop/p draws.
+			se := math.Sqrt(c.want * (1 - c.want) / min(signFlipResamples, signFlipStop/c.want))
 			if math.Abs(c.got-c.want) > 4*se+1.0/signFlipResamples {
 				t.Errorf("%s, 20 pairs %v: drawn p %s %g, exact %g (standard error %.2g)", tc.name, d, c.dir, c.got, c.want, se)
 			}
 		}
 	}
+}
+
+// TestSignFlipSize: on 4,000 simulated graded keys of 30 pairs with no true difference (continuous
+// scores, so no two sums tie), the share whose sign-flip p-value toward a drop is at most 0.05 is 5% within
+// three standard errors, as is the share toward a rise: the sequential p-value keeps the test's size.
+func TestSignFlipSize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(simSeed(t), 31))
+	const keys, n = 4000, 30
+	down, up := 0, 0
+	d := make([]float64, n)
+	for range keys {
+		for i := range d {
+			d[i] = rng.Float64() - rng.Float64()
+		}
+		pd, pu := signFlip(d, rng)
+		if pd <= 0.05 {
+			down++
+		}
+		if pu <= 0.05 {
+			up++
+		}
+	}
+	se := math.Sqrt(0.05 * 0.95 / keys)
+	for _, c := range []struct {
+		dir string
+		n   int
+	}{{"down", down}, {"up", up}} {
+		if share := float64(c.n) / keys; math.Abs(share-0.05) > 3*se {
+			t.Errorf("%s: %.2f%% of null keys at p ≤ 0.05, want 5%% ± %.2f", c.dir, 100*share, 300*se)
+		}
+	}
+	t.Logf("null keys at p ≤ 0.05: %.2f%% down, %.2f%% up", 100*float64(down)/keys, 100*float64(up)/keys)
 }
 
 // TestDetectableDrop: the drop reported has the stated power by the same approximation, and shrinks as
