@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"attest-engine/clip"
@@ -31,7 +32,7 @@ import (
 //	judge.model          default judge model. Default: gpt-4.1-mini (openai), claude-haiku-4-5 (anthropic).
 //	judge.api_key_env    Default: OPENAI_API_KEY then ATTEST_OPENAI_API_KEY (openai), ANTHROPIC_API_KEY (anthropic).
 //	prices               model → {"input": USD, "output": USD} per million tokens; fills a result's cost.
-//	                     Merged over built-in list prices (builtinPrices); a model with no price costs 0.
+//	                     Merged over built-in list prices (builtinPrices, prices.go); a model with no price costs 0.
 //	cache_dir            directory that keeps judge and embedding results across runs (optional).
 //	cache_size           entries of the in-memory result cache. Default 4096.
 //	cache_dir_max_bytes  size bound of cache_dir; the oldest files go first. Default 256 MiB.
@@ -73,28 +74,6 @@ type Config struct {
 	BaseURL   string `json:"base_url"`
 	Model     string `json:"model"`
 	APIKeyEnv string `json:"api_key_env"`
-}
-
-// Price is a model's price in USD per million tokens.
-type Price struct {
-	Input  float64 `json:"input"`
-	Output float64 `json:"output"`
-}
-
-// builtinPrices are public list prices (USD per million tokens, 2025) of the
-// default models and their common siblings, so that SDK users, who run with
-// no config file, see a cost. The prices key overrides or extends them.
-var builtinPrices = map[string]Price{
-	"text-embedding-3-small": {Input: 0.02},
-	"text-embedding-3-large": {Input: 0.13},
-	"text-embedding-ada-002": {Input: 0.10},
-	"gpt-4.1":                {Input: 2, Output: 8},
-	"gpt-4.1-mini":           {Input: 0.4, Output: 1.6},
-	"gpt-4.1-nano":           {Input: 0.1, Output: 0.4},
-	"gpt-4o":                 {Input: 2.5, Output: 10},
-	"gpt-4o-mini":            {Input: 0.15, Output: 0.6},
-	"claude-haiku-4-5":       {Input: 1, Output: 5},
-	"claude-sonnet-4-5":      {Input: 3, Output: 15},
 }
 
 // Defaults of the providers.
@@ -143,6 +122,7 @@ type Client struct {
 	judge        *Endpoint // never nil; unusable: llm_judge is an ASSERTION_ERROR
 	judgeWhy     string
 	prices       map[string]Price
+	configPriced map[string]bool // models whose price the config's prices key set
 	cache        *resultCache
 	inflight     flights  // embeddings being computed, by cache key
 	warnings     []string // settings from the environment that could not be used
@@ -157,12 +137,12 @@ func New(s Settings) (*Client, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	client := s.HTTPClient
-	if client == nil {
-		client = newHTTPClient()
+	client := sync.OnceValue(newHTTPClient)
+	if s.HTTPClient != nil {
+		client = func() *http.Client { return s.HTTPClient }
 	}
 	doer := &httpDoer{client: client, retryBase: s.RetryBase, offline: s.Offline}
-	p := &Client{prices: map[string]Price{}}
+	p := &Client{prices: map[string]Price{}, configPriced: map[string]bool{}}
 	env := readProviderEnv(&s, getenv)
 	p.warnings, p.batchSoft = env.warnings, env.batchSoft
 	if err := validBudget(s.BudgetUSD); err != nil {
@@ -176,6 +156,7 @@ func New(s Settings) (*Client, error) {
 			return nil, fmt.Errorf("config prices[%q]: input and output must be non-negative USD per million tokens", m)
 		}
 		p.prices[m] = pr
+		p.configPriced[m] = true
 	}
 
 	// Layer 5.
@@ -368,16 +349,6 @@ func normalizeBase(raw string) (string, error) {
 	path := strings.TrimRight(u.Path, "/")
 	path = strings.TrimSuffix(path, "/v1")
 	return u.Scheme + "://" + u.Host + path, nil
-}
-
-// Cost is the USD price of a call's usage (0 for a model with no price).
-func (p *Client) Cost(model string, u Usage) float64 {
-	pr, ok := p.prices[model]
-	if !ok {
-		return 0
-	}
-	// Rounded to 1e-10 USD so that sums print without float noise.
-	return math.Round((float64(u.In)*pr.Input+float64(u.Out)*pr.Output)/1e6*1e10) / 1e10
 }
 
 func orDefault(s, def string) string {
