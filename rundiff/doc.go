@@ -38,7 +38,8 @@
 // most α (--alpha, 0.05). A key is regressed when one of its hypotheses' adjusted p-values is at most α,
 // else improved likewise, else unchanged when the data could have shown a drop in pass rate of --detectable
 // (10 points) with power 0.8 — the smallest such drop is reported, from the normal approximation to the
-// one-sided test over the key's pairs and discordance —, else underpowered. The pass-rate difference
+// one-sided test over the key's pairs and discordance, at level α/m for the m hypotheses of the family (the
+// threshold a lone regression must pass at Holm's first step) —, else underpowered. The pass-rate difference
 // (head − base) carries Newcombe's 95% interval for paired proportions (1998, method 10).
 //
 // # Output and exit status
