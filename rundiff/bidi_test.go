@@ -34,8 +34,44 @@ func TestDiffOutputEscapesLabels(t *testing.T) {
 				break
 			}
 		}
-		if !strings.Contains(out, `refund\u202e\u001b`) {
+		want := `refund\u202e\u001b`
+		if format == "markdown" { // a backslash is escaped in Markdown, to show as one
+			want = `refund\\u202e\\u001b`
+		}
+		if !strings.Contains(out, want) {
 			t.Errorf("%s: the label is not shown escaped:\n%s", format, out)
+		}
+	}
+}
+
+// TestMarkdownCellKeepsTheTable: a label's backslashes and pipes cannot end its cell early: every row of
+// the table has the header's 8 unescaped pipes (GitHub Flavored Markdown splits a row on a pipe that no
+// backslash escapes, and "\\" is an escaped backslash).
+func TestMarkdownCellKeepsTheTable(t *testing.T) {
+	for _, label := range []string{`a|b`, `a\|b`, `a\\|b`, `a\`, `\`, `|\|`} {
+		r := &Report{Keys: []KeyResult{{AssertionKey: "k", Label: label, Verdict: Unchanged}}}
+		var b strings.Builder
+		if err := writeMarkdown(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range strings.Split(b.String(), "\n") {
+			if !strings.HasPrefix(row, "|") {
+				continue
+			}
+			pipes, escaped := 0, false
+			for _, c := range row {
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '|':
+					pipes++
+				}
+			}
+			if pipes != 8 {
+				t.Errorf("label %q: row %q has %d cell pipes, want 8", label, row, pipes)
+			}
 		}
 	}
 }
