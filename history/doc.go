@@ -20,10 +20,10 @@
 // # Bounds
 //
 // A result's strings are at most MaxField (4096) bytes; a frame at most 64
-// KiB; at most MaxKeys (1024) assertions are summarized (further ones are
-// logged, counted by Overflow, and warned about once; a merge whose sources
-// hold more keeps those with the most results and says so: KeysDropped) and
-// MaxWindows (8192)
+// KiB; at most MaxKeys (1024) assertion keys are summarized (further ones
+// are logged, counted by Overflow, and warned about once; a merge whose
+// sources, with the destination, name more is refused before anything is
+// written: TooManyKeys) and MaxWindows (8192)
 // windows per assertion, the oldest after the baseline dropped first (drift
 // from merged shards equals one process's while no key exceeds it). Memory
 // is about 200 bytes per (assertion, window): at most ~1.6 GiB at both
@@ -53,7 +53,8 @@
 // The watch command hands its Recorder seam one trace's result lines at a
 // time; main's adapter converts each with ParseLine and records them with
 // AddAll (one write call, one fsync under SyncAlways, per trace). Result carries
-// the result line's trace_id, assertion (the stable name: the key), type,
+// the result line's trace_id, assertion key (package resultkey: the
+// history's key), label (the suite's name), type,
 // status, score, timestamp (zero under --deterministic), result_id, and Seq,
 // the trace's 1-based position in the input.
 //
@@ -81,9 +82,12 @@
 //	           (UTF-8, at most MaxField bytes each)
 //	  uvarint  through: the last input item holding a span the verdict judged (version 2)
 //	  uvarint  spans: how many spans it judged, at most 2³²−1 (version 2)
+//	  uvarint length, bytes: label, 1..MaxField bytes (version 3)
 //
-// Records are written as version 2; version 1 records (without the last
-// two fields) are read as through 0, spans 0.
+// Records with a label are written as version 3, others as version 2;
+// version 1 records (without through and spans) are read as through 0,
+// spans 0. The assertion is the result's assertion key (package
+// resultkey): the SDK session's random assertion_ids never reach the log.
 // Each frame is written with one write call before Record returns, so a
 // process crash (SIGKILL included) loses no acknowledged record whatever the
 // fsync policy; the policy (always, interval, never) decides what a power

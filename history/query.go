@@ -18,6 +18,11 @@ const MaxReportAlerts = 16
 // engine's answer (../shared/sdk-compat.md); the rest are additions.
 type Report struct {
 	AssertionID string `json:"assertion_id"`
+	// AssertionKey is the history's key when the report was asked for by
+	// another name (query_drift by a session's assertion_id); Label how a
+	// person names the key.
+	AssertionKey string `json:"assertion_key,omitempty"`
+	Label        string `json:"label,omitempty"`
 	// Mean, StdDev and Count are the scores of the current window: the
 	// most recent windows holding at least window_size scored results.
 	Mean        float64 `json:"mean"`
@@ -59,13 +64,14 @@ func analyze(key string, sr *series, cfg DriftConfig, windowSize int) Report {
 		windowSize = defaultWindowSize
 	}
 	d := newDetector(key, cfg)
-	rep := Report{AssertionID: key, Type: sr.Type, Status: StatusOK, Phase: "baseline", CUSUMThreshold: cfg.H, Alerts: []Alert{}}
+	rep := Report{AssertionID: key, Label: sr.Label, Type: sr.Type, Status: StatusOK, Phase: "baseline", CUSUMThreshold: cfg.H, Alerts: []Alert{}}
 	for i := range sr.Windows {
 		w := &sr.Windows[i]
 		rep.Total += w.N()
 		rep.Errors += w.Errors
 		rep.Skipped += w.Skipped
 		for _, a := range d.step(w) {
+			a.Label = sr.Label
 			rep.Alerts = append(rep.Alerts, a)
 			if len(rep.Alerts) > MaxReportAlerts {
 				rep.Alerts = rep.Alerts[1:]
@@ -117,6 +123,7 @@ func (s *Store) Drift(key string, windowSize int) (Report, bool) {
 // detectors raise over them (the latest MaxReportAlerts).
 type Series struct {
 	Assertion string
+	Label     string
 	Type      string
 	// WindowTraces or WindowDuration: what a window is (doc.go, "Windows").
 	WindowTraces   int64
@@ -135,7 +142,7 @@ func (s *Store) Series(key string) (Series, bool) {
 	}
 	w := s.windowing()
 	return Series{
-		Assertion: key, Type: sr.Type, WindowTraces: w.Traces, WindowDuration: time.Duration(w.DurationNS),
+		Assertion: key, Label: sr.Label, Type: sr.Type, WindowTraces: w.Traces, WindowDuration: time.Duration(w.DurationNS),
 		Windows: slices.Clone(sr.Windows), Alerts: analyze(key, sr, s.opts.Drift, defaultWindowSize).Alerts,
 	}, true
 }

@@ -363,6 +363,9 @@ func (s *Store) catchUp(key string, sr *series, w int64, quiet bool) []Alert {
 	if quiet {
 		return nil
 	}
+	for i := range out {
+		out[i].Label = sr.Label
+	}
 	return out
 }
 

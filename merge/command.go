@@ -3,14 +3,13 @@
 // history.Merge. Its flags, usage and exit status live here; the storage
 // rules (what a merge sums, what it refuses) live in package history.
 //
-// Exit status: 0 merged (a note on stderr when assertions beyond a state
-// dir's bound were left out, history.KeysDropped) or -h, 1 the merge
-// failed, 2 usage.
+// Exit status: 0 merged or -h, 1 the merge failed (nothing merged: among
+// others, sources naming more assertion keys than a state dir summarizes,
+// history.TooManyKeys), 2 usage.
 package merge
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,12 +36,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	dst, srcs := fs.Arg(0), fs.Args()[1:]
 	if err := history.Merge(dst, srcs...); err != nil {
-		var kd *history.KeysDropped
-		if !errors.As(err, &kd) {
-			fmt.Fprintf(stderr, "attest-engine merge: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stderr, "attest-engine merge: note: %v\n", err)
+		fmt.Fprintf(stderr, "attest-engine merge: %v\n", err)
+		return 1
 	}
 	fmt.Fprintf(stdout, "merged %d state dirs into %s\n", len(srcs), dst)
 	return 0

@@ -15,7 +15,12 @@ type Record struct {
 	Plugin  string // plugin_name for submit_plugin_result results; "" for native ones
 	Type    string // the assertion's type; "" for plugin results
 	Spec    string // Options.ReportSpec of the assertion's spec; "" without it, and for plugin results
-	Result  assert.Result
+	// CaseKey and AssertionKey are the result's stable keys (package resultkey); "" for plugin results.
+	CaseKey, AssertionKey string
+	// Repeat is the batch's repeat when HasRepeat (a run of a simulated scenario).
+	Repeat    int64
+	HasRepeat bool
+	Result    assert.Result
 }
 
 // recorder keeps results only when a report was asked for (Options.Report,
@@ -67,16 +72,16 @@ func (r *recorder) add(traceID, suite, plugin string, results ...assert.Result) 
 // assertions, results one per assertion in the same order, as
 // assert.Engine.Run answers). The text is kept rather than the decoded
 // spec, which could be a large schema held for the whole session.
-func (r *recorder) addBatch(traceID, suite string, list []assert.Assertion, results []assert.Result) {
+func (r *recorder) addBatch(traceID, suite string, list []assert.Assertion, results []assert.Result, k *batchKeys) {
 	if !r.on {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, res := range results {
-		rec := Record{TraceID: traceID, Suite: suite, Result: res}
+		rec := Record{TraceID: traceID, Suite: suite, Result: res, CaseKey: k.caseKey, Repeat: k.repeat, HasRepeat: k.hasRepeat}
 		if i < len(list) && list[i].ID == res.AssertionID {
-			rec.Type = list[i].Type
+			rec.Type, rec.AssertionKey = list[i].Type, k.keys[i]
 			if r.spec != nil {
 				rec.Spec = r.spec(list[i].Spec)
 			}

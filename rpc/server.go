@@ -15,6 +15,7 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/history"
+	"attest-engine/lru"
 	"attest-engine/trace"
 	"attest-engine/version"
 )
@@ -43,8 +44,8 @@ type Options struct {
 	// text is bounded, report.SpecText); nil: no spec is kept.
 	ReportSpec func(spec map[string]any) string
 	// History, when set (--state-dir), records every evaluate_batch result
-	// by assertion_id and answers query_drift (drift.go); the caller opens
-	// and closes it.
+	// by assertion key (package resultkey) and answers query_drift
+	// (drift.go); the caller opens and closes it.
 	History *history.Store
 }
 
@@ -66,6 +67,7 @@ type Server struct {
 	version     string
 	reportTo    func([]Record)
 	history     *history.Store
+	ids         *lru.Cache[string, string] // with a history: assertion_id → assertion key (keys.go)
 
 	out *lineWriter
 	// writeFailed counts failed stdout writes: the first is logged, the
@@ -122,6 +124,9 @@ func New(opts Options) *Server {
 		history:     opts.History,
 	}
 	s.reportTo, s.record.on, s.record.spec = opts.Report, opts.Report != nil, opts.ReportSpec
+	if s.history != nil {
+		s.ids = newSessionIDs()
+	}
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout
 	}

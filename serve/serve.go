@@ -93,7 +93,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				logger.Error("closing --state-dir", "error", err.Error())
 			}
 		}()
-		engine.SetThresholds(store.Threshold)
+		engine.SetThresholds(rpc.Thresholds(store))
 		opts.History = store
 	}
 	if o.reportPath != "" && report.FormatForPath(o.reportPath) == report.FormatHTML {
