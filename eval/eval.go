@@ -133,6 +133,7 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 	if err == nil {
 		c.format, err = report.ParseFormat(*format)
 		c.ev.Specs = c.format == report.FormatHTML
+		c.ev.Keys = c.format == report.FormatJSON // what attest-engine diff reads
 	}
 	if err == nil {
 		c.ev.Engine, _, err = cli.LoadEngine(c.configPath, offline)

@@ -27,7 +27,7 @@ func load(dir string) (*snapshot, error) {
 		return nil, fmt.Errorf("history: %s is not a state dir (no %s)", dir, snapshotFile)
 	}
 	st := &Store{opts: Options{
-		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
+		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS), WindowRuns: snap.Window.Runs,
 		// New keys of the log beyond the bound are left out, as the
 		// writer (with the default bound) left them out of its summaries.
 		MaxKeys: DefaultMaxKeys,
@@ -95,7 +95,7 @@ func Merge(dst string, srcs ...string) error {
 		return &TooManyKeys{Keys: n, MaxKeys: DefaultMaxKeys}
 	}
 	w := snaps[0].Window
-	s, err := Open(dst, Options{WindowTraces: int(w.Traces), WindowDuration: time.Duration(w.DurationNS), NoAlertFile: true})
+	s, err := Open(dst, Options{WindowTraces: int(w.Traces), WindowDuration: time.Duration(w.DurationNS), WindowRuns: w.Runs, NoAlertFile: true})
 	if err != nil {
 		return err
 	}

@@ -128,6 +128,7 @@ type Series struct {
 	// WindowTraces or WindowDuration: what a window is (doc.go, "Windows").
 	WindowTraces   int64
 	WindowDuration time.Duration
+	WindowRuns     bool // each window is a run (Options.WindowRuns)
 	Windows        []Summary
 	Alerts         []Alert
 }
@@ -142,7 +143,7 @@ func (s *Store) Series(key string) (Series, bool) {
 	}
 	w := s.windowing()
 	return Series{
-		Assertion: key, Label: sr.Label, Type: sr.Type, WindowTraces: w.Traces, WindowDuration: time.Duration(w.DurationNS),
+		Assertion: key, Label: sr.Label, Type: sr.Type, WindowTraces: w.Traces, WindowDuration: time.Duration(w.DurationNS), WindowRuns: w.Runs,
 		Windows: slices.Clone(sr.Windows), Alerts: analyze(key, sr, s.opts.Drift, defaultWindowSize).Alerts,
 	}, true
 }

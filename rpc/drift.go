@@ -68,7 +68,7 @@ func (s *Server) recordHistory(traceID string, list []assert.Assertion, results 
 		key, label := cmp.Or(keys.keys[i], a.ID), keys.labels[i]
 		hr := history.Result{
 			TraceID: traceID, Assertion: key, Label: label, Type: a.Type, Status: st, Score: min(max(r.Score, 0), 1),
-			Timestamp: now, ResultID: hex.EncodeToString(h[:16]),
+			Timestamp: now, ResultID: hex.EncodeToString(h[:16]), Seq: s.runNo,
 		}
 		if err := hr.Validate(); err != nil { // checked here so that AddAll fails only as a whole
 			s.repeats.warn(s.log, "recording a result in --state-dir failed: "+err.Error(), traceID)

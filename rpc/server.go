@@ -68,6 +68,7 @@ type Server struct {
 	reportTo    func([]Record)
 	history     *history.Store
 	ids         *lru.Cache[string, string] // with a history: assertion_id → assertion key (keys.go)
+	runNo       uint64                     // with a history of per-run windows: this session's run number
 
 	out *lineWriter
 	// writeFailed counts failed stdout writes: the first is logged, the
@@ -126,6 +127,9 @@ func New(opts Options) *Server {
 	s.reportTo, s.record.on, s.record.spec = opts.Report, opts.Report != nil, opts.ReportSpec
 	if s.history != nil {
 		s.ids = newSessionIDs()
+		if s.history.WindowRuns() {
+			s.runNo = s.history.LastRun() + 1
+		}
 	}
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout

@@ -4,6 +4,7 @@
 package rundiff
 
 import (
+	"cmp"
 	"bufio"
 	"bytes"
 	"errors"
@@ -164,7 +165,9 @@ func traceResults(t tape.Value, res *result, fn func(*result) error) error {
 		if r.Kind() != tape.Object {
 			return errors.New("a result of the report is not an object")
 		}
-		*res = result{caseKey: caseKey, label: str(r.Get("assertion_id")), typ: str(r.Get("type")), status: str(r.Get("status"))}
+		// A result's own case_key (the engine writes one where it differs
+		// from its trace's) wins over its trace's.
+		*res = result{caseKey: cmp.Or(str(r.Get("case_key")), caseKey), label: str(r.Get("assertion_id")), typ: str(r.Get("type")), status: str(r.Get("status"))}
 		res.assertion = str(r.Get("assertion_key"))
 		if res.assertion == "" {
 			res.assertion = "assertion_id:" + res.label + "/" + res.typ

@@ -10,6 +10,7 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/ingest"
+	"attest-engine/resultkey"
 	"attest-engine/tape"
 )
 
@@ -55,7 +56,7 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 	}
 	for i, a := range as {
 		rid, sup := verdictIDs(resultID(key, a.ID, e.suite.Hash, e.version), &t)
-		out[i] = Result{TraceID: id, Assertion: a.ID, Type: a.Type, ResultID: rid, Supersedes: sup,
+		out[i] = Result{TraceID: id, Assertion: a.ID, AssertionKey: e.suite.Keys[i], Type: a.Type, ResultID: rid, Supersedes: sup,
 			AgentID: t.AgentID, Incomplete: t.Incomplete || t.TooLate, Seq: t.Seq, Through: t.Through, Spans: t.Spans, hold: t.Hold}
 	}
 	defer func() {
@@ -94,6 +95,13 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 			return out
 		}
 		t.Doc = doc
+	}
+	root := t.Doc.Root()
+	in := root.Get("input")
+	if ck, err := resultkey.Case(root.Get("agent_id").Str(), in.Any(), in.Exists()); err == nil {
+		for i := range out {
+			out[i].CaseKey = ck
+		}
 	}
 	var run []int
 	for i, a := range as {

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"attest-engine/assert"
+	"attest-engine/resultkey"
 	"attest-engine/sample"
 	"attest-engine/trace"
 )
@@ -34,9 +35,13 @@ const (
 // drift); it must be unique in the suite.
 type Suite struct {
 	Assertions []assert.Assertion // ID is the name
-	Rates      map[string]sample.Rate
-	Agents     map[string]bool // nil: every agent
-	Hash       string          // SHA-256 of the suite's canonical JSON, hex
+	// Keys are the assertions' keys (package resultkey: type, canonical
+	// spec, agent_id and name), in suite order: the history's keys and the
+	// result lines' assertion_key.
+	Keys   []string
+	Rates  map[string]sample.Rate
+	Agents map[string]bool // nil: every agent
+	Hash   string          // SHA-256 of the suite's canonical JSON, hex
 }
 
 // ReadSuite reads and checks a suite file of at most MaxSuiteBytes.
@@ -87,7 +92,11 @@ func parseSuite(data []byte) (*Suite, error) {
 			return nil, fmt.Errorf("assertions[%d]: name %q is used twice (names are the keys of results and history)", i, a.ID)
 		}
 		seen[a.ID] = true
-		s.Assertions = append(s.Assertions, a)
+		key, err := resultkey.Assertion(a.Type, a.Spec, a.AgentID, a.ID)
+		if err != nil {
+			return nil, fmt.Errorf("assertions[%d]: spec: %v", i, err)
+		}
+		s.Assertions, s.Keys = append(s.Assertions, a), append(s.Keys, key)
 	}
 	if rv, ok := obj["sample_rates"]; ok {
 		rates, ok := rv.(map[string]any)
