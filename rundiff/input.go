@@ -4,9 +4,9 @@
 package rundiff
 
 import (
-	"cmp"
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
