@@ -179,7 +179,12 @@
 // one process. A result without Seq takes its key's arrival count instead
 // (windows then only align within one process). Options.WindowDuration
 // selects time windows by Result.Timestamp instead (the clock when absent);
-// a state dir keeps the windowing it was created with.
+// Options.WindowRuns makes each window one run of a suite (Seq is the run's
+// number: a server session records its results with LastRun + 1, so a
+// key's windows are its CI runs, and shards of one run merge into its
+// window). A state dir keeps the windowing it was created with
+// (Options.AdoptWindowing opens an existing dir with it, whatever the
+// options ask).
 //
 // A summary holds the counts of passes, failures (soft_fail and hard_fail),
 // errors and skipped results, the number of fractional scores, the sum of

@@ -118,6 +118,25 @@ func (s *Store) Drift(key string, windowSize int) (Report, bool) {
 	return analyze(key, sr, s.opts.Drift, windowSize), true
 }
 
+// Lookup is the key that name names: name itself when it is a key of the
+// store, else the key labelled name (a watch suite's assertion name) that
+// holds the latest result; false when none.
+func (s *Store) Lookup(name string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.keys[name] != nil {
+		return name, true
+	}
+	var key string
+	var at latest
+	for k, sr := range s.keys {
+		if sr.Label == name && (key == "" || at.less(sr.Latest) || (at == sr.Latest && k < key)) {
+			key, at = k, sr.Latest
+		}
+	}
+	return key, key != ""
+}
+
 // Series is one assertion's windows as stored, for charts (the HTML
 // history page, report.HistoryKey): oldest first, with the alerts the
 // detectors raise over them (the latest MaxReportAlerts).

@@ -64,9 +64,13 @@ func (s *Server) keysOf(trace tape.Value, list []assert.Assertion, scenario stri
 }
 
 // historyKey is the key query_drift reads for what the client asked by: the assertion key of an
-// assertion_id this session recorded, else the text itself (an assertion key, or a watch suite's key).
+// assertion_id this session recorded, else the key the text names (a key, or the label of one: a watch
+// suite's assertion name; history.Store.Lookup), else the text itself.
 func (s *Server) historyKey(id string) string {
 	if k, ok := s.ids.Get(id); ok {
+		return k
+	}
+	if k, ok := s.history.Lookup(id); ok {
 		return k
 	}
 	return id
