@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"attest-engine/calibrate"
 	"attest-engine/eval"
 	"attest-engine/merge"
 	"attest-engine/reportcmd"
@@ -35,12 +36,13 @@ type command func(ctx context.Context, args []string, stdin io.Reader, stdout, s
 
 // commands are the subcommands by name; with none, the engine serves.
 var commands = map[string]command{
-	"eval":    eval.Run,
-	"watch":   watch.Run,
-	"merge":   merge.Run,
-	"report":  reportcmd.Run,
-	"diff":    rundiff.Run,
-	"version": version.Run, // the earlier engine's subcommand (../shared/sdk-compat.md)
+	"calibrate": calibrate.Run,
+	"eval":      eval.Run,
+	"watch":     watch.Run,
+	"merge":     merge.Run,
+	"report":    reportcmd.Run,
+	"diff":      rundiff.Run,
+	"version":   version.Run, // the earlier engine's subcommand (../shared/sdk-compat.md)
 }
 
 // run runs the command args name (the server when the first argument is a

@@ -49,6 +49,33 @@ type Result struct {
 	// from what was asked (trajectory.go); sent as the additive field
 	// "failed_step".
 	FailedStep *FailedStep
+	// Judge is what an llm_judge with consistency, compare or
+	// require_calibration adds (additive fields, docs/judges.md); nil
+	// for every other result.
+	Judge *JudgeInfo
+	// Failure is why this one assertion could not be evaluated while the
+	// others of its trace were: the eval command isolates a provider
+	// failure or an offline cache miss to its assertion, as watch does.
+	// Status is then empty. Never set on a result of evaluate_batch, whose
+	// failures are the whole batch's (spec §5).
+	Failure *Failure
+}
+
+// JudgeInfo is the additive fields of a judge result (docs/protocol.md):
+// how many verdicts were drawn and how many agreed, whether the verdict was
+// split, whether a pairwise verdict held in both orders, and whether the
+// judge is calibrated. A client that knows none of them reads a result
+// exactly as spec §2.2 defines it.
+type JudgeInfo struct {
+	Samples  int  // "samples": verdicts drawn (a pairwise verdict counts once per pair of orders)
+	Agreeing int  // "agreeing": verdicts on the side of the result
+	Split    bool // "split": true when no strict majority was reached: never a pass
+	// PositionConsistent is "position_consistent" of a pairwise judge
+	// (compare): every pair of orders gave the same verdict. Nil when not pairwise.
+	PositionConsistent *bool
+	// Calibrated is "calibrated" under require_calibration: false when the
+	// certificate is missing, stale or below the floor. Nil when not required.
+	Calibrated *bool
 }
 
 // Error is an assertion that could not be evaluated: ASSERTION_ERROR (1002).
@@ -73,6 +100,10 @@ type outcome struct {
 	// hard makes a failure hard even when the assertion is soft: the spec's
 	// forbidden check is "hard fail on any match".
 	hard bool
+	// soft makes a failure soft even when the assertion is not: an
+	// uncalibrated judge's verdict (calibration.go).
+	soft  bool
+	judge *JudgeInfo
 	// failed is the step a failing trajectory check names (trajectory.go).
 	failed *FailedStep
 }

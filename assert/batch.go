@@ -119,6 +119,7 @@ func FailureOf(err error, timeout time.Duration) *Failure {
 		te *trace.Error
 		ae *Error
 		pe *provider.Error
+		be *provider.BudgetError
 		pp *Panic
 	)
 	switch {
@@ -126,6 +127,11 @@ func FailureOf(err error, timeout time.Duration) *Failure {
 		return &Failure{Code: CodeInvalidTrace, Message: te.Message, Detail: te.Detail}
 	case errors.As(err, &ae):
 		return &Failure{Code: CodeAssertionError, Message: ae.Error(), Detail: ae.Detail, AssertionID: ae.AssertionID}
+	case errors.As(err, &be):
+		// A call budget_usd refused outside an assertion (a simulated
+		// user's turn): no retry can fix it within this process.
+		return &Failure{Code: CodeProviderError, Message: be.Error(), Retryable: false,
+			Detail: "Raise budget_usd in the --config file, or start a new engine process: the budget is the process's."}
 	case errors.As(err, &pe):
 		// Spec §5 table: PROVIDER_ERROR is retryable, "invalid API key"
 		// included (the SDK may retry once the key is fixed).

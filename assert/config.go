@@ -51,6 +51,10 @@ type Config struct {
 	// warning, and the session runs without history.
 	StateDir string `json:"state_dir"`
 
+	// RequireCalibration is require_calibration for every llm_judge
+	// assertion that sets none of its own (calibration.go).
+	RequireCalibration *CalibrationRequirement `json:"require_calibration"`
+
 	// SchemaLoader resolves $ref URIs outside a schema; New sets it from
 	// SchemaDirs when that is set.
 	SchemaLoader jsonschema.Loader `json:"-"`

@@ -129,4 +129,17 @@
 // soft: true turns a failure into soft_fail (engine.run); soft: null is
 // the default, false. Layers 1–4 score 1.0 on pass and 0.0 on failure and
 // cost 0.
+//
+// # Layer 6: judges that can be trusted
+//
+// An llm_judge may draw several samples (consistency.go: "sequential" and
+// "confirm_on_fail"; the score is their median, a split verdict never a
+// pass, each sample its own cache key), judge its answer against another in
+// both orders (pairwise.go: "compare"; an order-dependent verdict is a
+// tie), and be gated by a calibration certificate keyed by the hash of what
+// decides its verdicts (calibration.go: "require_calibration"; an
+// uncalibrated verdict is soft_fail with calibrated: false). Plan (plan.go)
+// counts the paid calls a batch would make, for eval --dry-run; a call the
+// provider's budget_usd refuses leaves its assertion skipped. The fields
+// these add to a Result are JudgeInfo's; docs/judges.md has the rules.
 package assert

@@ -58,6 +58,7 @@ type Engine struct {
 	thresholds Thresholds
 	specs      specTexts // recent specs by their exact text (spectext.go)
 	prov       *provider.Client
+	certs      certificates // judge certificates read by require_calibration (calibration.go)
 }
 
 // specKey finds a compiled check; the entry's spec confirms the match.
@@ -315,6 +316,14 @@ func (e *Engine) runFrom(ctx context.Context, in *input, p prepared, base time.T
 	}
 	o, err := chk.eval(ctx, in)
 	if err != nil {
+		var be *provider.BudgetError
+		if errors.As(err, &be) {
+			// budget_usd: the call was never started. Reported as not
+			// evaluated, as skip_after_hard_fail reports what it skips.
+			end := time.Since(base)
+			return Result{AssertionID: p.a.ID, Status: SoftFail, Score: 0, RequestID: p.a.RequestID, Skipped: true,
+				DurationMS: (end - from).Milliseconds(), Explanation: "Skipped: " + be.Error() + "."}, end, nil
+		}
 		var se *specError
 		if errors.As(err, &se) {
 			return Result{}, from, &Error{AssertionID: p.a.ID, Message: se.msg, Detail: se.detail}
@@ -330,6 +339,7 @@ func (e *Engine) runFrom(ctx context.Context, in *input, p prepared, base time.T
 		Cost:        o.cost,
 		DurationMS:  (end - from).Milliseconds(),
 		RequestID:   p.a.RequestID,
+		Judge:       o.judge,
 		FailedStep:  o.failed,
 	}
 	if learned != "" { // "… is below threshold 0.66 (dynamic threshold 0.66 = …)."
@@ -337,7 +347,7 @@ func (e *Engine) runFrom(ctx context.Context, in *input, p prepared, base time.T
 	}
 	if !o.pass {
 		r.Status = HardFail
-		if p.soft && !o.hard {
+		if (p.soft || o.soft) && !o.hard {
 			r.Status = SoftFail
 		}
 	}

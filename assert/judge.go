@@ -49,6 +49,13 @@ type judgeCheck struct {
 	threshold float64
 	dynamic   bool // "threshold": "dynamic" (dynamic.go)
 	model     string
+	cons      consistency // "consistency" (consistency.go)
+	compare   *target     // "compare": the second answer of a pairwise judge (pairwise.go)
+	// calib is "require_calibration" (or the config's); nil when not
+	// required. certs reads certificates; hash is decides().Hash().
+	calib *CalibrationRequirement
+	certs *certificates
+	hash  string
 }
 
 func compileJudge(e *Engine, s spec) (check, error) {
@@ -92,6 +99,12 @@ func compileJudge(e *Engine, s spec) (check, error) {
 	if c.model, err = s.str("model", false); err != nil {
 		return nil, err
 	}
+	if c.cons, err = readConsistency(s); err != nil {
+		return nil, err
+	}
+	if c.compare, err = readCompare(s); err != nil {
+		return nil, err
+	}
 	ep := e.prov.Judge()
 	if !ep.Usable() {
 		return nil, specErrorf(e.prov.JudgeWhy(), "no judge provider configured")
@@ -100,6 +113,12 @@ func compileJudge(e *Engine, s spec) (check, error) {
 		c.model = ep.Model()
 	}
 	c.client = ep
+	if c.calib, err = readRequirement(s, e.cfg.RequireCalibration); err != nil {
+		return nil, err
+	}
+	if c.calib != nil {
+		c.certs, c.hash = &e.certs, c.decides().Hash()
+	}
 	return c, nil
 }
 
@@ -114,34 +133,91 @@ func (c *judgeCheck) eval(ctx context.Context, in *input) (outcome, error) {
 	if len(ms) == 0 {
 		return outcome{explanation: c.tgt.notFound()}, nil
 	}
-	user := c.message(in, matchText(in, ms))
-	key := provider.CacheKey("judge", c.client.Kind(), c.client.Base(), c.model, judgeSystem, user)
-	var v verdict
-	cost := 0.0
-	if b, ok := c.p.Cached(key); ok && json.Unmarshal(b, &v) == nil && v.Score >= 0 && v.Score <= 1 {
-		return c.outcome(v, 0), nil
+	if c.compare != nil {
+		o, err := c.evalPair(ctx, in, matchText(in, ms))
+		if err != nil {
+			return o, err
+		}
+		return c.gate(o), nil
 	}
+	user := c.message(in, matchText(in, ms))
+	cost := 0.0
+	t, err := c.cons.decide(func(i int) (sample, error) {
+		v, spent, err := c.ask(ctx, judgeSystem, user, i)
+		cost += spent
+		return sample{score: v.Score, reason: v.Reason, pass: v.Score >= c.threshold}, err
+	})
+	if err != nil {
+		return outcome{}, err
+	}
+	return c.gate(c.outcome(&t, cost)), nil
+}
+
+// sampleKey is the cache key of sample i of a judge request. Sample 0 has
+// the key a single verdict always had, so a cache recorded without
+// consistency still serves it; each later sample has its own index in the
+// key, so a replay draws the same samples and reaches the same verdict.
+func (c *judgeCheck) sampleKey(system, user string, i int) string {
+	if i == 0 {
+		return provider.CacheKey("judge", c.client.Kind(), c.client.Base(), c.model, system, user)
+	}
+	return provider.CacheKey("judge", c.client.Kind(), c.client.Base(), c.model, system, user, "sample", strconv.Itoa(i))
+}
+
+// ask returns sample i of the judge's verdict on user, from the cache or
+// from the provider (a reply that does not parse is asked for once more,
+// then it is an error, never a verdict), and what the calls cost.
+func (c *judgeCheck) ask(ctx context.Context, system, user string, i int) (verdict, float64, error) {
+	key := c.sampleKey(system, user, i)
+	var v verdict
+	cached := func() bool {
+		b, ok := c.p.Cached(key)
+		return ok && json.Unmarshal(b, &v) == nil && v.Score >= 0 && v.Score <= 1
+	}
+	if cached() {
+		return v, 0, nil
+	}
+	// One call for concurrent askers of the same sample (the same answer
+	// judged by two assertions, or two traces): the others wait for it and
+	// read the cache, or ask themselves if it failed.
+	release, wait := c.p.Claim(key)
+	if wait != nil {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return v, 0, ctx.Err()
+		}
+		if cached() {
+			return v, 0, nil
+		}
+	} else {
+		defer release()
+		if cached() { // cached between the first look and the claim
+			return v, 0, nil
+		}
+	}
+	cost := 0.0
 	var why string
 	for attempt := 1; attempt <= judgeAttempts; attempt++ {
 		msg := user
 		if attempt > 1 {
 			msg += judgeRetryNote
 		}
-		text, u, err := c.client.Complete(ctx, c.model, judgeSystem, msg, true)
+		text, u, err := c.client.Complete(ctx, c.model, system, msg, true)
 		cost += c.p.Cost(c.model, u)
 		if err != nil {
-			return outcome{}, err
+			return v, cost, err
 		}
 		score, reason, perr := parseVerdict(text)
 		if perr == nil {
 			v = verdict{Score: score, Reason: reason}
 			b, _ := json.Marshal(v)
 			c.p.Store(key, b)
-			return c.outcome(v, cost), nil
+			return v, cost, nil
 		}
 		why = perr.Error()
 	}
-	return outcome{}, &provider.Error{
+	return v, cost, &provider.Error{
 		Message: "judge provider returned an unusable reply twice: " + c.client.Scrub(why),
 		Detail: fmt.Sprintf("The judge model '%s' must answer with a JSON object {\"score\": <0..1>, \"reason\": \"...\"}. "+
 			"Use a model that follows JSON instructions, or make a custom prompt ask for exactly that object.", c.model),
@@ -162,21 +238,31 @@ func (c *judgeCheck) message(in *input, output string) string {
 	return rubricPrompt(c.text, contextRubrics[c.rubric], c.criteria, input, output, ctx)
 }
 
-// outcome turns a verdict into a result, like spec §4's example:
-// "<reason> Score 0.91 exceeds threshold 0.75."
-func (c *judgeCheck) outcome(v verdict, cost float64) outcome {
-	reason := v.Reason
+// outcome turns the samples' tally into a result, like spec §4's example:
+// "<reason> Score 0.91 exceeds threshold 0.75." The score is the median of
+// the samples; with more than one the explanation says how many agreed, and
+// a split verdict says so and is not a pass.
+func (c *judgeCheck) outcome(t *tally, cost float64) outcome {
+	score := t.median()
+	reason := sentence(t.reason())
+	expl := fmt.Sprintf("%s Score %s %s.", reason, fmtScore(score, c.threshold), versus(score, c.threshold))
+	o := outcome{pass: t.pass, score: score, cost: cost, explanation: expl}
+	if c.cons.mode != modeSingle {
+		o.explanation = t.summary(c.cons) + " " + reason + " Median score " + fmtScore(score, c.threshold) + " " + versus(score, c.threshold) + "."
+		o.judge = &JudgeInfo{Samples: len(t.samples), Agreeing: t.agreeing(), Split: t.split}
+	}
+	return o
+}
+
+// sentence is a judge's reason ending with a full stop.
+func sentence(reason string) string {
 	if reason == "" {
-		reason = "The judge gave no reason."
-	} else if r, _ := utf8.DecodeLastRuneInString(reason); !strings.ContainsRune(".!?…", r) {
+		return "The judge gave no reason."
+	}
+	if r, _ := utf8.DecodeLastRuneInString(reason); !strings.ContainsRune(".!?…", r) {
 		reason += "."
 	}
-	return outcome{
-		pass:        v.Score >= c.threshold,
-		score:       v.Score,
-		cost:        cost,
-		explanation: fmt.Sprintf("%s Score %s %s.", reason, fmtScore(v.Score, c.threshold), versus(v.Score, c.threshold)),
-	}
+	return reason
 }
 
 // parseVerdict finds the first JSON object with a "score" in a judge's

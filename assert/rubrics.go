@@ -69,7 +69,7 @@ const maxJudgeData = 100_000
 // fenceTags matches the start of any of our tags inside data, however
 // spaced or cased, so data cannot close its block or open another.
 var fenceTags = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)<(\s*/?\s*)(agent_input|agent_output|retrieved_context)`)
+	return regexp.MustCompile(`(?i)<(\s*/?\s*)(agent_input|agent_output|retrieved_context|response_a|response_b)`)
 })
 
 // fence wraps untrusted text in tag, neutralising tag text inside it.

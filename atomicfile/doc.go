@@ -17,7 +17,10 @@
 //
 // The engine's callers, and why:
 //
-//	report files (report.WriteFile)   NoSync: an artefact a rerun writes again
+//	report files (report.WriteFile)   NoSync: an artefact a rerun writes again;
+//	                                  only over a regular file or nothing (a
+//	                                  rename would replace a device, a FIFO or
+//	                                  a link: those are written through)
 //	the provider cache (cache_dir)    SyncData: a vector cut short can decode as
 //	                                  a shorter one (provider/cache.go)
 //	history's summaries.json          SyncAll, whatever the fsync policy: the

@@ -48,6 +48,7 @@ type evalCmd struct {
 	// no timestamp, and every duration is 0.
 	deterministic bool
 	jobs          int
+	dry           bool // --dry-run: plan, never evaluate (dryrun.go)
 	ev            Evaluator
 	con           *console
 }
@@ -73,6 +74,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return c.badInput(cli.Named("--assertions", err))
 	}
 	defer closeAsserts()
+	if c.dry {
+		return c.dryRun(traces, asserts, stdout)
+	}
 	return c.run(ctx, traces, asserts, func() (io.Writer, func() error, error) {
 		if c.outputPath == "" {
 			return stdout, func() error { return nil }, nil
@@ -112,6 +116,7 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 	fs.IntVar(&c.jobs, "jobs", min(runtime.GOMAXPROCS(0), 8), "traces evaluated at once")
 	var offline bool
 	cli.OfflineVar(fs, &offline)
+	fs.BoolVar(&c.dry, "dry-run", false, "make no call: print the paid calls and the largest cost the run could make, per provider and model, from the cache, the price table and token bounds")
 	if code, ok := cli.Parse(fs, args); !ok {
 		return code, false
 	}
@@ -136,7 +141,7 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 		c.ev.Keys = c.format == report.FormatJSON // what attest-engine diff reads
 	}
 	if err == nil {
-		c.ev.Engine, _, err = cli.LoadEngine(c.configPath, offline)
+		c.ev.Engine, _, err = cli.LoadEngine(c.configPath, offline || c.dry) // a dry run cannot reach the network
 	}
 	if err == nil {
 		for _, w := range c.ev.Engine.Warnings() {

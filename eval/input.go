@@ -38,6 +38,9 @@ type doc struct {
 	line    int        // the line it starts on, 1-based
 	tooLong bool       // larger than the limit: tv is Missing
 	size    int        // the length of its text
+	// bad is why a line of an NDJSON file is not a JSON document (a
+	// lenient reader's: the trace file's); tv is then Missing.
+	bad string
 }
 
 // docReader reads the JSON documents of a file that is either NDJSON (one
@@ -52,6 +55,10 @@ type docReader struct {
 	max  int
 	line int // lines read so far
 	mode int
+	// lenient returns a line of an NDJSON file that is not JSON (a
+	// repeated key, say) as a doc with bad set, and goes on to the next
+	// line; otherwise that line is an *inputError that ends the file.
+	lenient bool
 }
 
 const (
@@ -91,6 +98,9 @@ func (d *docReader) next() (doc, error) {
 			return doc{tv: pd.Root(), parsed: pd, line: d.line, size: len(line)}, nil
 		}
 		if d.mode == modeNDJSON {
+			if d.lenient {
+				return doc{line: d.line, size: len(line), bad: "not JSON: " + derr.Error()}, nil
+			}
 			d.mode = modeDone
 			return doc{}, &inputError{file: d.file, line: d.line, msg: "not JSON: " + derr.Error()}
 		}

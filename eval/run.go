@@ -44,6 +44,10 @@ func (c *evalCmd) run(ctx context.Context, traces, asserts io.Reader, openOut fu
 	// The first trace is read before any output: a trace file that is not
 	// JSON at all leaves no report behind.
 	dr := newDocReader(traces, inputName(c.tracePath), trace.MaxLineBytes)
+	// One malformed line of an NDJSON trace file is that trace's
+	// INVALID_TRACE entry, naming its line; the traces after it are
+	// evaluated all the same.
+	dr.lenient = true
 	first, firstErr := dr.next()
 	if firstErr != nil && !errors.Is(firstErr, io.EOF) {
 		return c.badInput(firstErr)
@@ -130,6 +134,11 @@ func (c *evalCmd) evaluate(j job) *report.Trace {
 			Message: fmt.Sprintf("trace line exceeds max size: %d > %d bytes", j.doc.size, trace.MaxLineBytes),
 			Detail:  trace.SizeDetail}}
 	}
+	if j.doc.bad != "" {
+		return &report.Trace{Name: "#" + strconv.Itoa(j.index+1), Err: &report.Error{Code: assert.CodeInvalidTrace,
+			Message: fmt.Sprintf("%s: line %d: %s", inputName(c.tracePath), j.doc.line, j.doc.bad),
+			Detail:  "Each line of an NDJSON trace file must be one JSON object, with no repeated keys (spec §7). Fix or remove this line; the other traces were evaluated."}}
+	}
 	tr := c.ev.Trace(j.index, j.doc.tv, j.doc.size, j.as.list, j.as.err, func(name, w string) {
 		c.con.printf("attest-engine eval: trace %s: warning: %s\n", report.Clean(name), report.Clean(w))
 	})
@@ -185,6 +194,16 @@ func (ev *Evaluator) Trace(index int, tv tape.Value, size int, list []assert.Ass
 			}
 		},
 		func(tape.Value) ([]assert.Assertion, error) { return list, listErr })
+	if err != nil && listErr == nil && len(list) > 0 {
+		if f := assert.FailureOf(err, ev.Timeout); f.Code == assert.CodeProviderError {
+			if len(list) == 1 { // the one assertion is the failing one: no need to ask again
+				f.AssertionID = list[0].ID
+				results, err = []assert.Result{{AssertionID: list[0].ID, RequestID: list[0].RequestID, Failure: f}}, nil
+			} else {
+				results, err = ev.isolate(tv, size, list), nil
+			}
+		}
+	}
 	tr.DurationMS = time.Since(start).Milliseconds()
 	if err != nil {
 		f := assert.FailureOf(err, ev.Timeout)
@@ -203,6 +222,32 @@ func (ev *Evaluator) Trace(index int, tv tape.Value, size int, list []assert.Ass
 		}
 	}
 	return tr
+}
+
+// isolate evaluates list one assertion at a time, after a provider failure
+// (an outage, an offline cache miss) failed the batch: only the assertions
+// that fail carry the failure (assert.Result.Failure), and the others
+// their results, as watch does. The pass has one --eval-timeout of its
+// own; what the batch computed is mostly in the provider cache already.
+func (ev *Evaluator) isolate(tv tape.Value, size int, list []assert.Assertion) []assert.Result {
+	ctx, cancel := context.WithTimeout(context.Background(), ev.Timeout)
+	defer cancel()
+	out := make([]assert.Result, len(list))
+	for i, a := range list {
+		rs, err := ev.Engine.Run(ctx, assert.Batch{Trace: tv, SourceBytes: size}, nil,
+			func(tape.Value) ([]assert.Assertion, error) { return list[i : i+1], nil })
+		if err == nil && len(rs) != 1 {
+			err = fmt.Errorf("the engine returned %d results for one assertion", len(rs))
+		}
+		if err != nil {
+			f := assert.FailureOf(err, ev.Timeout)
+			f.AssertionID = a.ID
+			out[i] = assert.Result{AssertionID: a.ID, RequestID: a.RequestID, Failure: f}
+			continue
+		}
+		out[i] = rs[0]
+	}
+	return out
 }
 
 func typeOf(list []assert.Assertion, id string) string {

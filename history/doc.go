@@ -24,8 +24,12 @@
 // are logged, counted by Overflow, and warned about once; a merge whose
 // sources, with the destination, name more is refused before anything is
 // written: TooManyKeys) and MaxWindows (8192)
-// windows per assertion, the oldest after the baseline dropped first (drift
-// from merged shards equals one process's while no key exceeds it). Memory
+// windows per assertion: a key keeps its first 1,024 window ids (its
+// baseline's, unless that spans more than 20,480 traces at the default
+// windows) and its latest 6,656 to 7,167 (dropped 512 at a time), and the
+// results of the windows between are counted, not summarized. Which windows
+// stay depends on window ids only, so merged shards hold exactly one
+// process's windows however many there are. Memory
 // is about 200 bytes per (assertion, window): at most ~1.6 GiB at both
 // bounds, ~1.6 MiB per assertion at the default 20-trace windows once 160,000
 // traces have passed. The log is bounded by MaxBytes (1 GiB) and MaxAge (30
@@ -202,33 +206,53 @@
 // summaries (and in Report) but raised no live alert there.
 //
 // Baseline: a key's first windows holding BaselineN (1000) scored results.
-// Nothing alerts before it is complete (Report's phase "baseline").
+// Nothing alerts before it is complete (Report's phase "baseline"). Alerts
+// and reports show it; the mean-shift test compares with it.
 //
 // Pass/fail: a one-sided Bernoulli CUSUM of failures. Its reference
-// failure rate f0 is the upper end of the baseline's one-sigma Wilson
+// failure rate f0 is the upper end of the reference's one-sigma Wilson
 // interval (clamped to 0.001..0.5), its target f1 = f0 + Delta (0.10). Per
 // window, S ← max(0, S + fails·ln(f1/f0) + passes·ln((1−f1)/(1−f0))); it
-// alerts when S ≥ H = 7 nats and the current run (the windows since S was
+// alerts when S ≥ H = 8.5 nats and the current run (the windows since S was
 // last 0) holds at least MinN (30) results. In the usual standardized form
 // (S counts failures, minus k per result) that is k = ln((1−f0)/(1−f1)) /
-// ln(f1(1−f0)/(f0(1−f1))) and h = H / ln(f1(1−f0)/(f0(1−f1))): for a
-// baseline of 0.95 (f0 ≈ 0.057, f1 ≈ 0.157), k ≈ 0.100 and h ≈ 6.2 failures.
-// The upper Wilson end rather than the point estimate guards against a
-// baseline that ran lucky (one that came out at 0.96 tunes the CUSUM to too
-// few failures): in the tuning runs (8·10⁶ traces at 0.95, H = 7) the point
-// estimate gave 167 false alarms, ~48,000 traces between them, the upper end
-// 46, ~174,000.
+// ln(f1(1−f0)/(f0(1−f1))) and h = H / ln(f1(1−f0)/(f0(1−f1))): at a pass
+// rate of 0.95, f0 ≈ 0.057 and f1 ≈ 0.157 (k ≈ 0.100, h ≈ 7.6 failures) on
+// the 1,000-result baseline, f0 ≈ 0.052, f1 ≈ 0.152 (k ≈ 0.094, h ≈ 7.2)
+// once the reference is complete.
+//
+// The reference starts as the baseline and then takes in every run of
+// windows that ended with S back at 0 without an alert (an alerting run
+// never joins, even after it recovers), until it holds ReferenceN (20,000)
+// scored results; f0 is re-derived as it grows. Why: false alarms depend
+// steeply on f0, and 1,000 results estimate a failure rate of 0.05 to ±0.007
+// only. Over 1,000 simulated assertions a few baselines run lucky by 3
+// standard errors, and an assertion with a fixed baseline of 1,000 results
+// (H = 7) raised a false alarm every ~5,600 traces in the worst seed though
+// the pool saw one every ~200,000. The reference reaches ±0.0015 by 20,000
+// results, so a lucky start is outgrown; the upper Wilson end rather than
+// the point estimate keeps the early, wider reference on the cautious side.
+// What the reference takes in is, by the CUSUM's own test, in control; a
+// decline slow enough to let S return to 0 during the first 20,000 results
+// is partly learned as normal, and none after.
 //
 // Measured (go test -run 'TestDriftSimulation|TestDriftBaselines' -v
 // ./history/, 20-trace windows, every simulated assertion estimating its own
-// baseline):
+// baseline and reference; the seed is -drift-seed or $ATTEST_DRIFT_SEED):
 //
-//	baseline 0.95: 183,486 traces between false alarms (109 in 2·10⁷ over 50 assertions)
-//	drop 0.95 → 0.85: median detection delay 120 traces (p10 60, p90 260)
-//	baseline 0.99 / 0.90 / 0.80: 470,588 / 250,000 / 133,333 traces between false alarms
+//	baseline 0.95, 20 seeds × 50 assertions × 400,000 traces:
+//	  the worst assertion of each seed: 100,000–200,000 traces between false alarms (2–4 alarms)
+//	  pooled: 784,314 traces between false alarms (510 in 4·10⁸)
+//	drop 0.95 → 0.85 at trace 2,000 (just after the baseline): median delay 140 traces (p10 80, p90 260)
+//	drop 0.95 → 0.85 at trace 50,000 (reference complete): median delay 120 traces (p10 60, p90 240)
+//	baseline 0.99 / 0.90 / 0.80, worst of 50 assertions: 133,333 / 200,000 / 200,000 traces between false alarms
 //
-// The window adds up to 20 traces of delay; H = 6 gave a median of 100 but
-// 73,000 traces between false alarms, H = 8 a median of 140.
+// The window adds up to 20 traces of delay. The tuning runs (other seeds):
+// H = 8 gave a worst assertion of 66,667 traces between false alarms and a
+// median delay of 120; H = 9, 100,000 and 140 with more runs past 150;
+// ReferenceZ = 2 on a fixed baseline, 22,222. The simulation draws each
+// window's failures from the binomial distribution of its 20 traces (the
+// detector sees only the counts), checked against the closed form.
 //
 // Scores: when the baseline has fractional scores, a windowed mean shift:
 // the current window is the most recent windows holding CurrentN (50) scored
@@ -267,12 +291,15 @@
 // (Content-Type: application/json), with headers:
 //
 //	X-Attest-Timestamp: Unix seconds when this attempt was sent
-//	X-Attest-Delivery:  the alert_id (the same on every retry: de-duplicate by it)
+//	X-Attest-Delivery:  the alert_id, a copy: not signed
 //	X-Attest-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>
 //
 // The signature covers the timestamp header's exact text, a '.', and the
 // raw body bytes; a receiver recomputes it with the shared secret, compares
-// in constant time, and rejects stale timestamps to stop replays. It is
+// in constant time, rejects timestamps more than 5 minutes off to stop
+// replays, and de-duplicates by the body's alert_id: signed, and the same
+// body byte for byte on every retry (only the timestamp and the signature
+// change). X-Attest-Delivery, which is not signed, is not to be trusted. It is
 // absent when no secret is configured. Any 2xx delivers; 408, 429, 5xx and
 // transport errors are retried, at most MaxAttempts (5) attempts in all,
 // after Backoff·2^attempt (500 ms doubling, capped at 30 s) scaled by a

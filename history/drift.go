@@ -39,6 +39,14 @@ type DriftConfig struct {
 	EffectFloor float64 `json:"effect_floor"`
 	// MinShift: and at least this much in absolute score. Default 0.05.
 	MinShift float64 `json:"min_shift"`
+	// ReferenceN: the CUSUM's reference failure rate is estimated from the
+	// baseline and then from every later run of windows that ended with
+	// the CUSUM back at 0 without an alert, until it holds at least this
+	// many scored results. Default 20,000.
+	ReferenceN int `json:"reference_n"`
+	// ReferenceZ: the reference failure rate is the upper end of the
+	// reference's Wilson interval at this many standard errors. Default 1.
+	ReferenceZ float64 `json:"reference_z"`
 }
 
 func (c DriftConfig) withDefaults() DriftConfig {
@@ -55,8 +63,10 @@ func (c DriftConfig) withDefaults() DriftConfig {
 	def(&c.MinN, 30)
 	def(&c.BaselineN, 1000)
 	def(&c.CurrentN, 50)
+	def(&c.ReferenceN, 20_000)
+	deff(&c.ReferenceZ, 1)
 	deff(&c.Delta, 0.10)
-	deff(&c.H, 7)
+	deff(&c.H, 8.5)
 	deff(&c.Z, 4)
 	deff(&c.EffectFloor, 0.5)
 	deff(&c.MinShift, 0.05)
@@ -124,9 +134,11 @@ type detector struct {
 	llrPass        float64 // and per pass (negative)
 	f0, f1         float64
 
+	ref        Summary // the CUSUM's reference: the baseline, then runs that ended in control
 	s          float64 // CUSUM statistic
 	run        Summary // windows since s was last 0
 	runFrom    int64
+	runAlarmed bool // the run raised an alert: its windows never join the reference
 	cusumAlarm bool
 
 	recent    []Summary // most recent windows holding ≥ CurrentN scored results
@@ -171,12 +183,17 @@ func (d *detector) step(w *Summary) []Alert {
 func (d *detector) freeze() {
 	d.baseDone = true
 	d.scored = d.base.Fractional > 0
-	// Jeffreys estimate keeps f0 off 0 when the baseline never failed.
-	// The reference failure rate is the upper end of the baseline's
-	// one-sigma Wilson interval, not its point estimate: a baseline that
-	// happened to run lucky would otherwise tune the CUSUM to a failure rate
-	// below the true one, and false alarms come far sooner (doc.go, "Drift").
-	d.f0 = min(max(wilsonUpper(d.base.Fails, d.base.Scored(), 1), 0.001), 0.5)
+	d.ref = d.base
+	d.tune()
+}
+
+// tune derives the CUSUM's increments from the reference. Its failure rate
+// f0 is the upper end of the reference's Wilson interval (ReferenceZ
+// standard errors), not the point estimate: a reference that happened to
+// run lucky would otherwise tune the CUSUM to a failure rate below the true
+// one, and false alarms come far sooner (doc.go, "Drift").
+func (d *detector) tune() {
+	d.f0 = min(max(wilsonUpper(d.ref.Fails, d.ref.Scored(), d.cfg.ReferenceZ), 0.001), 0.5)
 	d.f1 = min(d.f0+d.cfg.Delta, 0.999)
 	d.llrFail = math.Log(d.f1 / d.f0)
 	d.llrPass = math.Log((1 - d.f1) / (1 - d.f0))
@@ -184,19 +201,25 @@ func (d *detector) freeze() {
 
 func (d *detector) stepCUSUM(w *Summary) (Alert, bool) {
 	if d.s == 0 {
-		d.run, d.runFrom = Summary{}, w.Window
+		d.run, d.runFrom, d.runAlarmed = Summary{}, w.Window, false
 	}
 	d.s += float64(w.Fails)*d.llrFail + float64(w.Passes)*d.llrPass
 	d.run.Merge(w)
 	if d.s <= 0 {
 		d.s = 0
 		d.cusumAlarm = false // recovered: the next excursion may alert again
+		// A run that came back to 0 without an alert was in control: it
+		// sharpens the reference, up to ReferenceN results.
+		if !d.runAlarmed && d.ref.Scored() < uint64(d.cfg.ReferenceN) {
+			d.ref.Merge(&d.run)
+			d.tune()
+		}
 		return Alert{}, false
 	}
 	if d.cusumAlarm || d.s < d.cfg.H || d.run.Scored() < uint64(d.cfg.MinN) {
 		return Alert{}, false
 	}
-	d.cusumAlarm = true
+	d.cusumAlarm, d.runAlarmed = true, true
 	base, cur := spanOf(&d.base, d.baseFrom, d.baseTo), spanOf(&d.run, d.runFrom, w.Window)
 	a := Alert{
 		Assertion: d.key, Kind: KindPassRate, Statistic: StatCUSUM,

@@ -2,7 +2,7 @@ package history
 
 import (
 	"flag"
-	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -88,27 +88,6 @@ func TestDetector(t *testing.T) {
 	}
 }
 
-// TestDriftBaselines: the pass/fail detector's false-alarm spacing at other
-// baselines than the 0.95 (figures in doc.go, "Drift").
-func TestDriftBaselines(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulation")
-	}
-	for _, p0 := range []float64{0.99, 0.9, 0.8} {
-		r := newPRNG(fmt.Sprint("history/drift-baselines/v1/", p0))
-		const assertions, per = 20, 400_000
-		alarms := 0
-		for range assertions {
-			alarms += len(simulate(r, per, func(int) float64 { return p0 }))
-		}
-		between := float64(assertions*per) / float64(max(1, alarms))
-		t.Logf("baseline %.2f: %.0f traces between false alarms", p0, between)
-		if between < 50_000 {
-			t.Errorf("baseline %.2f: %.0f traces between false alarms, want at least 50,000", p0, between)
-		}
-	}
-}
-
 // TestAlertFileGolden pins the alert file written for the seeded drift
 // stream (the alerts are a pure function of the input).
 func TestAlertFileGolden(t *testing.T) {
@@ -140,5 +119,77 @@ func TestAlertFileGolden(t *testing.T) {
 	}
 	if d := cmp.Diff(string(want), string(got)); d != "" {
 		t.Errorf("alerts.ndjson (-golden +got):\n%s", d)
+	}
+}
+
+// TestReference: the CUSUM's reference starts as the baseline, takes in
+// each run of windows that ended with the CUSUM back at 0 without an alert,
+// never a run that alerted, and stops growing at ReferenceN results; f0 is
+// the upper end of its one-sigma Wilson interval.
+func TestReference(t *testing.T) {
+	cfg := DriftConfig{BaselineN: 100, ReferenceN: 300, MinN: 30}.withDefaults()
+	step := func(d *detector, windows []string) {
+		for _, w := range windows {
+			var s Summary
+			for _, c := range w {
+				if c == 'x' {
+					s.add(HardFail, 0)
+				} else {
+					s.add(Pass, 1)
+				}
+			}
+			d.step(&s)
+		}
+	}
+	tests := []struct {
+		name          string
+		windows       []string
+		passes, fails uint64
+		alerts        bool
+	}{
+		{"baseline only", rep(".........x", 10), 90, 10, false},
+		{"in-control runs join", cat(rep(".........x", 10), rep("..........", 5)), 140, 10, false},
+		{"up to ReferenceN, by whole runs", cat(rep(".........x", 10), rep("..........", 40)), 290, 10, false},
+		{"a run that alerted stays out", cat(rep(".........x", 10), rep("xxxxx.....", 10), rep("..........", 3)), 90, 10, true},
+	}
+	for _, tc := range tests {
+		d := newDetector("k", cfg)
+		step(d, tc.windows)
+		if d.ref.Passes != tc.passes || d.ref.Fails != tc.fails {
+			t.Errorf("%s: reference %d passes, %d failures; want %d, %d", tc.name, d.ref.Passes, d.ref.Fails, tc.passes, tc.fails)
+		}
+		if want := wilsonUpper(tc.fails, tc.passes+tc.fails, 1); math.Abs(d.f0-want) > 1e-15 {
+			t.Errorf("%s: f0 %v, want %v", tc.name, d.f0, want)
+		}
+		if d.runAlarmed != tc.alerts {
+			t.Errorf("%s: run alarmed %v, want %v", tc.name, d.runAlarmed, tc.alerts)
+		}
+	}
+	// Wilson's upper end at one sigma, by hand: 10 failures in 100,
+	// (p + z²/2n + z·sqrt(p(1−p)/n + z²/4n²)) / (1 + z²/n)
+	if got, want := wilsonUpper(10, 100, 1), (0.1+0.005+math.Sqrt(0.0009+0.000025))/1.01; math.Abs(got-want) > 1e-15 {
+		t.Errorf("wilsonUpper(10, 100, 1) = %v, want %v", got, want)
+	}
+}
+
+// TestCUSUMWorkedExample: doc.go's figures for a baseline of 950 passes in
+// 1,000: f0 ≈ 0.0574 (the upper one-sigma Wilson end), f1 ≈ 0.1574, and in
+// the standardized form k ≈ 0.100 failures per result and h ≈ 7.58
+// failures, from the detector's own increments: k = −llrPass / (llrFail −
+// llrPass), h = H / (llrFail − llrPass).
+func TestCUSUMWorkedExample(t *testing.T) {
+	d := newDetector("k", DriftConfig{}.withDefaults())
+	d.step(&Summary{Passes: 950, Fails: 50})
+	if !d.baseDone {
+		t.Fatal("the baseline did not freeze at 1,000 results")
+	}
+	step := d.llrFail - d.llrPass
+	got := []float64{d.f0, d.f1, -d.llrPass / step, d.cfg.H / step}
+	want := []float64{0.0574, 0.1574, 0.100, 7.58}
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > 0.0006*math.Max(1, want[i]) {
+			t.Errorf("f0, f1, k, h = %.4f, want %.4f", got, want)
+			break
+		}
 	}
 }

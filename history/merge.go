@@ -117,7 +117,7 @@ func Merge(dst string, srcs ...string) error {
 					s.keys[key] = d
 				}
 				d.merge(sr)
-				d.bound(s.opts.MaxWindows, s.opts.Drift.BaselineN)
+				d.bound(s.opts.MaxWindows)
 			}
 			s.meta.Merged = append(s.meta.Merged, snap.ID)
 			s.meta.Merged = append(s.meta.Merged, snap.Merged...)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -246,5 +247,93 @@ func TestMergeRefusals(t *testing.T) {
 	s.Close()
 	if err := Merge(filepath.Join(root, "part2"), m2); err != nil { // m2 was not claimed by the refused merge
 		t.Errorf("m2 after a refused merge: %v", err)
+	}
+}
+
+// TestMergedPastMaxWindows: past MaxWindows windows per assertion (here
+// 5-trace windows, 45,000 traces: 9,000 windows against 8,192) the merged
+// shards hold exactly one process's windows, results dropped by the bound
+// and drift, for N = 2, 3, 5 (traces placed at random, as --shard does).
+// Each shard's windows hold fewer results: a bound that looked at counts
+// (where the baseline ends) dropped other windows than the single run.
+func TestMergedPastMaxWindows(t *testing.T) {
+	if raceOn {
+		t.Skip("540,000 results recorded one by one: skipped with -race, which finds nothing here")
+	}
+	r := newPRNG("history/merge-max-windows/v1")
+	stream := driftStream(r, 45_000, 43_000)
+	opts := Options{Sync: SyncNever, NoAlertFile: true, WindowTraces: 5}
+	recordW := func(dir string, rs []Result) {
+		s, err := Open(dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range rs {
+			if _, err := s.Add(x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type view struct {
+		Windows []Summary
+		Dropped uint64
+		Drift   []Report
+	}
+	views := func(dir string) map[string]view {
+		s, err := Open(dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		out := map[string]view{}
+		for _, k := range s.Keys() {
+			v := view{Windows: slices.Clone(s.keys[k].Windows), Dropped: s.keys[k].Dropped}
+			for _, ws := range []int{1, 50} {
+				rep, _ := s.Drift(k, ws)
+				v.Drift = append(v.Drift, rep)
+			}
+			out[k] = v
+		}
+		return out
+	}
+	root := t.TempDir()
+	one := filepath.Join(root, "one")
+	recordW(one, stream)
+	want := views(one)
+	for k, v := range want {
+		if len(v.Windows) > DefaultMaxWindows || v.Dropped == 0 {
+			t.Fatalf("%s: %d windows, %d results dropped: the bound was not reached", k, len(v.Windows), v.Dropped)
+		}
+	}
+	if len(want["refund-policy"].Drift[0].Alerts) == 0 {
+		t.Fatal("no alert after the drop: the test would compare no alert")
+	}
+	for _, n := range []int{2, 3, 5} {
+		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
+			parts := make([][]Result, n)
+			sh := 0
+			for i, x := range stream {
+				if i%3 == 0 { // a trace's three results stay together
+					sh = r.Intn(n)
+				}
+				parts[sh] = append(parts[sh], x)
+			}
+			var dirs []string
+			for i, p := range parts {
+				dir := filepath.Join(root, fmt.Sprint(n, "-shard", i))
+				recordW(dir, p)
+				dirs = append(dirs, dir)
+			}
+			dst := filepath.Join(root, fmt.Sprint(n, "-merged"))
+			if err := Merge(dst, dirs...); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, views(dst)); d != "" {
+				t.Errorf("merged differs from one process (-one +merged):\n%.3000s", d)
+			}
+		})
 	}
 }

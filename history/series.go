@@ -3,7 +3,9 @@
 package history
 
 import (
+	"cmp"
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -42,7 +44,7 @@ type series struct {
 	Arrivals uint64    `json:"arrivals"` // results seen, for count windows of results without a seq
 	Latest   latest    `json:"latest"`
 	Windows  []Summary `json:"windows"`
-	// Dropped counts windows removed by the MaxWindows bound.
+	// Dropped counts the results of windows removed by the MaxWindows bound.
 	Dropped uint64 `json:"dropped,omitempty"`
 
 	det     *detector // live detector; steps every window below stepped
@@ -118,36 +120,48 @@ func (s *series) observe(r *Result) {
 	}
 }
 
-// bound drops windows beyond max, the oldest after the baseline span first:
-// the baseline stays what it was. When the windows after the span are all
-// gone but the last, the oldest windows go. One pass: the span is found
-// once (dropping a window after it leaves it as it is), and the windows are
-// cut with one move each: dropping one window at a time, each time finding
-// the span again, is quadratic in the windows of a merged or hostile dir.
-func (s *series) bound(max int, baselineN int) {
-	n := len(s.Windows)
-	excess := n - max
-	if excess <= 0 {
+// bound keeps at most max windows of a key: its first max/8 window ids
+// (where its baseline lies: 1,024 windows, 20,480 traces at the defaults)
+// and its latest ones, from a start that moves in steps of max/16 ids so
+// that windows are dropped max/16 at a time, not one per new window (each
+// drop moves the kept windows in memory). The windows dropped add their
+// results to Dropped. Which windows stay depends only on window ids — the
+// least the key holds and the greatest — never on counts or on the order
+// results came in: a shard, holding a subset of a single run's windows,
+// keeps every window the single run keeps, and a merge bounding the sum
+// again holds exactly the single run's windows (doc.go, "Bounds").
+func (s *series) bound(max int) {
+	if len(s.Windows) <= 1 {
 		return
 	}
-	// k: the end of the baseline span, the first windows holding
-	// baselineN scored results; the last window is never part of it.
-	var scored uint64
-	k := 0
-	for k < n-1 {
-		scored += s.Windows[k].Scored()
-		k++
-		if scored >= uint64(baselineN) {
-			break
-		}
+	lead, step := max/8, max/16
+	if lead == 0 && max > 1 {
+		lead = 1
 	}
-	after := 0 // windows dropped after the span
-	if k < n-1 {
-		after = min(excess, n-1-k)
+	step = cmp.Or(step, 1)
+	recent := max - lead - step // ids kept before the step the latest is in
+	if recent < 1 {
+		lead, step, recent = 0, 1, max
 	}
-	w := slices.Delete(s.Windows, k, k+after)
-	s.Windows = slices.Delete(w, 0, excess-after)
-	s.Dropped += uint64(excess)
+	first, last := s.Windows[0].Window, s.Windows[len(s.Windows)-1].Window
+	r := floorDiv(last, int64(step)) * int64(step) // ≥ MinInt64, a multiple of step
+	// The ids ascend, so the windows dropped are one run of indices, found
+	// by binary search (the check runs on every result). Differences of
+	// ids are taken in uint64, where they fit whatever the ids.
+	from := sort.Search(len(s.Windows), func(i int) bool {
+		return uint64(s.Windows[i].Window)-uint64(first) >= uint64(lead)
+	})
+	to := sort.Search(len(s.Windows), func(i int) bool {
+		w := s.Windows[i].Window
+		return w > r || uint64(r)-uint64(w) < uint64(recent)
+	})
+	if from >= to {
+		return
+	}
+	for i := from; i < to; i++ {
+		s.Dropped += s.Windows[i].N()
+	}
+	s.Windows = slices.Delete(s.Windows, from, to)
 }
 
 // merge adds o's windows and identity into s, in one pass over both

@@ -181,7 +181,7 @@ func (s *Store) recover() error {
 	s.meta = snap.meta
 	s.keys = snap.Keys
 	for _, sr := range s.keys {
-		sr.bound(s.opts.MaxWindows, s.opts.Drift.BaselineN)
+		sr.bound(s.opts.MaxWindows)
 	}
 	s.log = &wal{dir: s.d, opts: logOptions{
 		sync: s.opts.Sync, syncEvery: s.opts.SyncEvery, segmentBytes: s.opts.SegmentBytes,
@@ -329,7 +329,7 @@ func (s *Store) apply(r *Result) (*series, int64) {
 		s.late++
 		sr.Dropped++
 	}
-	sr.bound(s.opts.MaxWindows, s.opts.Drift.BaselineN)
+	sr.bound(s.opts.MaxWindows)
 	s.remember(r, sr, w)
 	return sr, w
 }

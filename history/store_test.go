@@ -145,7 +145,9 @@ func TestThreshold(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 40 results: 10×0.9, 10×0.7, 20×0.8: mean 0.8, sd sqrt(0.2/39)
-	if want := 0.8 - 2*0.0716114874039433; math.Abs(thr-want) > 1e-9 {
+	// (the exact value lowered by its rounding slack, 0.5 + 2 × 0.5 × √(40/39)
+	// millionths, and floored to millionths: atResolution)
+	if want := 0.656775; math.Abs(thr-want) > 1e-12 {
 		t.Errorf("threshold %v, want %v (%s)", thr, want, why)
 	}
 	if want := "dynamic threshold 0.6568 = mean 0.8000 − 2 × sd 0.0716 over 40 earlier results"; why != want {

@@ -28,7 +28,7 @@ import (
 const (
 	HeaderSignature = "X-Attest-Signature" // "sha256=" + hex HMAC-SHA256(secret, timestamp + "." + body)
 	HeaderTimestamp = "X-Attest-Timestamp" // Unix seconds when the attempt was sent
-	HeaderDelivery  = "X-Attest-Delivery"  // the alert's alert_id: the same on every retry
+	HeaderDelivery  = "X-Attest-Delivery"  // the alert's alert_id, a copy: not signed (de-duplicate by the body's)
 )
 
 // WebhookConfig configures alert delivery. Zero fields take the defaults.

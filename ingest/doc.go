@@ -20,7 +20,10 @@
 // mapping some exporters use, is accepted too: the length tells them
 // apart), 64-bit integers (intValue, *TimeUnixNano) as decimal strings or
 // numbers, status codes as numbers or enum names, and attribute values as
-// the AnyValue union, nested at most 32 levels.
+// the AnyValue union, nested at most 32 levels. A body in which any object
+// repeats a member name, or holds two names equal without regard to case,
+// is an error (names.go), as a repeated name is in every JSON the engine
+// reads: readers that keep the first and the last would see two requests.
 //
 // Binary protobuf ([ParseOTLPProto], the body of OTLP/HTTP's default
 // encoding, application/x-protobuf) reads the same ExportTraceServiceRequest

@@ -51,9 +51,10 @@ type Event struct {
 // value level by level re-read what lay below it at every level. The walk
 // reads each element once, holds one at a time, and reads members as
 // encoding/json would decode them into the wire structs (names matched
-// exactly or else without regard to case, the last of a repeated member
-// winning, null leaving a field as it was, a value of the wrong type an
-// error), which FuzzOTLPWalk checks against such a decoder.
+// exactly or else without regard to case, null leaving a field as it was,
+// a value of the wrong type an error), which FuzzOTLPWalk checks against
+// such a decoder. Where encoding/json keeps the last of a repeated member,
+// a body that repeats a name in any object is refused first (names.go).
 
 // wireUint is a uint64 sent as a decimal string (the JSON mapping) or,
 // leniently, as a JSON number.
@@ -105,6 +106,9 @@ func ParseOTLP(data []byte) ([]Span, error) {
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v) // for its message
+		return nil, fmt.Errorf("OTLP/JSON: %v", err)
+	}
+	if err := uniqueNames(data); err != nil {
 		return nil, fmt.Errorf("OTLP/JSON: %v", err)
 	}
 	var resourceSpans []byte

@@ -28,6 +28,20 @@ type openAIConvRequest struct {
 // what names the caller in errors ("simulated user"). The endpoint's retry,
 // timeout and offline rules apply as for the judge.
 func (ep *Endpoint) Chat(ctx context.Context, what, model, system string, msgs []Message, temperature float64, maxTokens int) (string, Usage, error) {
+	texts := []string{system}
+	for _, m := range msgs {
+		texts = append(texts, m.Content)
+	}
+	settle, err := ep.spend.reserve(model, inputBound(texts...), int64(maxTokens))
+	if err != nil {
+		return "", Usage{}, err
+	}
+	text, u, err := ep.chat(ctx, what, model, system, msgs, temperature, maxTokens)
+	settle(u)
+	return text, u, err
+}
+
+func (ep *Endpoint) chat(ctx context.Context, what, model, system string, msgs []Message, temperature float64, maxTokens int) (string, Usage, error) {
 	if ep.kind == "anthropic" {
 		am := make([]anthropicMessage, len(msgs))
 		for i, m := range msgs {

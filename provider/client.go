@@ -63,16 +63,44 @@ func (ep *Endpoint) Scrub(text string) string { return scrub(text, ep.key) }
 // Embed embeds texts with an OpenAI-compatible embeddings API; vectors come
 // back in the order of texts.
 func (ep *Endpoint) Embed(ctx context.Context, model string, texts []string) ([][]float32, Usage, error) {
-	return (&openAIClient{ep: ep, what: ep.what}).embed(ctx, model, texts)
+	settle, err := ep.spend.reserve(model, inputBound(texts...), 0)
+	if err != nil {
+		return nil, Usage{}, err
+	}
+	v, u, err := (&openAIClient{ep: ep, what: ep.what}).embed(ctx, model, texts)
+	settle(u)
+	return v, u, err
 }
 
 // Complete asks a chat model for one reply (jsonMode asks for a JSON
 // object where the API supports it), with the API of the endpoint's kind.
+// Under budget_usd the call starts only if its largest cost fits (a
+// *BudgetError otherwise), and an OpenAI-compatible request then carries
+// max_completion_tokens, so that its reply is bounded as Anthropic's is.
 func (ep *Endpoint) Complete(ctx context.Context, model, system, user string, jsonMode bool) (string, Usage, error) {
-	if ep.kind == "anthropic" {
-		return (&anthropicClient{ep: ep, what: ep.what}).complete(ctx, model, system, user, jsonMode)
+	settle, err := ep.spend.reserve(model, inputBound(system, user), judgeMaxTokens)
+	if err != nil {
+		return "", Usage{}, err
 	}
-	return (&openAIClient{ep: ep, what: ep.what}).complete(ctx, model, system, user, jsonMode)
+	var text string
+	var u Usage
+	if ep.kind == "anthropic" {
+		text, u, err = (&anthropicClient{ep: ep, what: ep.what}).complete(ctx, model, system, user, jsonMode)
+	} else {
+		text, u, err = (&openAIClient{ep: ep, what: ep.what}).complete(ctx, model, system, user, jsonMode)
+	}
+	settle(u)
+	return text, u, err
+}
+
+// BatchSoftFailureCap is ATTEST_BUDGET_MAX_COST as the earlier engine read
+// it: the most soft failures one batch may report (the rest are reported
+// hard_fail); ok is false when it is not set or not usable (docs/judges.md).
+func (p *Client) BatchSoftFailureCap() (n int64, ok bool) {
+	if p.batchSoft == nil {
+		return 0, false
+	}
+	return *p.batchSoft, true
 }
 
 // Warnings are settings from the environment that could not be used and

@@ -22,7 +22,13 @@ const (
 	envEmbeddingProvider = "ATTEST_EMBEDDING_PROVIDER" // embedding.provider
 	envCacheDir          = "ATTEST_CACHE_DIR"          // cache_dir
 	envJudgeTimeout      = "ATTEST_JUDGE_TIMEOUT_S"    // seconds per judge HTTP attempt; no config key
+	envJudgeRPM          = "ATTEST_JUDGE_RPM"          // judge requests per minute, a token bucket
+	envJudgeBurst        = "ATTEST_JUDGE_BURST"        // the bucket's size; default 1
+	envBudgetMaxCost     = "ATTEST_BUDGET_MAX_COST"    // despite its name, soft failures per batch
 )
+
+// maxJudgeRPM bounds ATTEST_JUDGE_RPM and ATTEST_JUDGE_BURST: larger is a typo.
+const maxJudgeRPM = 1_000_000
 
 // maxJudgeTimeout bounds ATTEST_JUDGE_TIMEOUT_S: a day is surely a typo.
 const maxJudgeTimeout = 24 * time.Hour
@@ -34,6 +40,9 @@ type providerEnv struct {
 	judgeOff     string // why the judge is off
 	judgeTimeout time.Duration
 	cacheDir     string // ATTEST_CACHE_DIR, when the config has no cache_dir
+	judgeRPM     float64
+	judgeBurst   int
+	batchSoft    *int64 // ATTEST_BUDGET_MAX_COST, when usable
 }
 
 // readProviderEnv fills the settings the config file left empty from the
@@ -70,6 +79,26 @@ func readProviderEnv(s *Settings, getenv func(string) string) providerEnv {
 	if v := get(envCacheDir); v != "" && s.CacheDir == "" {
 		env.cacheDir = v // tried by newProviders: a directory that cannot be made is a warning
 	}
+	env.judgeBurst = 1
+	if v := get(envJudgeBurst); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxJudgeRPM {
+			unusable(envJudgeBurst, v, "want a whole number of requests from 1 to 1000000", "the burst is 1")
+		} else {
+			env.judgeBurst = n
+		}
+	}
+	if v := get(envJudgeRPM); v != "" {
+		rpm, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(rpm) || rpm <= 0 || rpm > maxJudgeRPM {
+			unusable(envJudgeRPM, v, "want a number of requests per minute above 0", "judge requests are not rate limited")
+		} else {
+			env.judgeRPM = rpm
+		}
+	}
+	if v := get(envBudgetMaxCost); v != "" {
+		env.batchSoft = readBudgetMaxCost(v, &env.warnings)
+	}
 	if v := get(envJudgeTimeout); v != "" {
 		secs, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(secs) || secs <= 0 || secs > maxJudgeTimeout.Seconds() {
@@ -79,4 +108,25 @@ func readProviderEnv(s *Settings, getenv func(string) string) providerEnv {
 		}
 	}
 	return env
+}
+
+// readBudgetMaxCost reads ATTEST_BUDGET_MAX_COST as the earlier engine read
+// it (../shared/sdk-compat.md): despite its name, an integer, the most soft
+// failures one batch may report; a non-integer or negative value turns it
+// off with a warning. Its name suggests money, so a warning always says how
+// it is read: a spend limit is budget_usd in the --config file.
+func readBudgetMaxCost(v string, warnings *[]string) *int64 {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		hint := ""
+		if f, ferr := strconv.ParseFloat(v, 64); ferr == nil && f >= 0 {
+			hint = " If you meant US dollars, set budget_usd in the --config file: this variable never limited spend."
+		}
+		*warnings = append(*warnings, fmt.Sprintf("%s %q is not usable: it is read as the earlier engine read it, a whole number of soft failures allowed per batch; the cap is off.%s",
+			envBudgetMaxCost, clip.String(v, 100), hint))
+		return nil
+	}
+	*warnings = append(*warnings, fmt.Sprintf("%s=%d is read as the earlier engine read it: at most %d soft failures per batch (the rest are reported hard_fail), not a cost. For a spend limit in US dollars set budget_usd in the --config file.",
+		envBudgetMaxCost, n, n))
+	return &n
 }

@@ -91,6 +91,10 @@ func (h *httpDoer) do(ctx context.Context, r provRequest) ([]byte, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		// ATTEST_JUDGE_RPM: every request sent, a retry too, takes a token.
+		if err := r.ep.limiter.wait(ctx); err != nil {
+			return nil, err
+		}
 		body, retryAfter, pe := h.once(ctx, r)
 		if pe == nil {
 			return body, nil

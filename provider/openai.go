@@ -122,6 +122,10 @@ type openAIChatRequest struct {
 	Messages       []openAIMessage `json:"messages"`
 	Temperature    float64         `json:"temperature"`
 	ResponseFormat *openAIFormat   `json:"response_format,omitempty"`
+	// MaxCompletionTokens bounds the reply under budget_usd only: sent
+	// always, it would change what today's requests ask of servers that
+	// know only max_tokens.
+	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
 }
 
 type openAIChatResponse struct {
@@ -144,6 +148,9 @@ func (c *openAIClient) complete(ctx context.Context, model, system, user string,
 	}
 	if jsonMode {
 		req.ResponseFormat = &openAIFormat{Type: "json_object"}
+	}
+	if c.ep.spend != nil && c.ep.spend.limit > 0 {
+		req.MaxCompletionTokens = judgeMaxTokens
 	}
 	body, _ := json.Marshal(req)
 	return post(ctx, provRequest{

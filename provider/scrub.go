@@ -35,8 +35,15 @@ func scrub(text, secret string) string {
 // a provider or gateway that echoes the request's key into the text it
 // returns must not put the key into answers, reports or cache_dir. Only
 // the key itself is removed, not other key-shaped text, which a judge may
-// quote from the output it judges. Embedding replies are numbers only.
+// quote from the output it judges. Embedding replies are numbers only. A
+// key shorter than minEncodedKey is left in replies.
 func scrubReply[T any](v T, secret string) T {
+	if len(secret) < minEncodedKey {
+		// A placeholder, not a secret: local servers take any key, and
+		// their users set "ollama", "EMPTY" or "dummy", words a reply may
+		// well hold. Errors still have it removed (scrub).
+		return v
+	}
 	if s, ok := any(v).(string); ok {
 		return any(scrubKey(s, secret)).(T)
 	}

@@ -93,6 +93,15 @@ func TestScrubKeyForms(t *testing.T) {
 	if got := scrubKey("a k b", "k"); got != "a [redacted] b" {
 		t.Errorf("a 1-byte key: %q", got)
 	}
+	if got := scrub("ollama said ollama", "ollama"); got != "[redacted] said [redacted]" {
+		t.Errorf("an error quoting a short key: %q, want it removed", got)
+	}
+	if got := scrubReply("The cart is EMPTY, as ollama said.", "EMPTY"); got != "The cart is EMPTY, as ollama said." {
+		t.Errorf("a reply with a placeholder key of %d bytes (< %d): %q, want it unchanged", len("EMPTY"), minEncodedKey, got)
+	}
+	if got := scrubReply("key sk-no-key-required", "sk-no-key-required"); got != "key [redacted]" {
+		t.Errorf("a reply with an %d-byte key: %q", len("sk-no-key-required"), got)
+	}
 	if got := scrubKey("a "+base64.StdEncoding.EncodeToString([]byte("short")), "short"); got != "a c2hvcnQ=" {
 		t.Errorf("a key under %d bytes is not looked for in base64 (its fragments match ordinary text): %q", minEncodedKey, got)
 	}

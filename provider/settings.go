@@ -31,7 +31,7 @@ import (
 //	judge.model          default judge model. Default: gpt-4.1-mini (openai), claude-haiku-4-5 (anthropic).
 //	judge.api_key_env    Default: OPENAI_API_KEY then ATTEST_OPENAI_API_KEY (openai), ANTHROPIC_API_KEY (anthropic).
 //	prices               model → {"input": USD, "output": USD} per million tokens; fills a result's cost.
-//	                     Merged over built-in list prices (builtinPrices); a model with no price costs 0.
+//	                     Merged over built-in list prices (builtinPrices, prices.go); a model with no price costs 0.
 //	cache_dir            directory that keeps judge and embedding results across runs (optional).
 //	cache_size           entries of the in-memory result cache. Default 4096.
 //	cache_dir_max_bytes  size bound of cache_dir; the oldest files go first. Default 256 MiB.
@@ -51,6 +51,10 @@ type Settings struct {
 	CacheDir         string           `json:"cache_dir"`
 	CacheSize        int              `json:"cache_size"`
 	CacheDirMaxBytes int64            `json:"cache_dir_max_bytes"`
+	// BudgetUSD is the run's hard spend limit (config "budget_usd"; 0: none):
+	// a paid call starts only when its largest possible cost fits what is
+	// left (budget.go), so spend never passes it.
+	BudgetUSD float64 `json:"budget_usd"`
 	// Offline makes no network call at all (config "offline": true, or the
 	// --offline flag): a result not in the cache is an *Error with Offline set.
 	Offline bool `json:"offline"`
@@ -69,28 +73,6 @@ type Config struct {
 	BaseURL   string `json:"base_url"`
 	Model     string `json:"model"`
 	APIKeyEnv string `json:"api_key_env"`
-}
-
-// Price is a model's price in USD per million tokens.
-type Price struct {
-	Input  float64 `json:"input"`
-	Output float64 `json:"output"`
-}
-
-// builtinPrices are public list prices (USD per million tokens, 2025) of the
-// default models and their common siblings, so that SDK users, who run with
-// no config file, see a cost. The prices key overrides or extends them.
-var builtinPrices = map[string]Price{
-	"text-embedding-3-small": {Input: 0.02},
-	"text-embedding-3-large": {Input: 0.13},
-	"text-embedding-ada-002": {Input: 0.10},
-	"gpt-4.1":                {Input: 2, Output: 8},
-	"gpt-4.1-mini":           {Input: 0.4, Output: 1.6},
-	"gpt-4.1-nano":           {Input: 0.1, Output: 0.4},
-	"gpt-4o":                 {Input: 2.5, Output: 10},
-	"gpt-4o-mini":            {Input: 0.15, Output: 0.6},
-	"claude-haiku-4-5":       {Input: 1, Output: 5},
-	"claude-sonnet-4-5":      {Input: 3, Output: 15},
 }
 
 // Defaults of the providers.
@@ -121,6 +103,8 @@ type Endpoint struct {
 	model        string        // default model
 	timeout      time.Duration // per HTTP attempt (ATTEST_JUDGE_TIMEOUT_S); 0: the batch deadline only
 	http         *httpDoer
+	spend        *budget // the run's budget_usd; never nil
+	limiter      *bucket // ATTEST_JUDGE_RPM for the judge; nil: no limit
 }
 
 func (ep *Endpoint) Usable() bool {
@@ -137,9 +121,12 @@ type Client struct {
 	judge        *Endpoint // never nil; unusable: llm_judge is an ASSERTION_ERROR
 	judgeWhy     string
 	prices       map[string]Price
+	configPriced map[string]bool // models whose price the config's prices key set
 	cache        *resultCache
 	inflight     flights  // embeddings being computed, by cache key
 	warnings     []string // settings from the environment that could not be used
+	spend        *budget  // budget_usd, shared by the endpoints
+	batchSoft    *int64   // ATTEST_BUDGET_MAX_COST, the earlier engine's per-batch soft-failure cap
 }
 
 // New resolves the settings against the environment. A bad config value is
@@ -154,9 +141,12 @@ func New(s Settings) (*Client, error) {
 		client = newHTTPClient()
 	}
 	doer := &httpDoer{client: client, retryBase: s.RetryBase, offline: s.Offline}
-	p := &Client{prices: map[string]Price{}}
+	p := &Client{prices: map[string]Price{}, configPriced: map[string]bool{}}
 	env := readProviderEnv(&s, getenv)
-	p.warnings = env.warnings
+	p.warnings, p.batchSoft = env.warnings, env.batchSoft
+	if err := validBudget(s.BudgetUSD); err != nil {
+		return nil, err
+	}
 	for m, pr := range builtinPrices {
 		p.prices[m] = pr
 	}
@@ -165,6 +155,7 @@ func New(s Settings) (*Client, error) {
 			return nil, fmt.Errorf("config prices[%q]: input and output must be non-negative USD per million tokens", m)
 		}
 		p.prices[m] = pr
+		p.configPriced[m] = true
 	}
 
 	// Layer 5.
@@ -180,6 +171,8 @@ func New(s Settings) (*Client, error) {
 	p.warnEnv(ep)
 	ep.model = orDefault(s.Embedding.Model, defaultEmbeddingModel)
 	p.embedder = ep
+	p.spend = &budget{limit: s.BudgetUSD, prices: p.prices}
+	ep.spend = p.spend
 	switch {
 	case s.Embedding.Provider == LexicalModel || (s.Embedding.Provider == "" && s.Embedding.Model == LexicalModel):
 		p.embedDefault = LexicalModel
@@ -233,6 +226,10 @@ func New(s Settings) (*Client, error) {
 		p.judgeWhy, judge.broken = env.judgeOff, env.judgeOff
 	}
 	judge.timeout = env.judgeTimeout
+	judge.spend = p.spend
+	if env.judgeRPM > 0 {
+		judge.limiter = newBucket(env.judgeRPM, env.judgeBurst)
+	}
 
 	size := s.CacheSize
 	if size < 0 {
@@ -351,16 +348,6 @@ func normalizeBase(raw string) (string, error) {
 	path := strings.TrimRight(u.Path, "/")
 	path = strings.TrimSuffix(path, "/v1")
 	return u.Scheme + "://" + u.Host + path, nil
-}
-
-// Cost is the USD price of a call's usage (0 for a model with no price).
-func (p *Client) Cost(model string, u Usage) float64 {
-	pr, ok := p.prices[model]
-	if !ok {
-		return 0
-	}
-	// Rounded to 1e-10 USD so that sums print without float noise.
-	return math.Round((float64(u.In)*pr.Input+float64(u.Out)*pr.Output)/1e6*1e10) / 1e10
 }
 
 func orDefault(s, def string) string {

@@ -35,13 +35,10 @@ func IsBidiControl(r rune) bool {
 // it is when it holds none.
 func EscapeBidi(b []byte) []byte {
 	first := -1
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if IsBidiControl(r) {
+	for i := 0; i < len(b) && first < 0; i++ {
+		if bidiLen(b, i) > 0 {
 			first = i
-			break
 		}
-		i += size
 	}
 	if first < 0 {
 		return b
@@ -49,13 +46,44 @@ func EscapeBidi(b []byte) []byte {
 	out := bytes.NewBuffer(make([]byte, 0, len(b)+32))
 	out.Write(b[:first])
 	for i := first; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if IsBidiControl(r) {
-			fmt.Fprintf(out, `\u%04x`, r)
-		} else {
-			out.Write(b[i : i+size])
+		n := bidiLen(b, i)
+		if n == 0 {
+			out.WriteByte(b[i])
+			i++
+			continue
 		}
-		i += size
+		r, _ := utf8.DecodeRune(b[i : i+n])
+		fmt.Fprintf(out, `\u%04x`, r)
+		i += n
 	}
 	return out.Bytes()
+}
+
+// bidiLen is the length of the UTF-8 encoding of a bidirectional
+// formatting character at b[i], or 0: U+061C is D8 9C, U+200E and U+200F
+// are E2 80 8E and 8F, U+202A–U+202E E2 80 AA–AE, U+2066–U+2069 E2 81
+// A6–A9. Matching bytes, not decoding runes, keeps the scan of a report
+// without any (nearly all) at memory speed.
+func bidiLen(b []byte, i int) int {
+	switch b[i] {
+	case 0xD8:
+		if i+1 < len(b) && b[i+1] == 0x9C {
+			return 2
+		}
+	case 0xE2:
+		if i+2 >= len(b) {
+			return 0
+		}
+		switch c := b[i+2]; b[i+1] {
+		case 0x80:
+			if c == 0x8E || c == 0x8F || 0xAA <= c && c <= 0xAE {
+				return 3
+			}
+		case 0x81:
+			if 0xA6 <= c && c <= 0xA9 {
+				return 3
+			}
+		}
+	}
+	return 0
 }

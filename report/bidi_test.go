@@ -5,6 +5,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -176,5 +177,24 @@ func TestBidiHTML(t *testing.T) {
 	}
 	if err := checkHTMLPage(page); err != nil {
 		t.Errorf("history: %v", err)
+	}
+}
+
+// TestEscapeBidiBytes: EscapeBidi's byte matching escapes exactly the
+// characters IsBidiControl names, for every rune up to U+FFFF, next to
+// invalid UTF-8 too.
+func TestEscapeBidiBytes(t *testing.T) {
+	for r := rune(0); r <= 0xFFFF; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		in := []byte("a\xff" + string(r) + "\xe2\x80")
+		want := string(in)
+		if IsBidiControl(r) {
+			want = "a\xff" + fmt.Sprintf(`\u%04x`, r) + "\xe2\x80"
+		}
+		if got := string(EscapeBidi(in)); got != want {
+			t.Fatalf("EscapeBidi(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -43,7 +43,7 @@ func TestWriteFileAtomic(t *testing.T) {
 			if err := os.WriteFile(path, []byte("old report\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			err := writeFileAtomic(path, tc.write)
+			err := writeReportFile(path, tc.write)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("%s: err %v, want error %v", tc.reason, err, tc.wantErr)
 			}

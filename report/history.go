@@ -109,7 +109,7 @@ func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
 // WriteHistoryFile writes the history page to path whole or not at all
 // (through a temporary file renamed over it), as WriteFile does a report.
 func WriteHistoryFile(path string, keys []HistoryKey, generated time.Time) error {
-	return writeFileAtomic(path, func(w io.Writer) error { return WriteHistory(w, keys, generated) })
+	return writeReportFile(path, func(w io.Writer) error { return WriteHistory(w, keys, generated) })
 }
 
 func count(n int, word string) string { return strconv.Itoa(n) + " " + plural(n, word) }

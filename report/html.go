@@ -250,6 +250,10 @@ func htmlResultOf(rec *Recorded, typ string) *htmlResult {
 	if r.Skipped {
 		out.Label = "skipped"
 	}
+	if e := r.Failure; e != nil {
+		out.Status, out.Label, out.Open, out.Score = "error", "error", true, "–"
+		out.Explanation = text(assert.ErrorType(e.Code) + ": " + e.Message + "\nfix: " + e.Detail)
+	}
 	if r.Cost != 0 {
 		out.Cost = dollars(r.Cost)
 	}

@@ -44,20 +44,29 @@ type jsonResult struct {
 	AssertionKey string `json:"assertion_key,omitempty"`
 	// CaseKey is written only where it differs from its trace's (several
 	// batches of one trace_id over different inputs).
-	CaseKey     string  `json:"case_key,omitempty"`
-	Repeat      *int64  `json:"repeat,omitempty"`
-	Type        string  `json:"type,omitempty"`
-	Suite       string  `json:"suite,omitempty"`
-	Plugin      string  `json:"plugin,omitempty"`
-	Status      string  `json:"status"`
-	Score       float64 `json:"score"`
-	Explanation string  `json:"explanation"`
-	Cost        float64 `json:"cost"`
-	DurationMS  int64   `json:"duration_ms"`
-	RequestID   string  `json:"request_id,omitempty"`
-	Skipped     bool    `json:"skipped,omitempty"`
+	CaseKey     string   `json:"case_key,omitempty"`
+	Repeat      *int64   `json:"repeat,omitempty"`
+	Type        string   `json:"type,omitempty"`
+	Suite       string   `json:"suite,omitempty"`
+	Plugin      string   `json:"plugin,omitempty"`
+	Status      string   `json:"status"`
+	Score       *float64 `json:"score"` // null for a result that could not be evaluated: never a 0
+	Explanation string   `json:"explanation"`
+	Cost        float64  `json:"cost"`
+	DurationMS  int64    `json:"duration_ms"`
+	RequestID   string   `json:"request_id,omitempty"`
+	Skipped     bool     `json:"skipped,omitempty"`
+	// A judge's additive fields, as on the wire (assert.JudgeInfo).
+	Samples            int   `json:"samples,omitempty"`
+	Agreeing           int   `json:"agreeing,omitempty"`
+	Split              bool  `json:"split,omitempty"`
+	PositionConsistent *bool `json:"position_consistent,omitempty"`
+	Calibrated         *bool `json:"calibrated,omitempty"`
 	// FailedStep is where a failing trajectory check departs (package trajectory).
 	FailedStep *assert.FailedStep `json:"failed_step,omitempty"`
+	// Error is why this one assertion could not be evaluated, when the
+	// trace's other assertions were (its status is then "error").
+	Error *jsonError `json:"error,omitempty"`
 }
 
 type jsonError struct {
@@ -103,18 +112,26 @@ func (j *jsonReport) Trace(tr *Trace) error {
 	for i := range tr.Results {
 		rec := &tr.Results[i]
 		r := rec.Result
-		jr := jsonResult{
+		sc := finite(r.Score)
+		out.Results = append(out.Results, jsonResult{
 			AssertionID: r.AssertionID, AssertionKey: rec.AssertionKey, Type: rec.Type, Suite: rec.Suite, Plugin: rec.Plugin,
-			Status: string(r.Status), Score: finite(r.Score), Explanation: r.Explanation, Cost: finite(r.Cost),
+			Status: string(r.Status), Score: &sc, Explanation: r.Explanation, Cost: finite(r.Cost),
 			DurationMS: r.DurationMS, RequestID: r.RequestID, Skipped: r.Skipped, FailedStep: r.FailedStep,
-		}
+		})
+		jr := &out.Results[len(out.Results)-1]
 		if rec.CaseKey != tr.CaseKey {
 			jr.CaseKey = rec.CaseKey
 		}
 		if rec.HasRepeat {
 			jr.Repeat = &rec.Repeat
 		}
-		out.Results = append(out.Results, jr)
+		if e := r.Failure; e != nil {
+			jr.Status, jr.Score = "error", nil
+			jr.Error = &jsonError{ErrorType: assert.ErrorType(e.Code), Code: e.Code, Message: e.Message, Detail: e.Detail, AssertionID: r.AssertionID, Type: rec.Type}
+		}
+		if j := r.Judge; j != nil {
+			jr.Samples, jr.Agreeing, jr.Split, jr.PositionConsistent, jr.Calibrated = j.Samples, j.Agreeing, j.Split, j.PositionConsistent, j.Calibrated
+		}
 	}
 	if e := tr.Err; e != nil {
 		out.Error = &jsonError{ErrorType: e.ErrorType(), Code: e.Code, Message: e.Message, Detail: e.Detail, AssertionID: e.AssertionID, Type: e.Type}

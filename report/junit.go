@@ -3,6 +3,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/xml"
 	"io"
@@ -32,6 +33,7 @@ import (
 type junitReport struct {
 	w   io.Writer
 	buf bytes.Buffer
+	bw  *bufio.Writer // over buf; xml.NewEncoder writes through it instead of making a buffer per trace
 }
 
 type junitSuite struct {
@@ -93,6 +95,8 @@ func (j *junitReport) Trace(tr *Trace) error {
 		rec := &tr.Results[i]
 		c := junitResult(tr, rec)
 		switch {
+		case c.Error != nil:
+			s.Errors++
 		case c.Failure != nil:
 			s.Failures++
 		case c.Skipped != nil:
@@ -128,7 +132,10 @@ func (j *junitReport) Trace(tr *Trace) error {
 // as they are, so raw, one would reorder the CI's own text around it.
 func (j *junitReport) encode(s junitSuite) error {
 	j.buf.Reset()
-	enc := xml.NewEncoder(&j.buf) // a fresh encoder starts at the indent prefix, on its own line
+	if j.bw == nil {
+		j.bw = bufio.NewWriter(&j.buf)
+	}
+	enc := xml.NewEncoder(j.bw) // a fresh encoder starts at the indent prefix, on its own line; Encode flushes
 	enc.Indent("  ", "  ")
 	if err := enc.Encode(s); err != nil {
 		return err
@@ -169,6 +176,13 @@ func junitResult(tr *Trace, rec *Recorded) junitCase {
 	}
 	c.Properties = &junitProperties{List: props}
 	switch {
+	case r.Failure != nil:
+		text := r.Failure.Message
+		if r.Failure.Detail != "" {
+			text += "\n" + r.Failure.Detail
+		}
+		c.Error = &junitProblem{Message: r.Failure.Message, Type: assert.ErrorType(r.Failure.Code), Text: text}
+		c.Properties.List = append([]junitProperty{{"status", "error"}}, props[2:]...) // no score: never a 0
 	case r.Skipped:
 		c.Skipped = &junitSkipped{Message: r.Explanation}
 	case r.Status == assert.HardFail:

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"attest-engine/assert"
-	"attest-engine/atomicfile"
 	"attest-engine/simulate"
 )
 
@@ -84,6 +83,9 @@ func (t *Trace) Status() string {
 	}
 	st := assert.Pass
 	for _, r := range t.Results {
+		if r.Result.Failure != nil {
+			return "error"
+		}
 		switch r.Result.Status {
 		case assert.HardFail:
 			return string(assert.HardFail)
@@ -103,7 +105,7 @@ type Totals struct {
 	SoftFail     int
 	HardFail     int
 	Skipped      int // results the engine did not evaluate (skip_after_hard_fail); counted in SoftFail too
-	Errors       int // traces that could not be evaluated
+	Errors       int // traces, and single assertions of an evaluated trace, that could not be evaluated
 	Cost         float64
 	DurationMS   int64 // the eval command: wall time of the run; the server: the sum of result durations
 	// Scenarios summarises repeated runs per scenario (the server's evaluate_batch scenario_id and
@@ -125,6 +127,9 @@ func (t *Totals) Add(tr *Trace) {
 	}
 	for _, r := range tr.Results {
 		t.Results++
+		if r.Result.Failure != nil {
+			t.Errors++
+		}
 		switch r.Result.Status {
 		case assert.Pass:
 			t.Pass++
@@ -196,28 +201,15 @@ func writeTotals(w io.Writer, f Format, traces []Trace, tot Totals) error {
 }
 
 // WriteFile writes a whole report to path, in the format its extension
-// names (FormatForPath), generated now. The file appears whole or not at
-// all: it is written beside its final name and renamed.
+// names (FormatForPath), generated now. A regular file, or a path that
+// names nothing yet, appears whole or not at all: it is written beside its
+// final name and renamed; anything else (a device, a FIFO, a symlink) is
+// written through as a shell's redirection would (writeReportFile).
 func WriteFile(path string, traces []Trace, scenarios ...simulate.ScenarioSummary) error {
-	return writeFileAtomic(path, func(w io.Writer) error {
+	return writeReportFile(path, func(w io.Writer) error {
 		return writeTotals(w, FormatForPath(path), traces, Totals{Generated: time.Now(), Scenarios: scenarios})
 	})
 }
-
-// writeFileAtomic writes a report file through a temporary one renamed over
-// it (package atomicfile), readable by all as a report is. Not synced: a
-// report is an artefact a rerun writes again, and a power loss that empties
-// one loses nothing the engine reads back. The temporary files that writers
-// of path killed in a write left beside it (a server SIGKILLed while it
-// writes its --report at shutdown) are removed first, once unchanged for
-// staleTemp: another process may be writing path meanwhile.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	_ = atomicfile.RemoveStaleTemps(path, staleTemp) // best effort: the write says what matters
-	return atomicfile.Write(path, 0o644, atomicfile.NoSync, write)
-}
-
-// staleTemp is the age past which a report's temporary file is a leftover.
-const staleTemp = time.Hour
 
 // seconds formats milliseconds as seconds with 3 decimals (JUnit's time).
 // dollars prints a cost for a person: "$" and the amount to 12 significant

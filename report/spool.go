@@ -175,7 +175,7 @@ func (s *Spool) Write(w io.Writer, f Format, tot Totals) (int, error) {
 // many traces it has.
 func (s *Spool) WriteFile(path string, scenarios ...simulate.ScenarioSummary) (int, error) {
 	var n int
-	err := writeFileAtomic(path, func(w io.Writer) error {
+	err := writeReportFile(path, func(w io.Writer) error {
 		var err error
 		n, err = s.Write(w, FormatForPath(path), Totals{Generated: time.Now(), Scenarios: scenarios})
 		return err

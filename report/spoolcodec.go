@@ -15,9 +15,13 @@ import (
 // RequestID, CaseKey and AssertionKey, each as a uvarint length and its
 // bytes; Score and Cost as the 8 bytes of their IEEE 754 bits; DurationMS
 // and Repeat as varints; a byte of flags (1 Skipped, 2 Replayed, 4 a
-// FailedStep follows, 8 its AtEnd, 16 HasRepeat); with a FailedStep, its
-// Step as a varint and its strings Location, AgentID, Tool and Reason as
-// above. Binary, not JSON: a report read back from the
+// FailedStep follows, 8 its AtEnd, 16 a judge's fields follow, 32 a
+// Failure follows, 64 HasRepeat); with a FailedStep, its Step as a varint
+// and its strings Location, AgentID, Tool and Reason as above; then a
+// judge's fields (Samples and Agreeing as varints, a byte of flags: 1
+// Split, 2 PositionConsistent set, 4 its value, 8 Calibrated set, 16 its
+// value) and a Failure (Code as a varint, a byte 1 when Retryable, the
+// strings AssertionID, Message and Detail). Binary, not JSON: a report read back from the
 // spool must be the report the same results make in memory, byte for byte,
 // and JSON would turn invalid UTF-8 in an explanation into U+FFFD and
 // cannot carry a NaN. TestSpoolCodecEveryField fails when a field is added
@@ -41,7 +45,7 @@ func appendRecord(b []byte, r *Recorded) []byte {
 	b = binary.AppendVarint(b, r.Repeat)
 	var flags byte
 	if r.HasRepeat {
-		flags |= 16
+		flags |= 64
 	}
 	if r.Result.Skipped {
 		flags |= 1
@@ -56,10 +60,49 @@ func appendRecord(b []byte, r *Recorded) []byte {
 			flags |= 8
 		}
 	}
+	if r.Result.Judge != nil {
+		flags |= 16
+	}
+	if r.Result.Failure != nil {
+		flags |= 32
+	}
 	b = append(b, flags)
 	if f != nil {
 		b = binary.AppendVarint(b, int64(f.Step))
 		for _, s := range [...]string{f.Location, f.AgentID, f.Tool, f.Reason} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
+	if j := r.Result.Judge; j != nil {
+		b = binary.AppendVarint(b, int64(j.Samples))
+		b = binary.AppendVarint(b, int64(j.Agreeing))
+		var jf byte
+		if j.Split {
+			jf |= 1
+		}
+		if j.PositionConsistent != nil {
+			jf |= 2
+			if *j.PositionConsistent {
+				jf |= 4
+			}
+		}
+		if j.Calibrated != nil {
+			jf |= 8
+			if *j.Calibrated {
+				jf |= 16
+			}
+		}
+		b = append(b, jf)
+	}
+	if e := r.Result.Failure; e != nil {
+		b = binary.AppendVarint(b, int64(e.Code))
+		var retry byte
+		if e.Retryable {
+			retry = 1
+		}
+		b = append(b, retry)
+		for _, s := range [...]string{e.AssertionID, e.Message, e.Detail} {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
@@ -97,7 +140,7 @@ func decodeRecord(body []byte) (Recorded, error) {
 	}
 	flags := body[k]
 	body = body[k+1:]
-	r.Result.Skipped, r.Result.Replayed, r.HasRepeat = flags&1 != 0, flags&2 != 0, flags&16 != 0
+	r.Result.Skipped, r.Result.Replayed, r.HasRepeat = flags&1 != 0, flags&2 != 0, flags&64 != 0
 	if flags&4 != 0 {
 		step, k := binary.Varint(body)
 		if k <= 0 {
@@ -108,6 +151,44 @@ func decodeRecord(body []byte) (Recorded, error) {
 			return r, errSpoolRecord
 		}
 		r.Result.FailedStep = &assert.FailedStep{Step: int(step), Location: fs[0], AgentID: fs[1], Tool: fs[2], Reason: fs[3], AtEnd: flags&8 != 0}
+	}
+	if flags&16 != 0 {
+		var j assert.JudgeInfo
+		var n [2]int64
+		for i := range n {
+			v, k := binary.Varint(body)
+			if k <= 0 {
+				return r, errSpoolRecord
+			}
+			n[i], body = v, body[k:]
+		}
+		if len(body) < 1 {
+			return r, errSpoolRecord
+		}
+		jf := body[0]
+		body = body[1:]
+		j.Samples, j.Agreeing, j.Split = int(n[0]), int(n[1]), jf&1 != 0
+		if jf&2 != 0 {
+			v := jf&4 != 0
+			j.PositionConsistent = &v
+		}
+		if jf&8 != 0 {
+			v := jf&16 != 0
+			j.Calibrated = &v
+		}
+		r.Result.Judge = &j
+	}
+	if flags&32 != 0 {
+		code, k := binary.Varint(body)
+		if k <= 0 || len(body) < k+1 {
+			return r, errSpoolRecord
+		}
+		retry := body[k] == 1
+		var es [3]string
+		if body, ok = readStrings(body[k+1:], es[:]); !ok {
+			return r, errSpoolRecord
+		}
+		r.Result.Failure = &assert.Failure{Code: int(code), Retryable: retry, AssertionID: es[0], Message: es[1], Detail: es[2]}
 	}
 	if len(body) != 0 {
 		return r, errSpoolRecord
@@ -130,13 +211,20 @@ func readStrings(body []byte, strs []string) ([]byte, bool) {
 }
 
 // recordSize is what a record costs held in memory: its strings and the
-// struct (Recorded with its Result is 232 bytes on 64-bit systems), and a
-// FailedStep's (80 bytes and its strings).
+// struct (Recorded with its Result is 248 bytes on 64-bit systems), a
+// FailedStep's (80 bytes and its strings), a judge's fields (48 bytes) and
+// a Failure's (80 bytes and its strings).
 func recordSize(r *Recorded) int {
-	n := 232 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) + len(r.CaseKey) + len(r.AssertionKey) +
+	n := 248 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) + len(r.CaseKey) + len(r.AssertionKey) +
 		len(r.Result.AssertionID) + len(r.Result.Status) + len(r.Result.Explanation) + len(r.Result.RequestID)
 	if f := r.Result.FailedStep; f != nil {
 		n += 80 + len(f.Location) + len(f.AgentID) + len(f.Tool) + len(f.Reason)
+	}
+	if r.Result.Judge != nil {
+		n += 48
+	}
+	if e := r.Result.Failure; e != nil {
+		n += 80 + len(e.AssertionID) + len(e.Message) + len(e.Detail)
 	}
 	return n
 }

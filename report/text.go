@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"attest-engine/assert"
 )
 
 // textReport writes, per trace, a header line and one entry per result:
@@ -69,6 +71,18 @@ func (t *textReport) Trace(tr *Trace) error {
 
 func writeTextResult(b *strings.Builder, rec *Recorded) {
 	r := &rec.Result
+	if e := r.Failure; e != nil {
+		fmt.Fprintf(b, "  %-9s  %s", "error", Clean(r.AssertionID))
+		if rec.Type != "" {
+			fmt.Fprintf(b, " (%s)", Clean(rec.Type))
+		}
+		fmt.Fprintf(b, "  %s\n", assert.ErrorType(e.Code))
+		writeIndented(b, e.Message)
+		if e.Detail != "" {
+			writeIndented(b, "fix: "+e.Detail)
+		}
+		return
+	}
 	label := string(r.Status)
 	if r.Skipped {
 		label = "skipped"

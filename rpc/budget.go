@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"attest-engine/assert"
@@ -33,7 +34,10 @@ type pluginKey struct{ suite, traceID, plugin, assertionID string }
 // maxPluginKeys plugin results for duplicate detection (an older one sent
 // again is accepted again).
 type ledger struct {
-	cfg        assert.BudgetConfig
+	cfg assert.BudgetConfig
+	// batchCap is ATTEST_BUDGET_MAX_COST as the earlier engine read it: the
+	// most soft failures one batch may report; nil: no cap.
+	batchCap   *int64
 	mu         sync.Mutex
 	counts     map[string]*suiteCounts
 	plugins    map[pluginKey]bool
@@ -110,6 +114,22 @@ func (l *ledger) applyLocked(suite string, results []assert.Result) {
 		c.escalated++
 		r.Status = assert.HardFail
 		r.Explanation = escalationNote(r.Explanation, suite, b, c)
+	}
+	if l.batchCap != nil {
+		n := int64(0)
+		for i := range results {
+			r := &results[i]
+			if r.Skipped || r.Status != assert.SoftFail {
+				continue
+			}
+			if n++; n > *l.batchCap {
+				c.soft--
+				c.escalated++
+				r.Status = assert.HardFail
+				r.Explanation = fmt.Sprintf("%s [ATTEST_BUDGET_MAX_COST=%d: at most %d soft failures per batch (the earlier engine's reading of it): reported as hard_fail.]",
+					strings.TrimRight(r.Explanation, " "), *l.batchCap, *l.batchCap)
+			}
+		}
 	}
 }
 

@@ -196,3 +196,38 @@ func TestLedgerBounds(t *testing.T) {
 		t.Error("the oldest plugin result, forgotten, sent again: still a duplicate")
 	}
 }
+
+// TestBatchSoftFailureCap: ATTEST_BUDGET_MAX_COST as the earlier engine
+// read it: a batch's soft failures beyond the cap are reported hard_fail,
+// saying why; other statuses and skipped results are untouched.
+func TestBatchSoftFailureCap(t *testing.T) {
+	one := int64(1)
+	l := newLedger(assert.BudgetConfig{})
+	l.batchCap = &one
+	rs := []assert.Result{
+		{AssertionID: "a", Status: assert.SoftFail, Explanation: "x."},
+		{AssertionID: "b", Status: assert.Pass},
+		{AssertionID: "c", Status: assert.SoftFail, Skipped: true},
+		{AssertionID: "d", Status: assert.SoftFail, Explanation: "y."},
+		{AssertionID: "e", Status: assert.SoftFail, Explanation: "z."},
+	}
+	l.apply("", rs)
+	want := []assert.Status{assert.SoftFail, assert.Pass, assert.SoftFail, assert.HardFail, assert.HardFail}
+	for i, r := range rs {
+		if r.Status != want[i] {
+			t.Errorf("result %s: %s, want %s", r.AssertionID, r.Status, want[i])
+		}
+	}
+	if !strings.Contains(rs[3].Explanation, "y. [ATTEST_BUDGET_MAX_COST=1: at most 1 soft failures per batch") {
+		t.Errorf("explanation %q", rs[3].Explanation)
+	}
+	if c := l.counts[""]; c.soft != 1 || c.escalated != 2 {
+		t.Errorf("counts %+v, want 1 soft and 2 escalated", *c)
+	}
+	// The next batch has its own allowance.
+	rs = []assert.Result{{AssertionID: "f", Status: assert.SoftFail}}
+	l.apply("", rs)
+	if rs[0].Status != assert.SoftFail {
+		t.Errorf("a new batch: %s", rs[0].Status)
+	}
+}

@@ -245,8 +245,9 @@ func TestDynamicThresholdSession(t *testing.T) {
 
 // BenchmarkHistory: the spec batch over 64 distinct traces (stable
 // assertion ids, nothing answered from the idempotency record), with no
-// history and with --state-dir (fsync never and interval): what recording
-// five results per batch costs against evaluating them.
+// history, with a report, and with --state-dir (fsync never and interval):
+// what recording five results per batch, with their keys, costs against
+// evaluating them.
 func BenchmarkHistory(b *testing.B) {
 	line := []byte(specBatchLine(b))
 	var lines [][]byte
@@ -254,9 +255,10 @@ func BenchmarkHistory(b *testing.B) {
 		lines = append(lines, []byte(strings.Replace(string(line), `"trace_id":"trc_abc123"`, fmt.Sprintf(`"trace_id":"trc_%03d"`, i), 1)))
 	}
 	for _, tc := range []struct {
-		name string
-		sync history.SyncPolicy
-	}{{"off", 0}, {"sync=never", history.SyncNever}, {"sync=interval", history.SyncInterval}} {
+		name   string
+		sync   history.SyncPolicy
+		report bool
+	}{{"off", 0, false}, {"report", 0, true}, {"sync=never", history.SyncNever, false}, {"sync=interval", history.SyncInterval, false}} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := newReadyServer(b)
 			if tc.sync != 0 {
@@ -265,7 +267,10 @@ func BenchmarkHistory(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer st.Close()
-				s.history = st
+				s.history, s.ids = st, newSessionIDs() // as New sets them
+			}
+			if tc.report { // --report: every result handed over, its keys computed
+				s.RecordTo(func(Record) {}, func() {})
 			}
 			ctx := context.Background()
 			b.ReportAllocs()

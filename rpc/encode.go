@@ -83,6 +83,9 @@ func appendResult(b []byte, r assert.Result) []byte {
 	if r.Skipped {
 		b = append(b, `,"skipped":true`...)
 	}
+	if r.Judge != nil {
+		b = appendJudge(b, r.Judge)
+	}
 	if f := r.FailedStep; f != nil {
 		// Additive (spec §6 item 1): where a failing trajectory check's
 		// trajectory departs from what was asked (package trajectory).
@@ -106,6 +109,31 @@ func appendResult(b []byte, r assert.Result) []byte {
 		b = append(b, '}')
 	}
 	return append(b, '}')
+}
+
+// appendJudge writes a judge result's additive fields (docs/protocol.md):
+// "samples" and "agreeing" when more than one verdict was drawn or the
+// judge is pairwise, "split" when true, "position_consistent" for a
+// pairwise judge, "calibrated" under require_calibration.
+func appendJudge(b []byte, j *assert.JudgeInfo) []byte {
+	if j.Samples > 0 {
+		b = append(b, `,"samples":`...)
+		b = strconv.AppendInt(b, int64(j.Samples), 10)
+		b = append(b, `,"agreeing":`...)
+		b = strconv.AppendInt(b, int64(j.Agreeing), 10)
+	}
+	if j.Split {
+		b = append(b, `,"split":true`...)
+	}
+	if j.PositionConsistent != nil {
+		b = append(b, `,"position_consistent":`...)
+		b = strconv.AppendBool(b, *j.PositionConsistent)
+	}
+	if j.Calibrated != nil {
+		b = append(b, `,"calibrated":`...)
+		b = strconv.AppendBool(b, *j.Calibrated)
+	}
+	return b
 }
 
 func appendStrings(b []byte, list []string) []byte {

@@ -104,7 +104,7 @@ func (s *Server) handleLine(line []byte, size int, tooLong bool) {
 
 // tapeMethod is the work of a request line whose method, sniffed, reads
 // its params from the line's tape on a worker (evaluate_batch,
-// validate_trace_tree); nil for any other line.
+// estimate_batch, validate_trace_tree); nil for any other line.
 func tapeMethod(line []byte) handler {
 	method, ok := compactMethod(line)
 	if !ok {
@@ -117,6 +117,8 @@ func tapeMethod(line []byte) handler {
 		return (*Server).evaluate
 	case string(method) == "validate_trace_tree":
 		return (*Server).validateTraceTree
+	case string(method) == "estimate_batch":
+		return (*Server).estimate
 	}
 	return nil
 }
@@ -229,7 +231,7 @@ func parseWith(line []byte, known *assert.Engine) (*request, *Error) {
 	}
 	req.size = len(line)
 	switch req.method {
-	case "evaluate_batch":
+	case "evaluate_batch", "estimate_batch":
 		req.hold(doc)
 		req.readBatch(params, known)
 		return req, nil
@@ -355,6 +357,10 @@ func (s *Server) dispatch(req *request) {
 	case "submit_plugin_result":
 		if s.gate(req) {
 			s.submitPluginResult(req)
+		}
+	case "estimate_batch": // additive: a session's dry run (estimate.go)
+		if s.gate(req) {
+			s.spawn(&call{line: s.own(req.doc.Source()), fn: (*Server).estimate}, false)
 		}
 	case "validate_trace_tree":
 		if s.gate(req) {

@@ -140,6 +140,11 @@ func New(opts Options) *Server {
 	if s.version == "" {
 		s.version = version.Engine
 	}
+	if opts.Engine != nil {
+		if n, ok := opts.Engine.Provider().BatchSoftFailureCap(); ok {
+			s.budgets.batchCap = &n
+		}
+	}
 	return s
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"attest-engine/clip"
+	"attest-engine/report"
 )
 
 // Unpaired is a result with no counterpart in the other run.
@@ -86,10 +87,15 @@ func nz(p float64, ok bool) float64 {
 	return p
 }
 
+// name is a key as every format shows it: its label and type from the
+// runs' files, with control and bidirectional formatting characters
+// escaped (report.Clean), so a label cannot drive the terminal, or reorder
+// the verdict and figures printed after it, in text, Markdown or a CI's
+// view of the JUnit.
 func name(k *KeyResult) string {
-	s := clip.String(k.Label, 80)
+	s := report.Clean(clip.String(k.Label, 80))
 	if k.Type != "" {
-		s += " (" + k.Type + ")"
+		s += " (" + report.Clean(clip.String(k.Type, 80)) + ")"
 	}
 	return s
 }
@@ -122,7 +128,7 @@ func unpairedText(b *strings.Builder, what string, us []Unpaired) {
 			fmt.Fprintf(b, "  … and %d more (--format json lists them all)\n", len(us)-listed)
 			break
 		}
-		fmt.Fprintf(b, "  %s × %s\n", clip.String(u.Case, 80), clip.String(u.Label, 80))
+		fmt.Fprintf(b, "  %s × %s\n", report.Clean(clip.String(u.Case, 80)), report.Clean(clip.String(u.Label, 80)))
 	}
 }
 

@@ -3,15 +3,18 @@
 // Package sample decides, from a trace id alone, whether a process keeps a
 // trace: sampling at a rate, and sharding over N processes. Both are pure
 // functions of the id, so every process, every re-run and every
-// OpenTelemetry sampler that follows the same rule agree.
+// OpenTelemetry threshold sampler agree.
 //
 // # Sampling
 //
 // For an id of 32 hex digits (a W3C / OpenTelemetry trace id) the
-// randomness R is its last 56 bits, as OpenTelemetry's consistent
-// probability sampling defines it (TraceIdRatioBased, W3C Trace Context
-// level 2 "random" flag), and the trace is kept iff R ≥ T with the
-// rejection threshold T = round((1 − rate)·2⁵⁶). T is computed exactly
+// randomness R is its last 56 bits, as OpenTelemetry's probability
+// sampling specification defines it (the rule its threshold samplers record
+// in TraceState as ot=th; W3C Trace Context level 2's "random" flag marks
+// ids random there), and the trace is kept iff R ≥ T with the rejection
+// threshold T = round((1 − rate)·2⁵⁶). The SDKs' classic TraceIdRatioBased
+// samplers use other, per-language rules: a trace one kept at a rate is
+// not always kept here at that rate. T is computed exactly
 // from the rate's decimal text (math/big), rounding halves up, so the
 // decision does not depend on float arithmetic. Any other id (such as an
 // Attest "trc_…" id) takes R from the first 56 bits of SHA-256(id). Since

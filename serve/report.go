@@ -4,7 +4,6 @@ package serve
 
 import (
 	"log/slog"
-	"path/filepath"
 
 	"attest-engine/report"
 	"attest-engine/rpc"
@@ -22,7 +21,7 @@ var reportMemory = report.SpoolMemory
 // names. A failure is logged; it never changes the protocol's answers or
 // the exit status.
 func reportTo(path string, logger *slog.Logger, scenarios func() []simulate.ScenarioSummary) (add func(rpc.Record), done func()) {
-	sp := report.NewSpool(filepath.Dir(path), reportMemory)
+	sp := report.NewSpool(report.ScratchDir(path), reportMemory)
 	add = func(r rpc.Record) {
 		// rpc.Record and report.Recorded have the same fields (rpc, the
 		// protocol only, does not import report): a conversion, which stops

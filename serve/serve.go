@@ -31,6 +31,8 @@ const Usage = `usage:
   attest-engine [flags]          serve the Attest protocol on stdin and stdout (the SDKs start it so)
   attest-engine eval [flags]     evaluate traces from files (attest-engine eval -h)
   attest-engine watch [flags]    evaluate production traces continuously (attest-engine watch -h)
+  attest-engine calibrate --suite SUITE --labels LABELS.jsonl [--out CERT.json]
+                                 measure the suite's judges against human labels (attest-engine calibrate -h)
   attest-engine merge DST SRC... add the result histories (--state-dir) of shards into DST
   attest-engine report --state-dir DIR --html FILE
                                  draw a result history as one HTML page (attest-engine report -h)

@@ -35,6 +35,11 @@ type evaluator struct {
 	wallClock bool // add ts and duration_ms
 	warn      func(msg string)
 
+	// price is the engine's price table; costly[i] marks the suite's
+	// assertions that read a cost (isCostAssertion).
+	price  priceFunc
+	costly []bool
+
 	mu     sync.Mutex
 	warned map[string]bool        // validation warnings logged once each
 	bad    map[string]ResultError // assertions whose spec does not compile, by name
@@ -45,8 +50,24 @@ const maxWarnings = 64
 
 // results evaluates one trace: exactly one line per suite assertion, in
 // suite order. A failure of one assertion (a bad spec, a provider outage)
-// is that line's error; the others are evaluated all the same.
-func (e *evaluator) results(t ingest.Trace) (out []Result) {
+// is that line's error; the others are evaluated all the same. For a trace
+// built from OTLP spans the cost is derived first (cost.go): a cost
+// assertion then says in its explanation that the cost was derived, and
+// from which table, and is skipped, saying why, when it could not be.
+func (e *evaluator) results(t ingest.Trace) []Result {
+	var ci costInfo
+	out := e.evaluate(t, &ci)
+	if ci.derived {
+		for i := range out {
+			if e.reads(i) && out[i].Error == nil && out[i].Status != StatusSkipped {
+				out[i].Explanation += " (metadata.cost_usd derived from the spans' gen_ai.usage token counts at " + ci.table + ")"
+			}
+		}
+	}
+	return out
+}
+
+func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 	start := time.Now()
 	as := e.suite.Assertions
 	out = make([]Result, len(as))
@@ -87,7 +108,12 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 		}
 		return out
 	}
+	costKnown := true
 	if t.Doc == nil { // assembled from spans: read as a tape once, released above
+		if e.price != nil {
+			*ci = deriveCost(t.Value, e.price)
+			costKnown = ci.derived
+		}
 		doc, err := assert.Encode(t.Value)
 		if err != nil {
 			f := assert.FailureOf(err, e.timeout)
@@ -107,6 +133,10 @@ func (e *evaluator) results(t ingest.Trace) (out []Result) {
 	for i, a := range as {
 		if !t.ContentCaptured && contentTypes[a.Type] {
 			out[i].Status, out[i].Explanation = StatusSkipped, notCaptured
+			continue
+		}
+		if !costKnown && e.reads(i) {
+			out[i].Status, out[i].Explanation = StatusSkipped, "skipped: the trace's cost could not be derived from its spans: "+ci.why
 			continue
 		}
 		run = append(run, i)

@@ -60,7 +60,11 @@ func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
 	}
 	c := &command{o: o, suite: suite, log: log, prefer: suite.maxRate(o.rate)}
 	c.ev = &evaluator{engine: engine, timeout: o.timeout, suite: suite, version: env.Version,
-		wallClock: !o.deterministic, warn: func(msg string) { log.Warn(msg) }}
+		wallClock: !o.deterministic, warn: func(msg string) { log.Warn(msg) },
+		price: engine.Provider().PriceOf, costly: make([]bool, len(suite.Assertions))}
+	for i, a := range suite.Assertions {
+		c.ev.costly[i] = isCostAssertion(a)
+	}
 	if o.history.Dir != "" {
 		if env.Recorder == nil {
 			return nil, errors.New("--state-dir: this engine is built without result history")
