@@ -28,26 +28,29 @@ const (
 // Len is the length in bytes of every key.
 const Len = 3 + 32
 
-// hashFields is SHA-256 over each field as uint64_be(len) || bytes, cut to
-// 16 bytes and written in hex after prefix.
-func hashFields(prefix string, fields ...[]byte) string {
-	h := sha256.New()
-	var n [8]byte
-	for _, f := range fields {
-		binary.BigEndian.PutUint64(n[:], uint64(len(f)))
-		h.Write(n[:])
-		h.Write(f)
-	}
-	var sum [sha256.Size]byte
-	out := make([]byte, len(prefix), Len)
-	copy(out, prefix)
-	return string(hex.AppendEncode(out, h.Sum(sum[:0])[:16]))
+// The hash of a key: SHA-256 over its fields, each as uint64_be(len) ||
+// bytes, laid out in one buffer (field), then cut to 16 bytes and written
+// in hex after the prefix (finish): two allocations, the buffer and the key.
+
+func field[T string | []byte](buf []byte, f T) []byte {
+	buf = binary.BigEndian.AppendUint64(buf, uint64(len(f)))
+	return append(buf, f...)
+}
+
+func finish(prefix string, buf []byte) string {
+	sum := sha256.Sum256(buf)
+	var out [Len]byte
+	copy(out[:], prefix)
+	hex.Encode(out[len(prefix):], sum[:16])
+	return string(out[:])
 }
 
 // AssertionOf is the assertion key of an assertion whose spec's canonical
 // text (simulate.Canonical) is canonicalSpec.
 func AssertionOf(typ string, canonicalSpec []byte, agentID, name string) string {
-	return hashFields(AssertionPrefix, []byte(assertionDomain), []byte(typ), canonicalSpec, []byte(agentID), []byte(name))
+	buf := make([]byte, 0, 5*8+len(assertionDomain)+len(typ)+len(canonicalSpec)+len(agentID)+len(name))
+	buf = field(field(field(field(field(buf, assertionDomain), typ), canonicalSpec), agentID), name)
+	return finish(AssertionPrefix, buf)
 }
 
 // Assertion is the assertion key of an assertion of type typ with spec
@@ -67,7 +70,9 @@ func Assertion(typ string, spec any, agentID, name string) (string, error) {
 // CaseOf is the case key of a trace of agentID whose input's canonical
 // text is canonicalInput (nil or empty when the trace has no input).
 func CaseOf(agentID string, canonicalInput []byte) string {
-	return hashFields(CasePrefix, []byte(caseDomain), []byte("trace"), []byte(agentID), canonicalInput)
+	buf := make([]byte, 0, 4*8+len(caseDomain)+len("trace")+len(agentID)+len(canonicalInput))
+	buf = field(field(field(field(buf, caseDomain), "trace"), agentID), canonicalInput)
+	return finish(CasePrefix, buf)
 }
 
 // Case is the case key of a trace of agentID with input (the decoder's
@@ -86,7 +91,8 @@ func Case(agentID string, input any, hasInput bool) (string, error) {
 // Scenario is the case key of every run of the simulated scenario id; the
 // run's repeat index is kept beside it.
 func Scenario(id string) string {
-	return hashFields(CasePrefix, []byte(caseDomain), []byte("scenario"), []byte(id))
+	buf := make([]byte, 0, 3*8+len(caseDomain)+len("scenario")+len(id))
+	return finish(CasePrefix, field(field(field(buf, caseDomain), "scenario"), id))
 }
 
 // LabelMax bounds a label's bytes (Label).

@@ -230,3 +230,11 @@ func BenchmarkAssertion(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkAssertionOf(b *testing.B) {
+	c := []byte(`{"criteria":"The answer is polite and cites the order number","model":null,"rubric":"default","soft":false,"target":"output.message","threshold":0.8}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = AssertionOf("llm_judge", c, "", "")
+	}
+}

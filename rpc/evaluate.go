@@ -70,7 +70,7 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	var notes []byte
 	if s.record.on || s.history != nil {
 		id := traceID()
-		keys := s.keysOf(trace, list, scenario, repeat, hasRepeat)
+		keys := s.keysOf(trace, req.paramsTape.Get("assertions"), list, scenario, repeat, hasRepeat)
 		s.record.addBatch(id, suite, list, results, keys)
 		notes = s.recordHistory(id, list, results, keys) // drift_alert lines go before the answer
 	}

@@ -6,6 +6,7 @@ package rpc
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"attest-engine/assert"
@@ -15,6 +16,48 @@ import (
 	"attest-engine/simulate"
 	"attest-engine/tape"
 )
+
+// The keys known by their spec's exact text (keyCache): at most keyCacheEntries and keyCacheBytes,
+// specs of at most keyCacheText bytes. An SDK suite sends the same spec text for every case of a
+// parametrized test; a hit skips the canonical encoding and the hash.
+const (
+	keyCacheEntries = 4096
+	keyCacheBytes   = 4 << 20
+	keyCacheText    = 16 << 10
+)
+
+// knownKey is an assertion's key and label, cached by a hash (maphash) of its type, scope and spec
+// text, which it holds to tell a collision from a hit.
+type knownKey struct {
+	typ, agent, text string
+	key, label       string
+}
+
+func (k knownKey) size() int64 {
+	return int64(len(k.typ)+len(k.agent)+len(k.text)+len(k.key)+len(k.label)) + 96
+}
+
+func (k knownKey) is(typ, agent string, text []byte) bool {
+	return k.typ == typ && k.agent == agent && k.text == string(text)
+}
+
+func newKeyCache() *lru.Cache[uint64, knownKey] {
+	return lru.NewWeighted[uint64, knownKey](keyCacheEntries, keyCacheBytes, knownKey.size)
+}
+
+// keyCacheSeed seeds the cache's hash: a process's own, so that no text can be made to collide.
+var keyCacheSeed = maphash.MakeSeed()
+
+func cacheHash(typ, agent string, text []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(keyCacheSeed)
+	h.WriteString(typ)
+	h.WriteByte(0)
+	h.WriteString(agent)
+	h.WriteByte(0)
+	h.Write(text)
+	return h.Sum64()
+}
 
 // maxSessionIDs bounds the session's assertion_id → assertion key map (about 200 bytes an entry: ~13 MiB);
 // the least recently recorded ids are forgotten first. query_drift for a forgotten id answers as for one
@@ -35,7 +78,7 @@ type batchKeys struct {
 // protocol's path otherwise. The case key is a scenario's when the batch names one, else the trace's
 // (agent_id and canonical input); it is computed only for a report, the history keys results by
 // assertion alone.
-func (s *Server) keysOf(trace tape.Value, list []assert.Assertion, scenario string, repeat int64, hasRepeat bool) *batchKeys {
+func (s *Server) keysOf(trace, specs tape.Value, list []assert.Assertion, scenario string, repeat int64, hasRepeat bool) *batchKeys {
 	k := &batchKeys{keys: make([]string, len(list)), repeat: repeat, hasRepeat: hasRepeat}
 	if s.record.on {
 		if scenario != "" {
@@ -48,16 +91,49 @@ func (s *Server) keysOf(trace tape.Value, list []assert.Assertion, scenario stri
 	if s.history != nil {
 		k.labels = make([]string, len(list))
 	}
+	// specs is the request's assertions array, one element per assertion of list (assert.Parse reads
+	// them in order); its elements' spec text is the cache's key.
+	var texts []tape.Value
+	if specs.Len() == len(list) {
+		texts = make([]tape.Value, 0, len(list))
+		for e := range specs.Elems() {
+			texts = append(texts, e.Get("spec"))
+		}
+	}
 	for i := range list {
 		a := &list[i]
+		var text []byte
+		var hash uint64
+		if texts != nil && texts[i].Exists() && len(texts[i].Text()) <= keyCacheText {
+			text = texts[i].Text()
+			hash = cacheHash(a.Type, a.AgentID, text)
+			if kk, ok := s.keyCache.Get(hash); ok && kk.is(a.Type, a.AgentID, text) {
+				k.keys[i] = kk.key
+				if k.labels != nil {
+					k.labels[i] = kk.label
+				}
+				continue
+			}
+		}
 		c, err := simulate.Canonical(a.Spec)
 		if err != nil {
 			continue
 		}
-		k.keys[i] = resultkey.AssertionOf(a.Type, c, a.AgentID, "")
+		kk := knownKey{key: resultkey.AssertionOf(a.Type, c, a.AgentID, ""), label: resultkey.Label(a.Type, c, "")}
+		if text != nil {
+			kk.typ, kk.agent, kk.text = a.Type, a.AgentID, string(text)
+			s.keyCache.Put(hash, kk)
+		}
+		k.keys[i] = kk.key
 		if k.labels != nil {
-			k.labels[i] = resultkey.Label(a.Type, c, "")
-			s.ids.Put(a.ID, k.keys[i])
+			k.labels[i] = kk.label
+		}
+	}
+	if k.labels != nil && s.ids != nil {
+		for i := range list {
+			if k.keys[i] != "" {
+				s.ids.Put(list[i].ID, k.keys[i])
+			}
 		}
 	}
 	return k

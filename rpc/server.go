@@ -67,8 +67,9 @@ type Server struct {
 	version     string
 	reportTo    func([]Record)
 	history     *history.Store
-	ids         *lru.Cache[string, string] // with a history: assertion_id → assertion key (keys.go)
-	runNo       uint64                     // with a history of per-run windows: this session's run number
+	ids         *lru.Cache[string, string]   // with a history: assertion_id → assertion key (keys.go)
+	keyCache    *lru.Cache[uint64, knownKey] // assertion keys by spec text (keys.go)
+	runNo       uint64                       // with a history of per-run windows: this session's run number
 
 	out *lineWriter
 	// writeFailed counts failed stdout writes: the first is logged, the
@@ -125,6 +126,7 @@ func New(opts Options) *Server {
 		history:     opts.History,
 	}
 	s.reportTo, s.record.on, s.record.spec = opts.Report, opts.Report != nil, opts.ReportSpec
+	s.keyCache = newKeyCache()
 	if s.history != nil {
 		s.ids = newSessionIDs()
 		if s.history.WindowRuns() {
