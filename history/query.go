@@ -119,18 +119,20 @@ func (s *Store) Drift(key string, windowSize int) (Report, bool) {
 }
 
 // Lookup is the key that name names: name itself when it is a key of the
-// store, else the key labelled name (a watch suite's assertion name) that
-// holds the latest result; false when none.
+// store, or a key labelled name (a watch suite's assertion name); of
+// several, the one holding the latest result (ties by key). A dir written
+// before assertion keys holds series keyed by names, so a name can be both:
+// the series still recorded to wins. False when none.
 func (s *Store) Lookup(name string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.keys[name] != nil {
-		return name, true
-	}
 	var key string
 	var at latest
 	for k, sr := range s.keys {
-		if sr.Label == name && (key == "" || at.less(sr.Latest) || (at == sr.Latest && k < key)) {
+		if k != name && sr.Label != name {
+			continue
+		}
+		if key == "" || at.less(sr.Latest) || (at == sr.Latest && k < key) {
 			key, at = k, sr.Latest
 		}
 	}
