@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"attest-engine/history"
-	"attest-engine/watch"
+	"attest-engine/suite"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -248,7 +248,7 @@ func TestWatchSuiteChange(t *testing.T) {
 	}
 	// The changed "fast" is another check, another key (package resultkey):
 	// its history holds the new suite's verdicts only.
-	ns, err := watch.ReadSuite(strings.NewReader(changed), "changed")
+	ns, err := suite.Read(strings.NewReader(changed), "changed")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"attest-engine/assert"
@@ -78,8 +79,12 @@ func TestReportKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []Record
-	s := New(Options{Engine: eng, Report: func(r []Record) { got = r }})
+	var (
+		mu  sync.Mutex
+		got []Record
+	)
+	s := New(Options{Engine: eng})
+	s.RecordTo(func(r Record) { mu.Lock(); got = append(got, r); mu.Unlock() }, func() {})
 	b1, _ := keyedBatch(1, `{"q":1,"r":[1.0]}`, "")
 	b2, _ := keyedBatch(2, `{"r":[1],"q":1e0}`, "") // the same input, written otherwise
 	b3, _ := keyedBatch(3, `{"q":2}`, "")

@@ -11,6 +11,7 @@ import (
 	"attest-engine/assert"
 	"attest-engine/ingest"
 	"attest-engine/resultkey"
+	"attest-engine/suite"
 	"attest-engine/tape"
 )
 
@@ -30,7 +31,7 @@ const notCaptured = "skipped: content not captured (the trace's spans carry no g
 type evaluator struct {
 	engine    *assert.Engine
 	timeout   time.Duration
-	suite     *Suite
+	suite     *suite.Suite
 	version   string
 	wallClock bool // add ts and duration_ms
 	warn      func(msg string)
