@@ -31,8 +31,8 @@ const (
 //	 "sample_rates": {"<agent_id>": 0.1, …},
 //	 "filter": {"agent_ids": ["<agent_id>", …]}}
 //
-// A name is the assertion's stable key (for result ids, history and
-// drift); it must be unique in the suite.
+// A name is the assertion's stable name (for result ids) and part of its
+// assertion key (Keys); it must be unique in the suite.
 type Suite struct {
 	Assertions []assert.Assertion // ID is the name
 	// Keys are the assertions' keys (package resultkey: type, canonical
