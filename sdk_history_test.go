@@ -227,6 +227,10 @@ func TestSDKRunsAccumulate(t *testing.T) {
 		k := k.(map[string]any)
 		if k["verdict"] == "regressed" {
 			regressed = append(regressed, k["assertion_key"].(string))
+			// named by what it checks, not by a run's random id
+			if l, _ := k["label"].(string); !strings.HasPrefix(l, `trace {"check":"contains_in_order"`) {
+				t.Errorf("the regressed key is labelled %q", l)
+			}
 		}
 	}
 	if code != 1 || len(regressed) != 1 || regressed[0] != ordered || planted["unchanged"] != float64(len(suiteSpecs)-1) {

@@ -18,6 +18,7 @@ import (
 	"attest-engine/pool"
 	"attest-engine/report"
 	"attest-engine/resultkey"
+	"attest-engine/simulate"
 	"attest-engine/tape"
 	"attest-engine/trace"
 )
@@ -215,7 +216,10 @@ func (ev *Evaluator) Trace(index int, tv tape.Value, size int, list []assert.Ass
 		tr.Results[i] = report.Recorded{TraceID: tr.TraceID, Type: list[i].Type, Result: r, CaseKey: tr.CaseKey}
 		if ev.Keys {
 			a := &list[i]
-			tr.Results[i].AssertionKey, _ = resultkey.Assertion(a.Type, a.Spec, a.AgentID, "")
+			if c, err := simulate.Canonical(a.Spec); err == nil {
+				tr.Results[i].AssertionKey = resultkey.AssertionOf(a.Type, c, a.AgentID, "")
+				tr.Results[i].KeyLabel = resultkey.Label(a.Type, c, "")
+			}
 		}
 		if ev.Specs {
 			tr.Results[i].Spec = report.SpecText(list[i].Spec)

@@ -42,6 +42,8 @@ type jsonTrace struct {
 type jsonResult struct {
 	AssertionID  string `json:"assertion_id"`
 	AssertionKey string `json:"assertion_key,omitempty"`
+	// Label names the assertion key for a person (its type and spec).
+	Label string `json:"label,omitempty"`
 	// CaseKey is written only where it differs from its trace's (several
 	// batches of one trace_id over different inputs).
 	CaseKey     string   `json:"case_key,omitempty"`
@@ -114,7 +116,7 @@ func (j *jsonReport) Trace(tr *Trace) error {
 		r := rec.Result
 		sc := finite(r.Score)
 		out.Results = append(out.Results, jsonResult{
-			AssertionID: r.AssertionID, AssertionKey: rec.AssertionKey, Type: rec.Type, Suite: rec.Suite, Plugin: rec.Plugin,
+			AssertionID: r.AssertionID, AssertionKey: rec.AssertionKey, Label: rec.KeyLabel, Type: rec.Type, Suite: rec.Suite, Plugin: rec.Plugin,
 			Status: string(r.Status), Score: &sc, Explanation: r.Explanation, Cost: finite(r.Cost),
 			DurationMS: r.DurationMS, RequestID: r.RequestID, Skipped: r.Skipped, FailedStep: r.FailedStep,
 		})

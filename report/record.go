@@ -21,6 +21,10 @@ type Recorded struct {
 	// resultkey): what was evaluated and what checked it, the same in every
 	// run of the suite. "" when the writer of the record computed none.
 	CaseKey, AssertionKey string
+	// KeyLabel is how a person names the assertion key (resultkey.Label:
+	// the type and the spec's canonical text, cut to 160 bytes), written
+	// beside it: a key's results in two runs carry different assertion_ids.
+	KeyLabel string
 	// Repeat is the run of a simulated scenario the result belongs to
 	// (evaluate_batch's repeat), when HasRepeat.
 	Repeat    int64

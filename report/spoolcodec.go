@@ -12,7 +12,7 @@ import (
 
 // A spooled record is its length (uvarint) then its fields: the strings
 // TraceID, Suite, Plugin, Type, Spec, AssertionID, Status, Explanation and
-// RequestID, CaseKey and AssertionKey, each as a uvarint length and its
+// RequestID, CaseKey, AssertionKey and KeyLabel, each as a uvarint length and its
 // bytes; Score and Cost as the 8 bytes of their IEEE 754 bits; DurationMS
 // and Repeat as varints; a byte of flags (1 Skipped, 2 Replayed, 4 a
 // FailedStep follows, 8 its AtEnd, 16 a judge's fields follow, 32 a
@@ -35,7 +35,7 @@ func appendRecord(b []byte, r *Recorded) []byte {
 	b = append(b, make([]byte, binary.MaxVarintLen64)...) // room for the length, moved down below
 	body := len(b)
 	for _, s := range [...]string{r.TraceID, r.Suite, r.Plugin, r.Type, r.Spec, r.Result.AssertionID,
-		string(r.Result.Status), r.Result.Explanation, r.Result.RequestID, r.CaseKey, r.AssertionKey} {
+		string(r.Result.Status), r.Result.Explanation, r.Result.RequestID, r.CaseKey, r.AssertionKey, r.KeyLabel} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
@@ -117,7 +117,7 @@ func appendRecord(b []byte, r *Recorded) []byte {
 // the length).
 func decodeRecord(body []byte) (Recorded, error) {
 	var r Recorded
-	var strs [11]string
+	var strs [12]string
 	var ok bool
 	if body, ok = readStrings(body, strs[:]); !ok {
 		return r, errSpoolRecord
@@ -125,7 +125,7 @@ func decodeRecord(body []byte) (Recorded, error) {
 	if len(body) < 16 {
 		return r, errSpoolRecord
 	}
-	r.TraceID, r.Suite, r.Plugin, r.Type, r.Spec, r.CaseKey, r.AssertionKey = strs[0], strs[1], strs[2], strs[3], strs[4], strs[9], strs[10]
+	r.TraceID, r.Suite, r.Plugin, r.Type, r.Spec, r.CaseKey, r.AssertionKey, r.KeyLabel = strs[0], strs[1], strs[2], strs[3], strs[4], strs[9], strs[10], strs[11]
 	r.Result = assert.Result{AssertionID: strs[5], Status: assert.Status(strs[6]), Explanation: strs[7], RequestID: strs[8],
 		Score: math.Float64frombits(binary.BigEndian.Uint64(body)), Cost: math.Float64frombits(binary.BigEndian.Uint64(body[8:]))}
 	body = body[16:]
@@ -211,11 +211,11 @@ func readStrings(body []byte, strs []string) ([]byte, bool) {
 }
 
 // recordSize is what a record costs held in memory: its strings and the
-// struct (Recorded with its Result is 248 bytes on 64-bit systems), a
+// struct (Recorded with its Result is 264 bytes on 64-bit systems), a
 // FailedStep's (80 bytes and its strings), a judge's fields (48 bytes) and
 // a Failure's (80 bytes and its strings).
 func recordSize(r *Recorded) int {
-	n := 248 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) + len(r.CaseKey) + len(r.AssertionKey) +
+	n := 264 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) + len(r.CaseKey) + len(r.AssertionKey) + len(r.KeyLabel) +
 		len(r.Result.AssertionID) + len(r.Result.Status) + len(r.Result.Explanation) + len(r.Result.RequestID)
 	if f := r.Result.FailedStep; f != nil {
 		n += 80 + len(f.Location) + len(f.AgentID) + len(f.Tool) + len(f.Reason)

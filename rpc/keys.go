@@ -71,7 +71,7 @@ type batchKeys struct {
 	repeat    int64
 	hasRepeat bool
 	keys      []string
-	labels    []string // only for the history
+	labels    []string
 }
 
 // keysOf computes a batch's keys: only when a report or a history keeps them (evaluate.go), never on the
@@ -88,9 +88,7 @@ func (s *Server) keysOf(trace, specs tape.Value, list []assert.Assertion, scenar
 			k.caseKey, _ = resultkey.Case(trace.Get("agent_id").Str(), in.Any(), in.Exists())
 		}
 	}
-	if s.history != nil {
-		k.labels = make([]string, len(list))
-	}
+	k.labels = make([]string, len(list))
 	// specs is the request's assertions array, one element per assertion of list (assert.Parse reads
 	// them in order); its elements' spec text is the cache's key.
 	var texts []tape.Value
@@ -108,10 +106,7 @@ func (s *Server) keysOf(trace, specs tape.Value, list []assert.Assertion, scenar
 			text = texts[i].Text()
 			hash = cacheHash(a.Type, a.AgentID, text)
 			if kk, ok := s.keyCache.Get(hash); ok && kk.is(a.Type, a.AgentID, text) {
-				k.keys[i] = kk.key
-				if k.labels != nil {
-					k.labels[i] = kk.label
-				}
+				k.keys[i], k.labels[i] = kk.key, kk.label
 				continue
 			}
 		}
@@ -124,12 +119,9 @@ func (s *Server) keysOf(trace, specs tape.Value, list []assert.Assertion, scenar
 			kk.typ, kk.agent, kk.text = a.Type, a.AgentID, string(text)
 			s.keyCache.Put(hash, kk)
 		}
-		k.keys[i] = kk.key
-		if k.labels != nil {
-			k.labels[i] = kk.label
-		}
+		k.keys[i], k.labels[i] = kk.key, kk.label
 	}
-	if k.labels != nil && s.ids != nil {
+	if s.ids != nil {
 		for i := range list {
 			if k.keys[i] != "" {
 				s.ids.Put(list[i].ID, k.keys[i])

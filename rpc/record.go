@@ -17,6 +17,7 @@ type Record struct {
 	Spec    string // Options.ReportSpec of the assertion's spec; "" without it, and for plugin results
 	// CaseKey and AssertionKey are the result's stable keys (package resultkey); "" for plugin results.
 	CaseKey, AssertionKey string
+	KeyLabel              string // how a person names the assertion key (resultkey.Label)
 	// Repeat is the batch's repeat when HasRepeat (a run of a simulated scenario).
 	Repeat    int64
 	HasRepeat bool
@@ -71,7 +72,7 @@ func (r *recorder) addBatch(traceID, suite string, list []assert.Assertion, resu
 	for i, res := range results {
 		rec := Record{TraceID: traceID, Suite: suite, Result: res, CaseKey: k.caseKey, Repeat: k.repeat, HasRepeat: k.hasRepeat}
 		if i < len(list) && list[i].ID == res.AssertionID {
-			rec.Type, rec.AssertionKey = list[i].Type, k.keys[i]
+			rec.Type, rec.AssertionKey, rec.KeyLabel = list[i].Type, k.keys[i], k.labels[i]
 			if r.spec != nil {
 				rec.Spec = r.spec(list[i].Spec)
 			}
