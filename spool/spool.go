@@ -223,7 +223,7 @@ func scan(f *os.File, first uint64, maxBody int, fn func(Record) error) (int64, 
 			}
 			return off, count, "", err
 		}
-		if crc32.Checksum(buf, castagnoli) != binary.LittleEndian.Uint32(hdr[4:8]) {
+		if crc32.Checksum(buf, castagnoli()) != binary.LittleEndian.Uint32(hdr[4:8]) {
 			return off, count, "checksum mismatch", nil
 		}
 		r, reason := decode(buf)
@@ -242,7 +242,7 @@ func scan(f *os.File, first uint64, maxBody int, fn func(Record) error) (int64, 
 	}
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // decode reads a payload; the reason is "" when it is valid.
 func decode(p []byte) (Record, string) {
@@ -312,7 +312,7 @@ func (s *Spool) Append(encoding byte, body []byte) (uint64, error) {
 	payload = append(append(payload, encoding), body...)
 	frame := make([]byte, frameHeader, frameHeader+len(payload))
 	binary.LittleEndian.PutUint32(frame[0:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(frame[4:8], crc32.Checksum(payload, castagnoli))
+	binary.LittleEndian.PutUint32(frame[4:8], crc32.Checksum(payload, castagnoli()))
 	frame = append(frame, payload...)
 	if s.total+int64(len(frame)) > s.opts.MaxBytes {
 		return 0, ErrFull
