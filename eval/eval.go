@@ -132,6 +132,7 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 	if err == nil {
 		c.format, err = report.ParseFormat(*format)
 		c.ev.Specs = c.format == report.FormatHTML
+		c.ev.Keys = c.format == report.FormatJSON // what attest-engine diff reads
 	}
 	if err == nil && c.dry {
 		// A dry run prints its table or object and writes no report: a

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"net/http"
 	"os"
@@ -18,6 +19,8 @@ import (
 func FuzzDecodePayload(f *testing.F) {
 	for i := range 7 {
 		r := crashResult(i)
+		f.Add(appendPayload(nil, &r))
+		r.Label = fmt.Sprintf("content {\"value\":\"%d\"}", i) // version 3
 		f.Add(appendPayload(nil, &r))
 	}
 	f.Add([]byte{1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})

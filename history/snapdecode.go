@@ -256,8 +256,8 @@ func (d *snapDecoder) series(key string) (*series, error) {
 			return err
 		}
 		sr.Windows = windows
-		if len(sr.Type) > MaxField || len(sr.Latest.ResultID) > MaxField {
-			return fmt.Errorf("assertion %q: a type or result id longer than %d bytes", clipName(key), MaxField)
+		if len(sr.Type) > MaxField || len(sr.Latest.ResultID) > MaxField || len(sr.Label) > MaxField {
+			return fmt.Errorf("assertion %q: a type, label or result id longer than %d bytes", clipName(key), MaxField)
 		}
 		return nil
 	})

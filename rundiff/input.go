@@ -6,6 +6,7 @@ package rundiff
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -188,10 +189,14 @@ func traceResults(t tape.Value, res *result, fn func(*result) error) error {
 		if r.Kind() != tape.Object {
 			return errors.New("a result of the report is not an object")
 		}
-		*res = result{caseKey: caseKey, label: str(r.Get("assertion_id")), typ: str(r.Get("type")), status: str(r.Get("status"))}
+		// A result's own case_key (the engine writes one where it differs
+		// from its trace's) wins over its trace's.
+		id := str(r.Get("assertion_id"))
+		// The key's label where the engine wrote one (the id differs from run to run), else the id.
+		*res = result{caseKey: cmp.Or(str(r.Get("case_key")), caseKey), label: cmp.Or(str(r.Get("label")), id), typ: str(r.Get("type")), status: str(r.Get("status"))}
 		res.assertion = str(r.Get("assertion_key"))
 		if res.assertion == "" {
-			res.assertion = "assertion_id:" + res.label + "/" + res.typ
+			res.assertion = "assertion_id:" + id + "/" + res.typ
 		}
 		if err := common(r, res); err != nil {
 			return err

@@ -139,9 +139,9 @@ func (d *durable) attach(feed *ingest.Feed) {
 	if !ok || len(c.suite.Assertions) == 0 {
 		return
 	}
-	first := c.suite.Assertions[0].ID
+	first, firstKey := c.suite.Assertions[0].ID, c.suite.Keys[0]
 	feed.KnownBy(func(traceID string) (ingest.Prior, bool) {
-		rid, through, spans, ok := v.Prior(traceID, first)
+		rid, through, spans, ok := v.Prior(traceID, firstKey)
 		if !ok {
 			return ingest.Prior{}, false
 		}
@@ -171,7 +171,7 @@ func (d *durable) judged(t ingest.Trace) bool {
 		return false
 	}
 	first := d.c.suite.Assertions[0].ID
-	rid, through, _, ok := v.Prior(t.ID, first)
+	rid, through, _, ok := v.Prior(t.ID, d.c.suite.Keys[0])
 	return ok && through == t.Through && rid == resultID(t.ID, first, d.c.suite.Hash, d.c.ev.version)
 }
 
