@@ -23,9 +23,10 @@ import (
 )
 
 // suiteCases is how many cases the suite evaluates per run: a test parametrized over order numbers, each
-// building its trace from one fixture. 80 pairs let diff call a key unchanged (a 10-point drop would be
-// seen) and a broken fixture regressed.
-const suiteCases = 80
+// building its trace from one fixture. 120 pairs let diff call each of the 8 keys unchanged (a 10-point drop
+// would be seen with power 0.8 at Holm's first step, α/8; 80 pairs see a 14-point one) and a broken fixture
+// regressed.
+const suiteCases = 120
 
 // suiteSpecs are the suite's assertions, one batch per case as the SDK's expect(...) chain sends them.
 var suiteSpecs = []struct{ typ, spec string }{
