@@ -56,10 +56,12 @@ func feedAll(tb testing.TB, data []byte, flush bool) (*Feed, []Trace) {
 		if err != nil {
 			break
 		}
-		out = append(out, feed.Item(it)...)
+		feed.Add(it)
+		out = append(out, take(feed)...)
 	}
 	if flush {
-		out = append(out, feed.Flush()...)
+		feed.Flush()
+		out = append(out, take(feed)...)
 	}
 	return feed, out
 }

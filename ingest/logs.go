@@ -21,10 +21,12 @@ import (
 // The others are read, checked and dropped. A kept record travels as a
 // Span with LogKey set (Span.LogKey) through the same assembly, under the
 // same bounds (its Size counts against the byte budget) and grace, and is
-// joined to its span when the trace is mapped (build.go). The records of
-// one request for one span travel as one such Span, their events in the
-// order sent: a carrier per record held about twice the memory of the same
-// messages in span attributes (TestDeliveryHeld). An invalid trace
+// joined to its span when the trace is mapped (build.go). Consecutive
+// records of one request for one span (as an SDK's batch sends them)
+// travel as one such Span, their events in the order sent: a carrier per
+// record held about twice the memory of the same messages in span
+// attributes (TestDeliveryHeld). A request is read carrier by carrier, and
+// taken in chunks as a trace request is (chunks.go). An invalid trace
 // or span id fails the request, as for spans; a record without a trace id
 // cannot be joined and is dropped.
 
@@ -38,7 +40,6 @@ type logRecord struct {
 	attrs           map[string]any
 	body            any
 	packed          string // attributes and body already packed (plain.go); attrs and body nil then
-	size            int
 	digest          [sha256.Size]byte
 }
 
@@ -71,43 +72,47 @@ func (r *logRecord) keep(service string, decode func(b []byte, n int, field stri
 	ev := Event{Name: name, Time: at, Attrs: r.attrs, Body: r.body, Log: true, Packed: r.packed}
 	ev.pack()
 	return Span{TraceID: traceID, SpanID: spanID, Start: at, End: at, Events: []Event{ev}, Service: service,
-		Size: r.size, LogKey: hex.EncodeToString(r.digest[:12])}, true, nil
+		LogKey: hex.EncodeToString(r.digest[:12])}, true, nil
 }
 
-// carriers gathers a request's kept records by trace and span, in the
-// order each pair first came: one Span per pair, its events in order, its
-// Size their sum, its LogKey from their digests (the same records sent
-// again are held once).
+// carriers gathers a request's kept records by trace and span as they
+// come: consecutive records of one pair travel as one Span, its events in
+// order, its LogKey from their digests (the same records sent again are
+// held once), its Size its estimated memory (spanHeld) once whole. Each
+// carrier is handed to visit when a record of another pair comes or the
+// request ends, so a request is read holding one carrier, not all of them.
 type carriers struct {
-	out []Span
-	at  map[[2]string]int
+	cur   Span
+	open  bool
+	visit func(Span) error
 }
 
-func (c *carriers) add(sp Span) {
-	k := [2]string{sp.TraceID, sp.SpanID}
-	i, ok := c.at[k]
-	if !ok {
-		if c.at == nil {
-			c.at = map[[2]string]int{}
-		}
-		c.at[k] = len(c.out)
-		c.out = append(c.out, sp)
-		return
+func (c *carriers) add(sp Span) error {
+	if c.open && sp.TraceID == c.cur.TraceID && sp.SpanID == c.cur.SpanID {
+		c.cur.Events = append(c.cur.Events, sp.Events...)
+		c.cur.Start, c.cur.End = min(c.cur.Start, sp.Start), max(c.cur.End, sp.End)
+		c.cur.LogKey += sp.LogKey
+		return nil
 	}
-	cur := &c.out[i]
-	cur.Events = append(cur.Events, sp.Events...)
-	cur.Size += sp.Size
-	cur.Start, cur.End = min(cur.Start, sp.Start), max(cur.End, sp.End)
-	cur.LogKey += sp.LogKey
+	if err := c.flush(); err != nil {
+		return err
+	}
+	c.cur, c.open = sp, true
+	return nil
 }
 
-// spans are the carriers, each LogKey the digest of its records' digests.
-func (c *carriers) spans() []Span {
-	for i := range c.out {
-		sum := sha256.Sum256([]byte(c.out[i].LogKey))
-		c.out[i].LogKey = "log:" + c.out[i].SpanID + ":" + hex.EncodeToString(sum[:12])
+// flush hands on the carrier being gathered, its LogKey the digest of
+// its records' digests.
+func (c *carriers) flush() error {
+	if !c.open {
+		return nil
 	}
-	return c.out
+	sp := c.cur
+	c.cur, c.open = Span{}, false
+	sum := sha256.Sum256([]byte(sp.LogKey))
+	sp.LogKey = "log:" + sp.SpanID + ":" + hex.EncodeToString(sum[:12])
+	sp.Size = spanHeld(&sp)
+	return c.visit(sp)
 }
 
 // nonEmptyID is a JSON id string as sent, nil for none or "".
@@ -120,15 +125,33 @@ func nonEmptyID(q []byte) []byte {
 
 // ParseOTLPLogs decodes one OTLP/JSON ExportLogsServiceRequest (the body
 // of POST /v1/logs, or one line of a collector's file exporter) into the
-// log records the mapping reads, each carried as a Span with LogKey set.
-func ParseOTLPLogs(data []byte) ([]Span, error) {
+// log records the mapping reads, carried as Spans with LogKey set.
+func ParseOTLPLogs(data []byte) ([]Span, error) { return collect(data, eachOTLPLogs) }
+
+// collect gathers what each passes on.
+func collect(data []byte, each func([]byte, func(Span) error) error) ([]Span, error) {
+	var spans []Span
+	err := each(data, func(sp Span) error {
+		spans = append(spans, sp)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return spans, nil
+}
+
+// eachOTLPLogs decodes a logs request as ParseOTLPLogs does, passing each
+// carrier to visit in order; an error from visit ends the walk and is
+// returned as it is.
+func eachOTLPLogs(data []byte, visit func(Span) error) error {
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v) // for its message
-		return nil, fmt.Errorf("OTLP/JSON logs: %v", err)
+		return fmt.Errorf("OTLP/JSON logs: %v", err)
 	}
 	if err := uniqueNames(data); err != nil { // as for traces (names.go)
-		return nil, fmt.Errorf("OTLP/JSON logs: %v", err)
+		return fmt.Errorf("OTLP/JSON logs: %v", err)
 	}
 	var resourceLogs []byte
 	err := members(data, "request", func(key string, val []byte) error {
@@ -138,11 +161,11 @@ func ParseOTLPLogs(data []byte) ([]Span, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("OTLP/JSON logs: %v", err)
+		return fmt.Errorf("OTLP/JSON logs: %v", err)
 	}
-	var out carriers
+	out := carriers{visit: visit}
 	n := 0
-	var recErr error
+	var recErr, visitErr error
 	// Ids come as JSON strings; the records of a request mostly share
 	// them, so the last one of each size is remembered.
 	var lastRaw [2][]byte
@@ -206,7 +229,9 @@ func ParseOTLPLogs(data []byte) ([]Span, error) {
 					var sp Span
 					var ok bool
 					if sp, ok, err = r.keep(service, jsonID); ok {
-						out.add(sp)
+						if visitErr = out.add(sp); visitErr != nil {
+							return visitErr
+						}
 					}
 				}
 				if err != nil {
@@ -218,17 +243,19 @@ func ParseOTLPLogs(data []byte) ([]Span, error) {
 			})
 		})
 	})
-	if recErr != nil {
-		return nil, recErr
+	switch {
+	case visitErr != nil:
+		return visitErr
+	case recErr != nil:
+		return recErr
+	case err != nil:
+		return fmt.Errorf("OTLP/JSON logs: %v", err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("OTLP/JSON logs: %v", err)
-	}
-	return out.spans(), nil
+	return out.flush()
 }
 
 func parseLogRecord(raw []byte) (logRecord, error) {
-	r := logRecord{size: len(raw), digest: sha256.Sum256(raw)}
+	r := logRecord{digest: sha256.Sum256(raw)}
 	var traceID, spanID []byte // the JSON strings, read by keep
 	var at, observed wireUint
 	var attrs, body []byte

@@ -21,30 +21,34 @@ var (
 
 // ParseOTLPLogsProto decodes one binary protobuf ExportLogsServiceRequest
 // (POST /v1/logs with Content-Type application/x-protobuf) into the
-// records [ParseOTLPLogs] gives for the same request in OTLP/JSON; Size is
-// protoSize of the record's encoded length. A body sent more than once
-// keeps the last.
-func ParseOTLPLogsProto(data []byte) ([]Span, error) {
-	var out carriers
+// records [ParseOTLPLogs] gives for the same request in OTLP/JSON. A body
+// sent more than once keeps the last.
+func ParseOTLPLogsProto(data []byte) ([]Span, error) { return collect(data, eachOTLPLogsProto) }
+
+// eachOTLPLogsProto decodes a protobuf logs request as ParseOTLPLogsProto
+// does, passing each carrier to visit in order; an error from visit ends
+// the walk and is returned as it is.
+func eachOTLPLogsProto(data []byte, visit func(Span) error) error {
+	out := carriers{visit: visit}
 	n := 0
 	r := fields{b: data}
 	for r.more() {
 		f, err := r.nextIn(logsRequestSchema)
 		if err != nil {
-			return nil, fmt.Errorf("OTLP/protobuf logs: %v", err)
+			return fmt.Errorf("OTLP/protobuf logs: %v", err)
 		}
 		if f.num != 1 {
 			continue
 		}
 		service, err := resourceService(f.b) // resource is field 1 in ResourceLogs too
 		if err != nil {
-			return nil, fmt.Errorf("OTLP/protobuf logs: resource: %v", err)
+			return fmt.Errorf("OTLP/protobuf logs: resource: %v", err)
 		}
 		rl := fields{b: f.b}
 		for rl.more() {
 			g, err := rl.nextIn(resourceLogsSchema)
 			if err != nil {
-				return nil, fmt.Errorf("OTLP/protobuf logs: resourceLogs: %v", err)
+				return fmt.Errorf("OTLP/protobuf logs: resourceLogs: %v", err)
 			}
 			if g.num != 2 {
 				continue
@@ -53,7 +57,7 @@ func ParseOTLPLogsProto(data []byte) ([]Span, error) {
 			for sl.more() {
 				h, err := sl.nextIn(scopeLogsSchema)
 				if err != nil {
-					return nil, fmt.Errorf("OTLP/protobuf logs: scopeLogs: %v", err)
+					return fmt.Errorf("OTLP/protobuf logs: scopeLogs: %v", err)
 				}
 				if h.num != 2 {
 					continue
@@ -63,23 +67,25 @@ func ParseOTLPLogsProto(data []byte) ([]Span, error) {
 					var sp Span
 					var ok bool
 					if sp, ok, err = rec.keep(service, protoIDBytes); ok {
-						out.add(sp)
+						if err := out.add(sp); err != nil {
+							return err
+						}
 					}
 				}
 				if err != nil {
-					return nil, fmt.Errorf("OTLP/protobuf log record %d: %v", n, err)
+					return fmt.Errorf("OTLP/protobuf log record %d: %v", n, err)
 				}
 				n++
 			}
 		}
 	}
-	return out.spans(), nil
+	return out.flush()
 }
 
 func protoIDBytes(b []byte, n int, field string) (string, error) { return protoID(b, n, field) }
 
 func decodeLogRecord(b []byte) (logRecord, error) {
-	r := logRecord{size: protoSize(len(b)), digest: sha256.Sum256(b)}
+	r := logRecord{digest: sha256.Sum256(b)}
 	var body []byte
 	attrs := 0
 	fs := fields{b: b}

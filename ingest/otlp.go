@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"attest-engine/clip"
 	"attest-engine/trace"
@@ -34,7 +33,7 @@ type Span struct {
 	Error    bool   // status code ERROR
 	Status   string // status message
 	Service  string // resource attribute service.name
-	Size     int    // what it costs to hold: its JSON text's length, or protoSize of its protobuf length
+	Size     int    // what it holds in memory, estimated (spanHeld), whichever encoding it came in
 	Seq      uint64 // the input item it came in (Item.Seq)
 	// LogKey is set when this is not a span but an OTLP log record
 	// (logs.go) carried to its trace: SpanID is then the span it belongs
@@ -110,45 +109,6 @@ func appendValue(b []byte, v any) []byte {
 	}
 	return append(b, "null"...)
 }
-
-// appendString appends s quoted; invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			b = append(b, c)
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = append(b, "\ufffd"...)
-		} else {
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(b, '"')
-}
-
-const hexDigits = "0123456789abcdef"
 
 // unpacked is e with Attrs and Body read back from Packed.
 func (e Event) unpacked() Event {
@@ -227,13 +187,28 @@ func (s *wireStatus) UnmarshalJSON(b []byte) error {
 // A span with an invalid trace or span id is an error for the whole request:
 // the sender's encoding is wrong, and guessing would mis-assemble traces.
 func ParseOTLP(data []byte) ([]Span, error) {
+	var spans []Span
+	err := eachOTLP(data, func(sp Span) error {
+		spans = append(spans, sp)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return spans, nil
+}
+
+// eachOTLP decodes an OTLP/JSON request as ParseOTLP does, passing each
+// span to visit in order; an error from visit ends the walk and is
+// returned (wrapped).
+func eachOTLP(data []byte, visit func(Span) error) error {
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v) // for its message
-		return nil, fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("OTLP/JSON: %v", err)
 	}
 	if err := uniqueNames(data); err != nil {
-		return nil, fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("OTLP/JSON: %v", err)
 	}
 	var resourceSpans []byte
 	err := members(data, "request", func(key string, val []byte) error {
@@ -243,9 +218,9 @@ func ParseOTLP(data []byte) ([]Span, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("OTLP/JSON: %v", err)
 	}
-	var spans []Span
+	n := 0
 	var spanErr error
 	err = rawList(resourceSpans).each("resourceSpans", func(rs []byte) error {
 		var attrs, scopes []byte
@@ -290,26 +265,26 @@ func ParseOTLP(data []byte) ([]Span, error) {
 			return rawList(list).each("spans", func(raw []byte) error {
 				sp, err := parseSpan(raw)
 				if err != nil {
-					spanErr = fmt.Errorf("OTLP/JSON span %d: %v", len(spans), err)
+					spanErr = fmt.Errorf("OTLP/JSON span %d: %v", n, err)
 					return spanErr
 				}
 				sp.Service = service
-				spans = append(spans, sp)
-				return nil
+				n++
+				return visit(sp)
 			})
 		})
 	})
 	if spanErr != nil {
-		return nil, spanErr
+		return spanErr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("OTLP/JSON: %v", err)
 	}
-	return spans, nil
+	return nil
 }
 
 func parseSpan(raw []byte) (Span, error) {
-	sp := Span{Size: len(raw)}
+	var sp Span
 	var traceID, spanID, parentID string
 	var start, end wireUint
 	var status wireStatus
@@ -388,6 +363,7 @@ func parseSpan(raw []byte) (Span, error) {
 		return Span{}, err
 	}
 	sp.Events = ev.kept
+	sp.Size = spanHeld(&sp)
 	return sp, nil
 }
 

@@ -32,6 +32,8 @@ type durable struct {
 	base int64    // the offset reading started at
 	mark int64    // the watermark there
 	dir  *safedir.Dir
+	// borrowed: dir is the history's (closed by it)
+	borrowed bool
 	// spool holds what --listen answered 200 until it is settled.
 	spool *spool.Spool
 
@@ -91,10 +93,19 @@ func (d *durable) resume(f *os.File) error {
 	return nil
 }
 
-// openDir opens the state dir for the files this package keeps there.
+// openDir opens the state dir for the files this package keeps there: the
+// directory the history opened, checked private and locked, when the
+// recorder has it (the path may name another directory by now), else the
+// path.
 func (d *durable) openDir() error {
 	if d.dir != nil {
 		return nil
+	}
+	if r, ok := d.c.rec.(interface{ StateDir() *safedir.Dir }); ok {
+		if dir := r.StateDir(); dir != nil {
+			d.dir, d.borrowed = dir, true
+			return nil
+		}
 	}
 	dir, err := safedir.Open(d.c.o.history.Dir)
 	if err != nil {
@@ -109,7 +120,7 @@ func (d *durable) close() {
 	if d.spool != nil {
 		d.spool.Close()
 	}
-	if d.dir != nil {
+	if d.dir != nil && !d.borrowed {
 		d.dir.Close()
 	}
 }
@@ -128,9 +139,9 @@ func (d *durable) attach(feed *ingest.Feed) {
 	if !ok || len(c.suite.Assertions) == 0 {
 		return
 	}
-	first := c.suite.Assertions[0].ID
+	first, firstKey := c.suite.Assertions[0].ID, c.suite.Keys[0]
 	feed.KnownBy(func(traceID string) (ingest.Prior, bool) {
-		rid, through, spans, ok := v.Prior(traceID, first)
+		rid, through, spans, ok := v.Prior(traceID, firstKey)
 		if !ok {
 			return ingest.Prior{}, false
 		}
@@ -160,11 +171,13 @@ func (d *durable) judged(t ingest.Trace) bool {
 		return false
 	}
 	first := d.c.suite.Assertions[0].ID
-	rid, through, _, ok := v.Prior(t.ID, first)
+	rid, through, _, ok := v.Prior(t.ID, d.c.suite.Keys[0])
 	return ok && through == t.Through && rid == resultID(t.ID, first, d.c.suite.Hash, d.c.ev.version)
 }
 
-// item counts an item's spans (or its trace) in the ledger.
+// item counts an item's spans (or its trace) in the ledger. The chunks of
+// one line or request share a Seq: the first holds the item unsettled
+// (one more) until the last is counted (ledger.more).
 func (d *durable) item(it ingest.Item) {
 	if d.led == nil {
 		return
@@ -173,7 +186,16 @@ func (d *durable) item(it ingest.Item) {
 	if it.Trace != nil {
 		n = 1
 	}
-	d.led.add(it.Seq, n)
+	switch {
+	case it.Part == 0 && it.More:
+		d.led.add(it.Seq, n+1)
+	case it.Part == 0:
+		d.led.add(it.Seq, n)
+	case it.More:
+		d.led.more(it.Seq, n)
+	default:
+		d.led.more(it.Seq, n-1)
+	}
 }
 
 // read notes where an item ended.

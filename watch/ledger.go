@@ -53,6 +53,22 @@ func (l *ledger) add(seq uint64, n int) {
 	l.pop()
 }
 
+// more adds n to the unsettled count of item seq, the last one added: the
+// further chunks of a long line or request come as items of the same Seq
+// (ingest.Item.Part), counted as they come. Whoever adds a first chunk with
+// more to follow adds one to its count, which the last chunk takes back
+// (n = its spans − 1), so that the item cannot settle before its last
+// chunk is counted.
+func (l *ledger) more(seq uint64, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if seq < l.base || seq >= l.next {
+		return // not an item of this ledger (one not counted)
+	}
+	l.items[l.head+int(seq-l.base)].pending += n
+	l.pop()
+}
+
 // read is told where item seq ended: the offset after it and the
 // watermark once it was read.
 func (l *ledger) read(end, mark int64) {

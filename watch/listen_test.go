@@ -14,8 +14,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -25,51 +23,75 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// countingBody counts the request bodies begun.
-type countingBody struct {
-	io.Reader
-	begun *atomic.Int32
-	once  sync.Once
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	b.once.Do(func() { b.begun.Add(1) })
-	return b.Reader.Read(p)
-}
-
-func (b *countingBody) Close() error { return nil }
-
-// TestExportsBounded: while the pipeline takes nothing, at most maxExports
-// requests are read and held (each may hold --max-line bytes); the others
-// wait unread.
-func TestExportsBounded(t *testing.T) {
-	data, err := os.ReadFile("../testdata/ingest/basic.input.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _, _ := strings.Cut(string(data), "\n")
-	c := &command{o: options{maxLine: 1 << 20}, exports: make(chan struct{}, maxExports)}
-	stop, cancel := context.WithCancel(context.Background())
-	items := make(chan ingest.Item) // nobody reads: the pipeline is full
-	var begun atomic.Int32
-	var wg sync.WaitGroup
-	const clients = 3 * maxExports
-	for range clients {
-		wg.Go(func() {
-			r := httptest.NewRequest("POST", "/v1/traces", nil)
-			r.Body = &countingBody{Reader: strings.NewReader(body), begun: &begun}
-			r.Header.Set("Content-Type", "application/json")
-			c.export(stop, items, httptest.NewRecorder(), r, false)
+// TestBodiesBounded: while the pipeline takes nothing, requests are taken
+// (200) until what they hold fills the body budget; the others are refused
+// with 503 and Retry-After after AdmitWait, holding nothing, never left
+// waiting longer. /v1/logs goes through the same admission as /v1/traces.
+func TestBodiesBounded(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		file string
+		line int // the request's line in file
+		logs bool
+	}{
+		{"/v1/traces", "basic.input.jsonl", 0, false},
+		{"/v1/logs", "weather_events_logs.input.jsonl", 1, true},
+	} {
+		t.Run(strings.TrimPrefix(tc.path, "/v1/"), func(t *testing.T) {
+			data, err := os.ReadFile("../testdata/ingest/" + tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := strings.Split(string(data), "\n")[tc.line]
+			check := ingest.CheckOTLP
+			if tc.logs {
+				check = ingest.CheckOTLPLogs
+			}
+			req, err := check([]byte(body), ingest.DefaultChunk)
+			if err != nil || req.Spans() == 0 {
+				t.Fatalf("%d spans or records, error %v", req.Spans(), err)
+			}
+			// fit requests the budget holds: fit-1 taken (each holding
+			// Held) and the last one's body being read (its length and a
+			// byte reserved), or taken; half a request more does not fit.
+			const fit = 3
+			held := req.Held()
+			lim := listenLimits{Bodies: (fit-1)*held + max(held, int64(len(body))+1) + held/2, AdmitWait: 10 * time.Millisecond}.withDefaults(1 << 10)
+			abandon, drop := context.WithCancel(context.Background())
+			defer drop()
+			c := &command{o: options{maxLine: 1 << 20}, lim: lim, bodies: newBudget(lim.Bodies), inflight: newBudget(inflightBytes),
+				items: make(chan ingest.Item), chunk: ingest.DefaultChunk, abandon: abandon, handoff: newHandoff()} // nobody reads items: the pipeline is full
+			go c.runHandoff(c.handoff)
+			defer func() { drop(); c.handoff.close() }() // the pipeline abandoned: what was taken is dropped
+			codes := map[int]int{}
+			const clients = 12
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for range clients {
+					r := httptest.NewRequest("POST", tc.path, strings.NewReader(body))
+					r.Header.Set("Content-Type", "application/json")
+					w := httptest.NewRecorder()
+					c.export(context.Background(), w, r, tc.logs)
+					codes[w.Code]++
+					if w.Code == 503 && w.Header().Get("Retry-After") != "1" {
+						t.Errorf("503 with Retry-After %q, want 1", w.Header().Get("Retry-After"))
+					}
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("a request waited for the full pipeline instead of being refused")
+			}
+			if codes[200] != fit || codes[503] != clients-fit {
+				t.Errorf("answers %v; want %d × 200 and %d × 503", codes, fit, clients-fit)
+			}
+			if held := c.bodies.held(); held > lim.Bodies {
+				t.Errorf("%d bytes held, over the budget of %d", held, lim.Bodies)
+			}
 		})
 	}
-	// Let every client reach its wait: too short a sleep can only hide a
-	// failure, never make one.
-	time.Sleep(200 * time.Millisecond)
-	if n := begun.Load(); n > maxExports {
-		t.Errorf("%d of %d request bodies read while the pipeline is full; want at most %d", n, clients, maxExports)
-	}
-	cancel()
-	wg.Wait()
 }
 
 // listenRun runs watch --listen on loopback, lets post send to its URL,

@@ -87,7 +87,7 @@ func TestListenLogs(t *testing.T) {
 		}
 	})
 	for _, name := range []string{"answers-with-temperature", "weather-tool-called", "tokens-under-1000"} {
-		if !strings.Contains(want, `"assertion":"`+name+`","type":`) || !regexpPass(want, name) {
+		if !strings.Contains(want, `"assertion":"`+name+`","assertion_key":`) || !regexpPass(want, name) {
 			t.Errorf("%s not passed:\n%s", name, want)
 		}
 	}

@@ -15,65 +15,48 @@ import (
 	"attest-engine/spool"
 )
 
-// retryAfter is the Retry-After of a 503 (seconds): the spool full or the
-// engine shutting down. OTLP/HTTP clients retry 503 and honour it.
-const retryAfter = "2"
+// checkers check a request body by its spool encoding (the listener's
+// encodings: traces or logs, protobuf or JSON).
+var checkers = map[byte]func([]byte, int) (*ingest.Request, error){spool.Protobuf: ingest.CheckOTLPProto,
+	spool.JSON: ingest.CheckOTLP, spool.LogsProtobuf: ingest.CheckOTLPLogsProto, spool.LogsJSON: ingest.CheckOTLPLogs}
 
-// parsers read a request body by its spool encoding.
-var parsers = map[byte]func([]byte) ([]ingest.Span, error){spool.Protobuf: ingest.ParseOTLPProto, spool.JSON: ingest.ParseOTLP,
-	spool.LogsProtobuf: ingest.ParseOTLPLogsProto, spool.LogsJSON: ingest.ParseOTLPLogs}
-
-// delivered is deliver's answer when the client went away: nothing to say.
-const delivered = -1
-
-// deliver hands a request's spans to the pipeline and says what to answer:
-// 0 for 200, delivered when the client is gone, else an HTTP status and
-// message. With a spool the body is appended first, under spoolMu so that
-// the spool's order is the pipeline's, and cut off again when the pipeline
-// does not take it: an answer other than 200 leaves nothing spooled, and a
-// client's retry is not held twice.
-func (c *command) deliver(stop, req context.Context, items chan<- ingest.Item, spans []ingest.Span, enc byte, body []byte) (int, string) {
+// take acknowledges a checked request: with a spool its body is appended
+// first (under spoolMu, so that the spool's order is the hand-off's, in
+// which the ledger counts items), then it is queued for the pipeline. It
+// says what to answer: 0 for 200, else 503 and why (the spool full or
+// unwritable, or the engine shutting down: nothing of the request is kept,
+// and a client's retry is not held twice).
+func (c *command) take(req *ingest.Request, held int64, enc byte, body []byte) (int, string) {
 	var sp *spool.Spool
 	if c.dur != nil {
 		sp = c.dur.spool
 	}
-	it := ingest.Item{Spans: spans}
-	if sp != nil {
-		c.spoolMu.Lock()
-		defer c.spoolMu.Unlock()
-		seq, err := sp.Append(enc, body)
-		if errors.Is(err, spool.ErrFull) {
-			return http.StatusServiceUnavailable, fmt.Sprintf("the spool in --state-dir is full (%d bytes held until what they hold is evaluated): retry later", sp.Bytes())
-		}
-		if err != nil {
-			c.log.Error("spooling a request failed: answered 503", "error", err.Error())
-			return http.StatusServiceUnavailable, "the spool in --state-dir cannot be written: retry later"
-		}
-		it.Seq = seq
-		undo := func() {
-			if err := sp.Undo(seq); err != nil {
-				c.log.Error("taking back a spooled request failed: it will be evaluated after a restart", "error", err.Error())
-			}
-		}
-		select {
-		case items <- it:
-			return 0, ""
-		case <-req.Done():
-			undo()
-			return delivered, ""
-		case <-stop.Done():
-			undo()
+	if sp == nil {
+		if !c.handoff.push(takenReq{req: req, held: held}) {
 			return http.StatusServiceUnavailable, "shutting down"
 		}
-	}
-	select {
-	case items <- it:
 		return 0, ""
-	case <-req.Done():
-		return delivered, ""
-	case <-stop.Done():
+	}
+	c.spoolMu.Lock()
+	defer c.spoolMu.Unlock()
+	if c.handoff.closing() {
 		return http.StatusServiceUnavailable, "shutting down"
 	}
+	seq, err := sp.Append(enc, body)
+	if errors.Is(err, spool.ErrFull) {
+		return http.StatusServiceUnavailable, fmt.Sprintf("the spool in --state-dir is full (%d bytes held until what they hold is evaluated): retry later", sp.Bytes())
+	}
+	if err != nil {
+		c.log.Error("spooling a request failed: answered 503", "error", err.Error())
+		return http.StatusServiceUnavailable, "the spool in --state-dir cannot be written: retry later"
+	}
+	if !c.handoff.push(takenReq{req: req, held: held, seq: seq}) {
+		if err := sp.Undo(seq); err != nil {
+			c.log.Error("taking back a spooled request failed: it will be evaluated after a restart", "error", err.Error())
+		}
+		return http.StatusServiceUnavailable, "shutting down"
+	}
+	return 0, ""
 }
 
 // openSpool opens the spool in the state dir and starts the ledger at its
@@ -87,7 +70,7 @@ func (d *durable) openSpool() error {
 		return fmt.Errorf("--state-dir: %v", err)
 	}
 	if len(sp.Corrupt) > 0 {
-		d.c.log.Warn("spool: corrupt frames in sealed segments; their later requests are lost", "where", sp.Corrupt)
+		d.c.log.Warn("spool: damaged frames were skipped; the requests they held are lost, those after them are replayed", "where", sp.Corrupt)
 	}
 	if sp.TornBytes > 0 {
 		d.c.log.Info("spool: a request torn by a crash was cut (it was never answered 200)", "bytes", sp.TornBytes)
@@ -97,10 +80,12 @@ func (d *durable) openSpool() error {
 	return nil
 }
 
-// replaySpool feeds the spooled requests to the pipeline, in order, before
+// replaySpool hands the spooled requests to the pipeline, in order, before
 // any new one is taken: they were answered 200 and may not have been
-// evaluated.
-func (c *command) replaySpool(stop context.Context, items chan<- ingest.Item) error {
+// evaluated. Each is decoded chunk by chunk as a new request is (the
+// hand-off's queue), so a spool of large requests replays within the same
+// memory.
+func (c *command) replaySpool(stop context.Context) error {
 	if c.dur == nil || c.dur.spool == nil {
 		return nil
 	}
@@ -111,17 +96,25 @@ func (c *command) replaySpool(stop context.Context, items chan<- ingest.Item) er
 	}
 	c.log.Info("spool: replaying requests answered 200 before a restart", "requests", next-first)
 	err := sp.Replay(func(r spool.Record) error {
-		spans, err := parsers[r.Encoding](r.Body)
+		check := checkers[r.Encoding]
+		if check == nil {
+			check = ingest.CheckOTLP // the spool reads no other encoding
+		}
+		req, err := check(r.Body, c.chunk)
 		if err != nil {
 			// It decoded when it was taken: a parser that changed since.
 			c.log.Warn("spool: a spooled request does not decode; skipped", "seq", r.Seq, "error", err.Error())
+			req, _ = ingest.CheckOTLPProto(nil, c.chunk) // no spans: the ledger still counts the item
 		}
-		select {
-		case items <- ingest.Item{Spans: spans, Seq: r.Seq}:
-			return nil
-		case <-stop.Done():
+		held := req.Held()
+		if err := c.bodies.acquire(stop, held); err != nil {
+			return err
+		}
+		if !c.handoff.push(takenReq{req: req, held: held, seq: r.Seq}) {
+			c.bodies.release(held)
 			return stop.Err()
 		}
+		return nil
 	})
 	if err != nil && stop.Err() == nil {
 		return fmt.Errorf("--state-dir: spool replay: %v", err)
