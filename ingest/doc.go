@@ -56,7 +56,7 @@
 // Span.Size (held.go), against Limits.Bytes and every byte bound of the
 // pipeline. A log request keeps of its records only the GenAI events with
 // a trace id (logs.go), consecutive records of one span as one carrier
-// whose Size is estimated the same way (its records' packed text), and is
+// (of at most 1,024 records, as a span's events) whose Size is estimated the same way (its records' packed text), and is
 // taken in chunks as a trace request is (CheckOTLPLogs).
 // Spans keep their attributes as the engine's value model, whose arrays
 // cost 16 bytes an element: at worst (an array of "{}") about 5 times its

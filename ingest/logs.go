@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 )
 
 // OpenTelemetry records events as log records with a name ("events are
@@ -77,40 +78,49 @@ func (r *logRecord) keep(service string, decode func(b []byte, n int, field stri
 
 // carriers gathers a request's kept records by trace and span as they
 // come: consecutive records of one pair travel as one Span, its events in
-// order, its LogKey from their digests (the same records sent again are
-// held once), its Size its estimated memory (spanHeld) once whole. Each
-// carrier is handed to visit when a record of another pair comes or the
-// request ends, so a request is read holding one carrier, not all of them.
+// order (at most maxKeptEvents, as a span's: the rest of the run read,
+// checked and dropped), its LogKey the digest of its records' digests (the
+// same records sent again are held once), its Size its estimated memory
+// (spanHeld) once whole. Each carrier is handed to visit when a record of
+// another pair comes or the request ends, so a request is read holding one
+// carrier, not all of them.
 type carriers struct {
 	cur   Span
 	open  bool
+	key   hash.Hash // of the records' digests, as they come
 	visit func(Span) error
 }
 
 func (c *carriers) add(sp Span) error {
 	if c.open && sp.TraceID == c.cur.TraceID && sp.SpanID == c.cur.SpanID {
+		if len(c.cur.Events) >= maxKeptEvents {
+			return nil
+		}
 		c.cur.Events = append(c.cur.Events, sp.Events...)
 		c.cur.Start, c.cur.End = min(c.cur.Start, sp.Start), max(c.cur.End, sp.End)
-		c.cur.LogKey += sp.LogKey
+		c.key.Write([]byte(sp.LogKey))
 		return nil
 	}
 	if err := c.flush(); err != nil {
 		return err
 	}
+	if c.key == nil {
+		c.key = sha256.New()
+	}
+	c.key.Reset()
+	c.key.Write([]byte(sp.LogKey))
 	c.cur, c.open = sp, true
 	return nil
 }
 
-// flush hands on the carrier being gathered, its LogKey the digest of
-// its records' digests.
+// flush hands on the carrier being gathered.
 func (c *carriers) flush() error {
 	if !c.open {
 		return nil
 	}
 	sp := c.cur
 	c.cur, c.open = Span{}, false
-	sum := sha256.Sum256([]byte(sp.LogKey))
-	sp.LogKey = "log:" + sp.SpanID + ":" + hex.EncodeToString(sum[:12])
+	sp.LogKey = "log:" + sp.SpanID + ":" + hex.EncodeToString(c.key.Sum(nil)[:12])
 	sp.Size = spanHeld(&sp)
 	return c.visit(sp)
 }

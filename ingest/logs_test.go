@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -355,4 +356,42 @@ func FuzzPlainValue(f *testing.F) {
 			t.Fatalf("%s: plainValue %s reads differently (-anyValue +plain):\n%s", data, plain, diff)
 		}
 	})
+}
+
+// oneSpanRecords is a logs request of n records, all for one span.
+func oneSpanRecords(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"00000000000000a2","eventName":"gen_ai.user.message","body":{"stringValue":"m%d"}}`, i)
+	}
+	b.WriteString(`]}]}]}`)
+	return []byte(b.String())
+}
+
+// TestLogsOneSpanBounded: the records of one span in a request keep at
+// most maxKeptEvents, as a span's events do, and reading them allocates in
+// proportion to the request: ten times the records, at most 15 times the
+// bytes allocated (a carrier's key grown record by record was quadratic:
+// 110,000 records took 98 s to read).
+func TestLogsOneSpanBounded(t *testing.T) {
+	alloc := func(n int) uint64 {
+		data := oneSpanRecords(n)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		spans, err := ParseOTLPLogs(data)
+		runtime.ReadMemStats(&after)
+		if err != nil || len(spans) != 1 || len(spans[0].Events) != min(n, maxKeptEvents) {
+			t.Fatalf("%d records: %d carriers, error %v", n, len(spans), err)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(2000), alloc(20000)
+	t.Logf("2,000 records: %d bytes allocated; 20,000: %d", small, large)
+	if large > 15*small {
+		t.Errorf("ten times the records allocated %.1f times the bytes; want at most 15", float64(large)/float64(small))
+	}
 }

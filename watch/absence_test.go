@@ -10,8 +10,8 @@ import (
 
 // TestAbsence: a check whose input no producer sent is skipped with the
 // conventions looked for; one whose input came is run. Missing token
-// counts used to fail an aggregate or a constraint (metadata.total_tokens
-// not found) while missing content was skipped.
+// counts are treated as missing content is: skipped, not a hard_fail
+// "metadata.total_tokens not found".
 func TestAbsence(t *testing.T) {
 	full := ingest.Trace{Format: ingest.FormatOTLP, ContentCaptured: true, TokensCaptured: true, CostCaptured: true, ToolsCaptured: true}
 	toolsOnly := ingest.Trace{Format: ingest.FormatOTLP, ToolsCaptured: true}
