@@ -110,6 +110,15 @@ func (m *mapper) source(field, src string) {
 	m.sources[field][src] = true
 }
 
+// maxTraceEvents bounds the span events and log records one trace maps:
+// each becomes a message or a field of the Attest trace, several times the
+// memory it was held in, and a trace's spans may hold the assembler's whole
+// budget of them. Past it the rest are dropped, counted
+// (metadata.otel.dropped_events), and the trace is incomplete. An agent
+// whose every model call sends its whole history as events reaches it at
+// about 128 calls of 128 messages.
+const maxTraceEvents = 1 << 14
+
 // Trace maps a group by the GenAI semantic conventions and the others
 // read (doc.go, conventions.go):
 //
@@ -134,6 +143,16 @@ func (mp *Mapper) Trace(g Group) Trace {
 			m.spans = append(m.spans, sp)
 		}
 	}
+	// The events a trace maps are bounded (maxTraceEvents): the spans'
+	// events first, in span order, then the log records as they came.
+	left, droppedEvents := maxTraceEvents, 0
+	for i := range m.spans {
+		if n := len(m.spans[i].Events); n > left {
+			droppedEvents += n - left
+			m.spans[i].Events = m.spans[i].Events[:left:left]
+		}
+		left -= len(m.spans[i].Events)
+	}
 	for _, sp := range g.Spans {
 		if sp.LogKey == "" {
 			continue
@@ -147,6 +166,11 @@ func (mp *Mapper) Trace(g Group) Trace {
 			m.logs = map[string][]Event{}
 		}
 		for _, e := range sp.Events {
+			if left == 0 {
+				droppedEvents++
+				continue
+			}
+			left--
 			m.logs[sp.SpanID] = append(m.logs[sp.SpanID], e.unpacked())
 		}
 	}
@@ -190,7 +214,10 @@ func (mp *Mapper) Trace(g Group) Trace {
 	if unjoined > 0 {
 		otel["unjoined_log_records"] = num(unjoined)
 	}
-	incomplete := g.Incomplete || unreached > 0
+	if droppedEvents > 0 {
+		otel["dropped_events"] = num(droppedEvents)
+	}
+	incomplete := g.Incomplete || unreached > 0 || droppedEvents > 0
 	if incomplete {
 		otel["incomplete"] = true
 	}

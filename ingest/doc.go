@@ -57,7 +57,9 @@
 // pipeline. A log request keeps of its records only the GenAI events with
 // a trace id (logs.go), consecutive records of one span as one carrier
 // (of at most 1,024 records, as a span's events) whose Size is estimated the same way (its records' packed text), and is
-// taken in chunks as a trace request is (CheckOTLPLogs).
+// taken in chunks as a trace request is (CheckOTLPLogs). A trace maps at
+// most 16,384 events (maxTraceEvents: its spans' events first, then its
+// log records; the rest dropped and counted, the trace incomplete).
 // Spans keep their attributes as the engine's value model, whose arrays
 // cost 16 bytes an element: at worst (an array of "{}") about 5 times its
 // text.

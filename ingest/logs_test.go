@@ -395,3 +395,41 @@ func TestLogsOneSpanBounded(t *testing.T) {
 		t.Errorf("ten times the records allocated %.1f times the bytes; want at most 15", float64(large)/float64(small))
 	}
 }
+
+// TestTraceEventsBounded: a trace maps at most maxTraceEvents span events
+// and log records, the spans' first; the rest are counted as dropped and
+// the trace is incomplete (160 spans of 1,024 events in one 15 MB line
+// took watch to 174 MiB, over its 128 MiB budget).
+func TestTraceEventsBounded(t *testing.T) {
+	const tid, spans, each = "5b8efff798038103d269b633813fc60c", 20, 1024
+	events := make([]Event, each)
+	for i := range events {
+		events[i] = Event{Name: "gen_ai.user.message", Attrs: map[string]any{"content": fmt.Sprint("m", i)}}
+	}
+	in := []Span{{TraceID: tid, SpanID: "00000000000000a1", Name: "invoke_agent a", Start: 1, End: 100,
+		Attrs: map[string]any{"gen_ai.operation.name": "invoke_agent"}}}
+	for s := range spans {
+		in = append(in, Span{TraceID: tid, SpanID: fmt.Sprintf("%016x", 0x100+s), ParentID: "00000000000000a1", Name: "chat m",
+			Start: int64(2 + s), End: int64(3 + s), Attrs: map[string]any{"gen_ai.operation.name": "chat"}, Events: events})
+	}
+	records, err := ParseOTLPLogs(oneSpanRecords(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records { // joined to the first chat span
+		r.SpanID = "0000000000000100"
+		in = append(in, r)
+	}
+	feed := NewFeed(Limits{}, nil, nil)
+	feed.Add(Item{Spans: in, Seq: 1})
+	feed.Flush()
+	out := take(feed)
+	if len(out) != 1 {
+		t.Fatalf("%d traces", len(out))
+	}
+	otel := out[0].Value["metadata"].(map[string]any)["otel"].(map[string]any)
+	want := json.Number(fmt.Sprint(spans*each + 100 - maxTraceEvents))
+	if !out[0].Incomplete || otel["dropped_events"] != want {
+		t.Errorf("incomplete %v, dropped_events %v; want true, %v", out[0].Incomplete, otel["dropped_events"], want)
+	}
+}
