@@ -375,8 +375,8 @@ func oneSpanRecords(n int) []byte {
 // TestLogsOneSpanBounded: the records of one span in a request keep at
 // most maxKeptEvents, as a span's events do, and reading them allocates in
 // proportion to the request: ten times the records, at most 15 times the
-// bytes allocated (a carrier's key grown record by record was quadratic:
-// 110,000 records took 98 s to read).
+// bytes allocated (a carrier's key is hashed as its records come, never
+// grown by concatenation).
 func TestLogsOneSpanBounded(t *testing.T) {
 	alloc := func(n int) uint64 {
 		data := oneSpanRecords(n)
@@ -398,8 +398,8 @@ func TestLogsOneSpanBounded(t *testing.T) {
 
 // TestTraceEventsBounded: a trace maps at most maxTraceEvents span events
 // and log records, the spans' first; the rest are counted as dropped and
-// the trace is incomplete (160 spans of 1,024 events in one 15 MB line
-// took watch to 174 MiB, over its 128 MiB budget).
+// the trace is incomplete (watch's peak memory with such traces:
+// TestWatchBudgetEvents).
 func TestTraceEventsBounded(t *testing.T) {
 	const tid, spans, each = "5b8efff798038103d269b633813fc60c", 20, 1024
 	events := make([]Event, each)
