@@ -1,0 +1,53 @@
+package spool
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestAppendAfterUndo: a record appended after an Undo follows the last
+// whole one, in a segment Open created as in one it recovered: replayed
+// after a reopen, with the records after it.
+func TestAppendAfterUndo(t *testing.T) {
+	for _, name := range []string{"created", "recovered"} {
+		t.Run(name, func(t *testing.T) {
+			d, _ := openDir(t)
+			s, err := Open(d, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name == "recovered" {
+				s.Close()
+				if s, err = Open(d, Options{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var want []Record
+			add := func(b string) uint64 {
+				seq, err := s.Append(JSON, []byte(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return seq
+			}
+			want = append(want, Record{Seq: add("a"), Encoding: JSON, Body: []byte("a")})
+			if err := s.Undo(add("taken back, longer than the next")); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, Record{Seq: add("c"), Encoding: JSON, Body: []byte("c")})
+			want = append(want, Record{Seq: add("d"), Encoding: JSON, Body: []byte("d")})
+			s.Close()
+			if s, err = Open(d, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.TornBytes != 0 || len(s.Corrupt) != 0 {
+				t.Errorf("reopen found torn bytes %d, corrupt %v", s.TornBytes, s.Corrupt)
+			}
+			if d := cmp.Diff(want, replay(t, s)); d != "" {
+				t.Fatalf("replay after reopen (-want +got):\n%s", d)
+			}
+		})
+	}
+}
