@@ -31,6 +31,12 @@ type command struct {
 	exports chan struct{} // --listen: a slot per request being read or handed over
 	dur     *durable      // --state-dir: the ledger, the input checkpoint, the spool; nil without
 	spoolMu sync.Mutex    // orders spool appends with the pipeline's items
+	// taking is held (read) by deliver while it hands a request over; the
+	// source, stopping, takes it (write) to set stopped, so that every
+	// request deliver handed over (and answered 200) is in items before
+	// the source's last read of them, and none comes after.
+	taking  sync.RWMutex
+	stopped bool
 	// writeErr is the first failed write (the emitting goroutine's).
 	writeErr error
 }
@@ -273,7 +279,9 @@ func (s *source) next(int) (ingest.Trace, error) {
 			s.add(s.feed.Tick())
 		case <-s.stop.Done():
 			// Signalled or output failed: what was read is evaluated (the
-			// producers may be blocked in a read, so no waiting for them).
+			// producers may be blocked in a read, so no waiting for them),
+			// and every request answered 200 (stopTaking).
+			s.c.stopTaking()
 			for drained := false; !drained; {
 				select {
 				case it, ok := <-s.items:

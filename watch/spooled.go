@@ -29,6 +29,11 @@ const delivered = -1
 // does not take it: an answer other than 200 leaves nothing spooled, and a
 // client's retry is not held twice.
 func (c *command) deliver(stop, req context.Context, items chan<- ingest.Item, spans []ingest.Span, protobuf bool, body []byte) (int, string) {
+	c.taking.RLock()
+	defer c.taking.RUnlock()
+	if c.stopped {
+		return http.StatusServiceUnavailable, "shutting down"
+	}
 	var sp *spool.Spool
 	if c.dur != nil {
 		sp = c.dur.spool
@@ -74,6 +79,17 @@ func (c *command) deliver(stop, req context.Context, items chan<- ingest.Item, s
 	case <-stop.Done():
 		return http.StatusServiceUnavailable, "shutting down"
 	}
+}
+
+// stopTaking makes deliver refuse requests from now on (503), once every
+// request it is handing over has been taken or refused: the source calls
+// it when it stops, before its last read of items, so that a request
+// answered 200 is never left in items unread. A deliver waiting for the
+// pipeline sees stop done and returns at once.
+func (c *command) stopTaking() {
+	c.taking.Lock()
+	c.stopped = true
+	c.taking.Unlock()
 }
 
 // openSpool opens the spool in the state dir and starts the ledger at its
