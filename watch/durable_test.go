@@ -74,3 +74,28 @@ func TestCutTornLine(t *testing.T) {
 		})
 	}
 }
+
+// TestLedgerBounded: one item held unsettled (a trace left open) while a
+// million later items come and settle: the ledger keeps the unsettled
+// items, not one entry per item read since the held one.
+func TestLedgerBounded(t *testing.T) {
+	l := newLedger(1, 0, 0)
+	l.add(1, 1)
+	l.read(10, 0)
+	const n = 1_000_000
+	for seq := uint64(2); seq <= n; seq++ {
+		l.add(seq, 2)
+		l.read(int64(seq)*10, 0)
+		l.settle([]ingest.SeqCount{{Seq: seq, N: 2}})
+	}
+	if s, start, _ := l.low(); s != 1 || start != 0 {
+		t.Errorf("low: item %d at %d; want the held item 1 at 0", s, start)
+	}
+	if len(l.items) > 4096 {
+		t.Errorf("the ledger holds %d entries for 1 unsettled item after %d items; want at most 4096", len(l.items), n)
+	}
+	l.settle([]ingest.SeqCount{{Seq: 1, N: 1}})
+	if s, start, _ := l.low(); s != n+1 || start != n*10 {
+		t.Errorf("all settled: low item %d at %d; want %d at %d", s, start, n+1, n*10)
+	}
+}
