@@ -280,3 +280,29 @@ func TestWatchReread(t *testing.T) {
 		t.Errorf("a second read of the same file changed the history (-once +twice):\n%s", d)
 	}
 }
+
+// TestWatchShiftedReread: the same traces read into the same state dir
+// from another file, where they sit one line further on (a line added
+// before them: the file's checkpoint does not apply), are evaluated again
+// and refused by the history by result_id: the history counts what one
+// run over the second file counts. Their input positions are not the
+// first read's, so they tell nothing of which spans were judged before.
+func TestWatchShiftedReread(t *testing.T) {
+	bin := buildEngine(t)
+	dir := t.TempDir()
+	first, second, suite := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "suite.json")
+	data := durableInput(4, 300)
+	extra := `{"schema_version":1,"trace_id":"extra","agent_id":"agent","steps":[],"output":{"message":"ok"},"metadata":{"latency_ms":5}}` + "\n"
+	os.WriteFile(first, data, 0o644)
+	os.WriteFile(second, append([]byte(extra), data...), 0o644)
+	os.WriteFile(suite, []byte(durableSuite), 0o644)
+	once, twice := filepath.Join(dir, "once"), filepath.Join(dir, "twice")
+	for _, run := range []struct{ in, state string }{{first, twice}, {second, twice}, {second, once}} {
+		if _, code := runWatch(t, bin, nil, nil, "--suite", suite, "--in", run.in, "--deterministic", "--state-dir", run.state); code != 0 {
+			t.Fatalf("%s into %s: exit %d", run.in, run.state, code)
+		}
+	}
+	if d := cmp.Diff(totals(t, once), totals(t, twice)); d != "" {
+		t.Errorf("the history after both files differs from one run over the second's (passes, fails, errors, skipped) (-once +twice):\n%s", d)
+	}
+}

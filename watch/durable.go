@@ -31,7 +31,10 @@ type durable struct {
 	file *os.File // --in FILE: checkpointed; nil for stdin and --listen
 	base int64    // the offset reading started at
 	mark int64    // the watermark there
-	dir  *safedir.Dir
+	// resumed: --in goes on from its checkpoint, numbering its items as
+	// the reads before did.
+	resumed bool
+	dir     *safedir.Dir
 	// spool holds what --listen answered 200 until it is settled.
 	spool *spool.Spool
 
@@ -81,13 +84,19 @@ func (d *durable) resume(f *os.File) error {
 		if _, err := f.Seek(cp.Offset, io.SeekStart); err != nil {
 			return fmt.Errorf("--in: %v", err)
 		}
-		d.base, d.mark = cp.Offset, cp.Mark
+		d.base, d.mark, d.resumed = cp.Offset, cp.Mark, true
 		c.stats.lines = int(cp.Seq)
 		d.written = cp.Seq + 1
 		c.log.Info("resuming --in from its checkpoint", "item", cp.Seq+1, "offset", cp.Offset)
 	}
 	d.file = f
 	d.led = newLedger(uint64(c.stats.lines)+1, d.base, d.mark)
+	if !d.resumed {
+		// Read from its start: the file is named at once, so that a
+		// restart before the first periodic checkpoint goes on in this
+		// read's numbering (attach) rather than from the start again.
+		d.checkpoint()
+	}
 	return nil
 }
 
@@ -117,7 +126,14 @@ func (d *durable) close() {
 // suiteKey names what the input is read for: the suite and the engine.
 func (d *durable) suiteKey() string { return d.c.suite.Hash + " " + d.c.ev.version }
 
-// attach wires the feed to the ledger and to the history's verdicts.
+// attach wires the feed to the ledger and, when the input goes on where
+// an earlier read left it (a resumed --in, the spool of --listen), to the
+// history's verdicts. A verdict's Through is an input position of the
+// read that gave it: it tells which spans were judged only in the same
+// numbering. Read from its start (no checkpoint, another file, stdin), the
+// input may hold the same spans at other positions, which would read as
+// late spans of traces judged whole; there every trace is evaluated again,
+// and the history refuses the results it holds by result_id.
 func (d *durable) attach(feed *ingest.Feed) {
 	c := d.c
 	if d.led != nil {
@@ -125,7 +141,7 @@ func (d *durable) attach(feed *ingest.Feed) {
 		feed.SetMark(d.mark)
 	}
 	v, ok := c.rec.(Verdicts)
-	if !ok || len(c.suite.Assertions) == 0 {
+	if !ok || len(c.suite.Assertions) == 0 || (!d.resumed && d.spool == nil) {
 		return
 	}
 	first := c.suite.Assertions[0].ID
