@@ -20,11 +20,6 @@ import (
 	"attest-engine/spool"
 )
 
-// checkpointEvery is how often the input checkpoint is written while it
-// moves (and once at the end): what a restart reads again is at most what
-// was read in this time plus what was still held.
-const checkpointEvery = time.Second
-
 type durable struct {
 	c    *command
 	led  *ledger
@@ -199,8 +194,10 @@ func (d *durable) read(it ingest.Item, mark int64) {
 	}
 }
 
-// start writes the input checkpoint every checkpointEvery while it moves;
-// the function returned stops that and writes the last one.
+// start writes the input checkpoint every --checkpoint-every while it
+// moves (and releases the spool): what a restart reads again is at most
+// what was read in that time plus what was still held. The function
+// returned stops that and writes the last one.
 func (d *durable) start() func() {
 	if d.file == nil && d.spool == nil {
 		return func() {}
@@ -208,7 +205,7 @@ func (d *durable) start() func() {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(checkpointEvery)
+		t := time.NewTicker(d.c.o.checkpointEvery)
 		defer t.Stop()
 		for {
 			select {
