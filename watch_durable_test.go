@@ -175,9 +175,11 @@ func TestWatchFileKills(t *testing.T) {
 	if out, err := exec.Command(bin, args(clean, cleanOut)...).CombinedOutput(); err != nil {
 		t.Fatalf("clean run: %v\n%s", err, out)
 	}
-	// Kills come between a fortieth and a sixth of a clean run's time
-	// after each start, so that they land while the input is read on a
-	// fast machine as on a slow one.
+	// Kills come up to twice a clean run's time divided by the kills after
+	// each start (once that time on average), so that they land while the
+	// input is read on a fast machine as on a slow one, and the kills
+	// asked for come before the restarts, each resuming from its
+	// checkpoint, have read the input to its end.
 	span := max(time.Since(began), 200*time.Millisecond)
 	state, killedOut := filepath.Join(dir, "killed"), filepath.Join(dir, "killed.jsonl")
 	rng := rand.New(rand.NewPCG(seed, 0x4b111))
@@ -199,7 +201,7 @@ func TestWatchFileKills(t *testing.T) {
 				t.Fatalf("run %d: %v\n%s", runs, err, errb.String())
 			}
 			runs = kills
-		case <-time.After(span/40 + time.Duration(rng.Int64N(int64(span/8)))):
+		case <-time.After(time.Duration(1 + rng.Int64N(int64(2*span/time.Duration(kills))))):
 			cmd.Process.Kill()
 			<-exited
 			killed++
