@@ -14,10 +14,11 @@ import (
 //
 // The Go collector's default (GOGC=100) starts a cycle whenever the heap
 // doubles, with a 4 MB floor. Between requests the engine holds well under
-// 1 MB, so a pipelined stream of small batches ran a cycle every few
-// milliseconds, and each cycle stops and signals every thread: about a third
-// of the engine's CPU went to collecting (issue 8's profile). With at least
-// minHeadroom of room the same stream collects a few times a second. Once the
+// 1 MB, so at the default a pipelined stream of small batches runs a cycle
+// every few milliseconds, and each cycle stops and signals every thread:
+// about a third of the engine's CPU goes to collecting
+// (docs/performance.md). With at least minHeadroom of room the same stream
+// collects a few times a second. Once the
 // live heap is larger than minHeadroom (a 10 MB trace being evaluated) the
 // usual doubling applies unchanged, so peak memory for large traces does not
 // grow: the extra room is a fixed 16 MB, never a multiple of the input.

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// inFlightBound is the README threat model's "at most 64 requests in
+// inFlightBound is docs/security.md's "at most 64 requests in
 // flight, then the engine stops reading" (spec §1.5: "Maximum concurrent
 // in-flight requests: 64 (engine-configured, advertised in initialize
 // response)").
@@ -84,7 +84,7 @@ func TestBinaryInFlightBound(t *testing.T) {
 		return batch56(id, refundMsg+" batch-"+id, `{"assertion_id":"j","type":"llm_judge","spec":{"target":"output.message","criteria":"Confirms the refund","threshold":0.5}}`)
 	}
 	c := collect(t, e.stdout)
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(10 * time.Second)
 
 	// 64 batches, each held at the provider.
 	var held []string
@@ -103,7 +103,7 @@ func TestBinaryInFlightBound(t *testing.T) {
 		case id := <-c.got:
 			t.Fatalf("answer to %s while its judge call is held: %v", id, c.answer(id))
 		case <-deadline:
-			t.Fatalf("%d of %d judge calls reached the provider in 60s", len(arrivals), inFlightBound)
+			t.Fatalf("%d of %d judge calls reached the provider in 10s", len(arrivals), inFlightBound)
 		}
 	}
 

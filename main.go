@@ -34,15 +34,26 @@ func main() {
 // command is a subcommand's entry point: its exit status.
 type command func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 
-// commands are the subcommands by name; with none, the engine serves.
-var commands = map[string]command{
-	"calibrate": calibrate.Run,
-	"eval":      eval.Run,
-	"watch":     watch.Run,
-	"merge":     merge.Run,
-	"report":    reportcmd.Run,
-	"diff":      rundiff.Run,
-	"version":   version.Run, // the earlier engine's subcommand (../shared/sdk-compat.md)
+// lookup is the subcommand named name, nil for none (a switch, not a map:
+// nothing is built at start-up).
+func lookup(name string) command {
+	switch name {
+	case "calibrate":
+		return calibrate.Run
+	case "eval":
+		return eval.Run
+	case "watch":
+		return watch.Run
+	case "merge":
+		return merge.Run
+	case "report":
+		return reportcmd.Run
+	case "diff":
+		return rundiff.Run
+	case "version": // the earlier engine's subcommand (../shared/sdk-compat.md)
+		return version.Run
+	}
+	return nil
 }
 
 // run runs the command args name (the server when the first argument is a
@@ -55,8 +66,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return serve.Run(ctx, args, stdin, stdout, stderr)
 	}
-	cmd, ok := commands[args[0]]
-	if !ok {
+	cmd := lookup(args[0])
+	if cmd == nil {
 		return serve.UsageError(stderr, "unknown command %q", args[0])
 	}
 	context.AfterFunc(ctx, stop)

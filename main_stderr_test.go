@@ -107,7 +107,7 @@ func TestBinaryStderrNeverRead(t *testing.T) {
 				if err != nil {
 					t.Errorf("%s: %v", tc.reason, err)
 				}
-			case <-time.After(30 * time.Second):
+			case <-time.After(10 * time.Second):
 				_ = cmd.Process.Kill()
 				t.Fatal("the engine did not exit after shutdown")
 			}
@@ -179,7 +179,7 @@ func TestBinaryStderrClosed(t *testing.T) {
 		if err != nil {
 			t.Fatalf("after %d answers with stderr closed: %v", answered.Load(), err)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatalf("no exit after %d answers with stderr closed", answered.Load())
 	}

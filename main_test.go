@@ -146,7 +146,7 @@ func (e *engine) wait(t *testing.T) int {
 			t.Fatal(err)
 		}
 		return 0
-	case <-time.After(60 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("engine did not exit")
 		return -1
 	}

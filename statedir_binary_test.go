@@ -193,3 +193,28 @@ func TestHistoryPageBoundBinary(t *testing.T) {
 		t.Error("the page does not say 824 keys were not drawn")
 	}
 }
+
+// TestStateDirNotPrivateBinary: the server and watch refuse a state dir
+// that others can write, saying how to fix it, with a nonzero exit.
+func TestStateDirNotPrivateBinary(t *testing.T) {
+	bin := buildEngine(t)
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--state-dir", dir},
+		{"watch", "--suite", driftSuite, "--state-dir", dir},
+	} {
+		cmd := exec.Command(bin, args...)
+		cmd.Stdin = strings.NewReader("")
+		out, err := cmd.CombinedOutput()
+		code := exitCode(err)
+		if code == 0 || !strings.Contains(string(out), "others can write it (mode 0777); chmod go-w "+dir) {
+			t.Errorf("%v: exit %d, %q; want a refusal naming chmod go-w", args, code, out)
+		}
+	}
+}

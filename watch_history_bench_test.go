@@ -33,7 +33,7 @@ import (
 
 // BenchmarkWatchHistory runs the whole watch command in process, per trace
 // (read, validate, the suite's five assertions, five result lines), with
-// --jobs 2 and the state dir through main's real Recorder (watch_env.go):
+// --jobs 2 and the state dir through the real Recorder (watch.OpenHistory):
 // off, and on under each --fsync policy.
 func BenchmarkWatchHistory(b *testing.B) {
 	for _, tc := range []struct{ name, fsync string }{

@@ -136,7 +136,7 @@ func FailureOf(err error, timeout time.Duration) *Failure {
 		// Spec §5 table: PROVIDER_ERROR is retryable, "invalid API key"
 		// included (the SDK may retry once the key is fixed).
 		// An offline cache miss is the one exception: no retry can fix it
-		// (README, protocol decisions).
+		// (docs/protocol.md).
 		return &Failure{Code: CodeProviderError, Message: pe.Message, Detail: pe.Detail, Retryable: !pe.Offline}
 	case errors.Is(err, context.DeadlineExceeded):
 		// Spec §5, TIMEOUT example.

@@ -1,4 +1,4 @@
-// bounds_test.go: the README threat model's bounds in the engine: caches filled past their size, batches checked whole first.
+// bounds_test.go: docs/security.md's bounds in the engine: caches filled past their size, batches checked whole first.
 
 package assert
 
@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// TestEngineCachesBounded: README "every cache is a bounded LRU (compiled
+// TestEngineCachesBounded: docs/security.md "every cache is a bounded LRU (compiled
 // assertions, parsed paths, idempotency results, ..., assertion specs known
 // by their text: 1,024 texts of ≤ 4 KB each)". Each cache is driven
 // past its size by distinct inputs and must stay at it. (The provider result
@@ -79,7 +79,7 @@ func TestEngineCachesBounded(t *testing.T) {
 	}
 }
 
-// TestBatchRefusedBeforeEvaluation: README "unknown types, bad regexes,
+// TestBatchRefusedBeforeEvaluation: docs/security.md "unknown types, bad regexes,
 // schemas and paths are 1002 before anything is evaluated": a batch with a
 // valid judge assertion and a bad one beside it is refused without a single
 // provider call.

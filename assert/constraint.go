@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"attest-engine/clip"
 	"attest-engine/jsonschema"
@@ -84,7 +85,7 @@ func (c *constraintCheck) eval(_ context.Context, in *input) (outcome, error) {
 	ms := c.field.resolve(in, room[:])
 	if len(ms) == 0 && !in.steps.Exists() && c.countsSteps() {
 		// Spec §3.2: steps may be absent; a trace without steps has none.
-		ms = c.field.path.SelectValue(noSteps.Root())
+		ms = c.field.path.SelectValue(noSteps().Root())
 	}
 	name := c.field.expr
 	switch {
@@ -179,10 +180,10 @@ func numberText(v any) (string, bool) {
 
 // noSteps is a trace with no steps, for paths that count them (spec §3.2:
 // steps may be absent).
-var noSteps = func() *tape.Doc {
+var noSteps = sync.OnceValue(func() *tape.Doc {
 	d, err := tape.Parse([]byte(`{"steps":[]}`))
 	if err != nil {
 		panic(err)
 	}
 	return d
-}()
+})

@@ -68,7 +68,7 @@
 // of type tool_call or retrieval (spec §3.3: retrieval is "semantically
 // similar to tool_call"); llm_call and agent_call steps and unknown step
 // types (spec §6: opaque) are not, with one exception: tool names as SDK
-// users write them (sdk-compat, issue 14), where a name the assertion lists
+// users write them (../shared/sdk-compat.md), where a name the assertion lists
 // matches any step bearing that name, whatever its type:
 //
 //   - contains_in_order, required_tools, forbidden_tools and

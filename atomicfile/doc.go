@@ -17,7 +17,7 @@
 //
 // The engine's callers, and why:
 //
-//	report files (report.WriteFile)   NoSync: an artefact a rerun writes again;
+//	report files (report.Spool)       NoSync: an artefact a rerun writes again;
 //	                                  only over a regular file or nothing (a
 //	                                  rename would replace a device, a FIFO or
 //	                                  a link: those are written through)

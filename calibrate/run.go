@@ -5,7 +5,6 @@ package calibrate
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,9 +16,10 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/atomicfile"
+	"attest-engine/cli"
+	"attest-engine/suite"
 	"attest-engine/tape"
 	"attest-engine/trace"
-	"attest-engine/watch"
 )
 
 const usage = `usage: attest-engine calibrate --suite SUITE --labels LABELS.jsonl [--out CERT.json] [flags]
@@ -55,26 +55,18 @@ type judge struct {
 // "calibrate" and returns the exit status.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c cmd
-	fs := flag.NewFlagSet("attest-engine calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	fs := cli.NewFlagSet("attest-engine calibrate", usage, stderr)
 	fs.StringVar(&c.suitePath, "suite", "", "suite file: a watch suite ({\"assertions\": [...]}) or an eval assertions list")
 	fs.StringVar(&c.labelsPath, "labels", "", "labelled items, NDJSON: {\"trace\", \"label\", \"labels\", \"assertion\"} (- for stdin)")
 	fs.StringVar(&c.outPath, "out", "", "write the certificate to this file")
 	fs.StringVar(&c.configPath, "config", "", "path of a JSON config file, as for the server")
-	fs.BoolVar(&c.offline, "offline", false, "make no network call: verdicts come from cache_dir, a miss is an error")
+	cli.OfflineVar(fs, &c.offline)
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the bootstrap intervals")
 	fs.IntVar(&c.replicates, "replicates", 2000, "bootstrap replicates")
 	fs.IntVar(&c.jobs, "jobs", min(runtime.GOMAXPROCS(0), 8), "items judged at once")
-	timeout := fs.String("eval-timeout", "30s", "per-item time limit (a Go duration)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	cli.DurationVar(fs, &c.timeout, "eval-timeout", 30*time.Second, "per-item time limit")
+	if code, ok := cli.Parse(fs, args); !ok {
+		return code
 	}
 	bad := func(err error) int {
 		fmt.Fprintf(stderr, "attest-engine calibrate: %v\n", err)
@@ -93,23 +85,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case c.replicates < 1 || c.replicates > 100_000:
 		err = fmt.Errorf("--replicates %d: want 1 to 100000", c.replicates)
 	}
-	if err == nil {
-		c.timeout, err = time.ParseDuration(*timeout)
-		if err == nil && c.timeout <= 0 {
-			err = errors.New("--eval-timeout must be positive")
-		}
-	}
 	if err != nil {
 		fmt.Fprintf(stderr, "attest-engine calibrate: %v (attest-engine calibrate -h for usage)\n", err)
 		return 2
 	}
-	var cfg assert.Config
-	if c.configPath != "" {
-		if cfg, err = assert.LoadConfig(c.configPath); err != nil {
-			return bad(err)
-		}
+	cfg, err := cli.LoadConfig(c.configPath, c.offline)
+	if err != nil {
+		return bad(err)
 	}
-	cfg.Offline = cfg.Offline || c.offline
 	cfg.RequireCalibration = nil // calibration judges the judge itself
 	engine, err := assert.New(cfg)
 	if err != nil {
@@ -169,6 +152,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return status
 	}
 	if c.outPath != "" {
+		if err := cli.MakeParent(c.outPath); err != nil {
+			return bad(fmt.Errorf("--out: %v", err))
+		}
 		if err := atomicfile.Write(c.outPath, 0o644, atomicfile.SyncData, func(w io.Writer) error { return writeCertificate(w, &cert) }); err != nil {
 			return bad(fmt.Errorf("--out: %v", err))
 		}
@@ -183,7 +169,7 @@ func (c *cmd) readJudges(engine *assert.Engine) ([]judge, error) {
 		return nil, fmt.Errorf("--suite: %v", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, watch.MaxSuiteBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, suite.MaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("--suite: %v", err)
 	}
@@ -197,7 +183,7 @@ func (c *cmd) readJudges(engine *assert.Engine) ([]judge, error) {
 			return nil, fmt.Errorf("suite %s: %v", c.suitePath, err)
 		}
 	default:
-		s, err := watch.ReadSuite(bytesReader(data), c.suitePath)
+		s, err := suite.Read(bytesReader(data), c.suitePath)
 		if err != nil {
 			return nil, err
 		}

@@ -112,19 +112,29 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(logsink.NewHandler(w, level, "engine"))
 }
 
-// LoadEngine reads the config file at path ("" for none: every default),
+// LoadConfig reads the config file at path ("" for none: every default),
 // with --offline (offline) making it "offline": true whatever the file
-// says, and builds the evaluation engine from it. The server, eval and
-// watch commands build theirs so; each shows engine.Warnings() its own way.
-func LoadEngine(path string, offline bool) (*assert.Engine, assert.Config, error) {
+// says.
+func LoadConfig(path string, offline bool) (assert.Config, error) {
 	var cfg assert.Config
 	if path != "" {
 		var err error
 		if cfg, err = assert.LoadConfig(path); err != nil {
-			return nil, cfg, err
+			return cfg, err
 		}
 	}
 	cfg.Offline = cfg.Offline || offline
+	return cfg, nil
+}
+
+// LoadEngine is LoadConfig, and the evaluation engine built from the
+// config. The server, eval and watch commands build theirs so; each shows
+// engine.Warnings() its own way.
+func LoadEngine(path string, offline bool) (*assert.Engine, assert.Config, error) {
+	cfg, err := LoadConfig(path, offline)
+	if err != nil {
+		return nil, cfg, err
+	}
 	engine, err := assert.New(cfg)
 	return engine, cfg, err
 }
@@ -132,3 +142,15 @@ func LoadEngine(path string, offline bool) (*assert.Engine, assert.Config, error
 // FlushLogs bounds how long a command's exit waits for its queued log lines
 // (package logsink): stderr may never be read.
 const FlushLogs = 100 * time.Millisecond
+
+// NewFlagSet is a command's flag set: parse errors and the usage go to
+// stderr, and the usage is the text usage followed by the flags' defaults.
+func NewFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}

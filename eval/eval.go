@@ -5,7 +5,6 @@ package eval
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -100,12 +99,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // parseFlags reads the flags, the config and builds the engine; on failure
 // it has said why on stderr and returns the exit status.
 func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
-	fs := flag.NewFlagSet("attest-engine eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, evalUsage)
-		fs.PrintDefaults()
-	}
+	fs := cli.NewFlagSet("attest-engine eval", evalUsage, stderr)
 	fs.StringVar(&c.tracePath, "trace", "", "trace file (one trace, or NDJSON); - for stdin")
 	fs.StringVar(&c.assertionsPath, "assertions", "", "assertions file (a list for every trace, or one list per trace)")
 	fs.StringVar(&c.configPath, "config", "", "path of a JSON config file, as for the server")

@@ -57,7 +57,7 @@ func TestFIFOWaitEnds(t *testing.T) {
 				if want := "attest-engine eval: " + flag + ": open " + fifo + ": stopped while waiting for the other end of the pipe\n"; code != 2 || errb.String() != want {
 					t.Errorf("exit %d, stderr %q; want 2 and %q", code, errb.String(), want)
 				}
-			case <-time.After(20 * time.Second):
+			case <-time.After(10 * time.Second):
 				t.Fatal("still waiting at the open after the context ended")
 			}
 		})

@@ -11,10 +11,13 @@ import (
 	"time"
 )
 
-// AddAll records rs as Add does each, in order, with one write call to the
-// log (and one fsync under SyncAlways) for all of them: the watch command
-// records a trace's results so. A result that fails Validate is left out and
-// the others recorded; the error then names the first one left out.
+// AddAll records rs, in order: they are appended to the log with one write
+// call (and one fsync under SyncAlways) before AddAll returns, summarized,
+// and the drift detectors run over any window they close. The alerts
+// raised are returned, and also written to the alert file, the webhook and
+// OnAlert. The watch command records a trace's results so, the server a
+// batch's. A result that fails Validate is left out and the others
+// recorded; the error then names the first one left out.
 func (s *Store) AddAll(rs []Result) ([]Alert, error) {
 	valid := make([]*Result, 0, len(rs))
 	var bad error
@@ -60,7 +63,7 @@ func (w *wal) appendAll(rs []*Result) (pos, bool, error) {
 			w.frame = appendPayload(w.frame, rs[0])
 			p := w.frame[start+frameHeader:]
 			binary.LittleEndian.PutUint32(w.frame[start:start+4], uint32(len(p)))
-			binary.LittleEndian.PutUint32(w.frame[start+4:start+8], crc32.Checksum(p, castagnoli))
+			binary.LittleEndian.PutUint32(w.frame[start+4:start+8], crc32.Checksum(p, castagnoli()))
 			rs = rs[1:]
 		}
 		if err := w.write(w.frame); err != nil {

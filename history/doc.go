@@ -5,8 +5,7 @@
 // # Use
 //
 //	s, err := history.Open(dir, history.Options{})   // recovers dir
-//	alerts, err := s.Add(result)                     // or s.Record(result)
-//	alerts, err = s.AddAll(results)                  // a trace's results, one write
+//	alerts, err := s.AddAll(results)                 // a trace's results, one write
 //	rep, ok := s.Drift("assertion name", 50)         // query_drift's answer
 //	err = s.Close()
 //	thr, why, err := s.Threshold("assertion name")   // threshold: "dynamic"
@@ -52,7 +51,7 @@
 // series' Dropped, not inserted (inserting moves every newer window); a
 // merge that would list more than MaxMerged merged dirs is refused.
 // TestHostileDirs opens generated hostile dirs with each reader and a
-// writer within 12× the dir's bytes allocated.
+// writer within 32× the dir's bytes allocated, garbage included.
 //
 // The watch command hands its Recorder seam one trace's result lines at a
 // time; main's adapter converts each with ParseLine and records them with
@@ -88,7 +87,7 @@
 //
 // Records are written as version 2; version 1 records (without the last
 // two fields) are read as through 0, spans 0.
-// Each frame is written with one write call before Record returns, so a
+// Each frame is written with one write call before AddAll returns, so a
 // process crash (SIGKILL included) loses no acknowledged record whatever the
 // fsync policy; the policy (always, interval, never) decides what a power
 // loss can take. The active segment rolls at SegmentBytes; at each roll the
@@ -272,7 +271,7 @@
 // (the JSON-RPC session's drift_alert notifications), and, when a webhook is
 // configured, queued for it. The queue is bounded (256): an alert arriving
 // at a full queue is dropped with a warning — it is in the alert file —
-// and Record never waits on the network. Nor on a reader: an alert file
+// and AddAll never waits on the network. Nor on a reader: an alert file
 // that is a named pipe is refused at Open (its buffer full, each write would
 // wait for the reader, holding the store's lock).
 //
@@ -301,7 +300,8 @@
 //
 // # Performance
 //
-// Record appends one frame with one write call; the summaries and the
+// Each result recorded is one frame, and a trace's results (AddAll) one
+// write call; the summaries and the
 // detectors cost a few hundred nanoseconds more. Measured on the 2-core CI
 // machine (its disk shared with other jobs):
 //

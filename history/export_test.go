@@ -1,6 +1,28 @@
+// export_test.go: helpers the package's tests share: one result at a time, counts, dirs by path.
+
 package history
 
-import "attest-engine/safedir"
+import (
+	"testing"
+
+	"attest-engine/safedir"
+)
+
+// Add records one result, as AddAll records a trace's: the tests feed
+// streams result by result.
+func (s *Store) Add(r Result) ([]Alert, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	one := [1]*Result{&r}
+	return s.add(one[:])
+}
+
+// Record is Add for tests that take alerts from the sinks only.
+func (s *Store) Record(r Result) error {
+	_, err := s.Add(r)
+	return err
+}
 
 // summarized counts the results held in the store's summaries.
 func (s *Store) summarized() uint64 {
@@ -45,4 +67,30 @@ func readSnapshotAt(dir string, limit int64) (*snapshot, error) {
 	}
 	defer d.Close()
 	return readSnapshot(d, limit, defaultLimits)
+}
+
+// writeSnapshotAt writes empty summaries of 20-trace windows with the
+// checkpoint at the log's start: a reader replays the whole log.
+func writeSnapshotAt(t testing.TB, dir string) {
+	t.Helper()
+	d, err := safedir.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	snap := &snapshot{Version: snapshotVersion, meta: meta{ID: "0123456789abcdef", Window: windowing{Traces: DefaultWindowTraces}}, Keys: map[string]*series{}}
+	if err := writeSnapshot(d, snap); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// moves sums the windows the store's series moved in memory.
+func (s *Store) moves() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n uint64
+	for _, sr := range s.keys {
+		n += sr.moves
+	}
+	return n
 }

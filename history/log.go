@@ -21,7 +21,7 @@ import (
 type SyncPolicy uint8
 
 const (
-	// SyncAlways fsyncs before Record returns: an acknowledged record
+	// SyncAlways fsyncs before AddAll returns: an acknowledged record
 	// survives a power loss.
 	SyncAlways SyncPolicy = 1
 	// SyncInterval fsyncs at most every Options.SyncEvery (and at Close):
@@ -52,7 +52,7 @@ const (
 	segSuffix   = ".log"
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // pos is a place in the log: a segment number and a byte offset in it.
 type pos struct {
@@ -156,7 +156,7 @@ func (w *wal) openActive(seg uint64, size int64, create bool) error {
 }
 
 // flushTick is the interval policy's timer.
-// The fsync runs outside the lock, so a Record never waits for it (an
+// The fsync runs outside the lock, so a recording never waits for it (an
 // *os.File may be synced while written; one closed meanwhile by a roll was
 // synced by it).
 func (w *wal) flushTick() {

@@ -15,17 +15,27 @@ import (
 // load reads a state dir without changing it: its summaries, plus the log
 // records after their checkpoint (a dir whose writer was killed).
 func load(dir string) (*snapshot, error) {
+	snap, _, err := loadRecovered(dir)
+	return snap, err
+}
+
+// loadRecovered is load, reporting the corrupt runs it skipped, and the
+// tails with no valid frame of segments before the last (a reader changes
+// nothing: it cuts nothing; and the last segment's tail may be a frame its
+// writer is writing).
+func loadRecovered(dir string) (*snapshot, Recovery, error) {
+	var rec Recovery
 	d, err := safedir.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
+		return nil, rec, fmt.Errorf("history: %w", err)
 	}
 	defer d.Close()
-	snap, err := readSnapshot(d, maxSnapshot, defaultLimits)
+	snap, err := readSnapshot(d, maxSnapshot(), defaultLimits)
 	if err != nil {
-		return nil, err
+		return nil, rec, err
 	}
 	if snap == nil {
-		return nil, fmt.Errorf("history: %s is not a state dir (no %s)", dir, snapshotFile)
+		return nil, rec, fmt.Errorf("history: %s is not a state dir (no %s)", dir, snapshotFile)
 	}
 	st := &Store{opts: Options{
 		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
@@ -35,7 +45,7 @@ func load(dir string) (*snapshot, error) {
 	}.withDefaults(), keys: snap.Keys, dir: dir, d: d, meta: snap.meta}
 	segs, err := listSegments(d)
 	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
+		return nil, rec, fmt.Errorf("history: %w", err)
 	}
 	// The records after the checkpoint are applied as the writer applied
 	// them: a superseding verdict replaces the one before it.
@@ -49,14 +59,25 @@ func load(dir string) (*snapshot, error) {
 		if n == snap.Checkpoint.Seg {
 			from = snap.Checkpoint.Off
 		}
-		if _, err := scanSegment(d, n, from, func(r Result, _ pos) error {
+		res, err := scanSegment(d, n, from, func(r Result, _ pos) error {
+			rec.Records++
 			st.apply(&r)
 			return nil
-		}); err != nil {
-			return nil, fmt.Errorf("history: %w", err)
+		})
+		if err != nil {
+			return nil, rec, fmt.Errorf("history: %w", err)
 		}
+		runs := res.skipped
+		if res.tail != nil && n != segs[len(segs)-1] {
+			// the last segment's tail may be a frame being written
+			runs = append(runs, *res.tail)
+		}
+		st.rec = Recovery{}
+		st.noteCorrupt(n, runs, "")
+		rec.Corrupt = append(rec.Corrupt, st.rec.Corrupt...)
+		rec.SkippedBytes += st.rec.SkippedBytes
 	}
-	return snap, nil
+	return snap, rec, nil
 }
 
 // Merge adds the summaries of the state dirs srcs into the state dir dst

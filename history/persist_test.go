@@ -99,7 +99,7 @@ func TestStaleCaptureNotWritten(t *testing.T) {
 	if err := s.persist(stale); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := readSnapshotAt(dir, maxSnapshot)
+	snap, err := readSnapshotAt(dir, maxSnapshot())
 	if err != nil {
 		t.Fatal(err)
 	}

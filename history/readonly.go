@@ -18,11 +18,12 @@ var ErrReadOnly = errors.New("history: the store is open for reading only")
 // from what was read; Add fails with ErrReadOnly and Close does nothing.
 func OpenReadOnly(dir string) (*Store, error) {
 	var snap *snapshot
+	var rec Recovery
 	var err error
 	// A writer rolling its log while the dir is read may remove (retention)
 	// a segment listed a moment before: read again from the new summaries.
 	for range 3 {
-		if snap, err = load(dir); err == nil {
+		if snap, rec, err = loadRecovered(dir); err == nil {
 			break
 		}
 	}
@@ -31,5 +32,5 @@ func OpenReadOnly(dir string) (*Store, error) {
 	}
 	opts := Options{WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
 		MaxKeys: DefaultMaxKeys, NoAlertFile: true}.withDefaults()
-	return &Store{dir: dir, opts: opts, readOnly: true, unlock: func() {}, meta: snap.meta, keys: snap.Keys}, nil
+	return &Store{dir: dir, opts: opts, readOnly: true, unlock: func() {}, meta: snap.meta, keys: snap.Keys, rec: rec}, nil
 }

@@ -132,7 +132,7 @@ func (r *segReader) frameAt(off int64, inOrder bool) (rec Result, n int64, claim
 // decodeChecked checks p's checksum and decodes it; the reason it is no
 // record, or "".
 func decodeChecked(p []byte, sum uint32) (Result, string) {
-	if crc32.Checksum(p, castagnoli) != sum {
+	if crc32.Checksum(p, castagnoli()) != sum {
 		return Result{}, "checksum mismatch"
 	}
 	rec, err := decodePayload(p)

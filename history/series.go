@@ -47,6 +47,7 @@ type series struct {
 	det     *detector // live detector; steps every window below stepped
 	stepped int64
 	started bool
+	moves   uint64 // windows moved in memory by at and bound (TestHostileDirs counts them)
 }
 
 // lateWindows bounds how far back a window a key does not hold is
@@ -78,6 +79,7 @@ func (s *series) at(w int64) *Summary {
 		if len(s.Windows)-i > lateWindows {
 			return nil
 		}
+		s.moves += uint64(len(s.Windows) - i)
 		s.Windows = slices.Insert(s.Windows, i, Summary{Window: w})
 	}
 	return &s.Windows[i]
@@ -155,6 +157,7 @@ func (s *series) bound(max int) {
 	for i := from; i < to; i++ {
 		s.Dropped += s.Windows[i].N()
 	}
+	s.moves += uint64(len(s.Windows) - to)
 	s.Windows = slices.Delete(s.Windows, from, to)
 }
 

@@ -7,6 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"sync"
+
+	"attest-engine/clip"
 )
 
 // The bounds of a summaries file besides its keys and windows.
@@ -32,10 +36,10 @@ const (
 // the file they were read from (a Summary is 152 bytes): "{}" a window
 // was 3 bytes of the file for 152 of memory, and a 44 MiB file of them
 // took 2 GiB.
-var minWindowBytes = func() int64 {
+var minWindowBytes = sync.OnceValue(func() int64 {
 	b, _ := json.Marshal(Summary{})
 	return int64(len(b))
-}()
+})
 
 // snapLimits are the bounds a summaries file is decoded within: more keys
 // or windows than a store with them writes is an error, found when the one
@@ -58,7 +62,7 @@ type boundedReader struct {
 	read int64
 }
 
-var errValueTooLong = fmt.Errorf("a value, name or run of white space longer than %d bytes", maxValue)
+var errValueTooLong = errors.New("a value, name or run of white space longer than " + strconv.Itoa(maxValue) + " bytes")
 
 func (b *boundedReader) Read(p []byte) (int, error) {
 	room := maxValue - (b.read - b.dec.InputOffset())
@@ -229,8 +233,8 @@ func (d *snapDecoder) series(key string) (*series, error) {
 			if err := d.dec.Decode(&w); err != nil {
 				return err
 			}
-			if n := d.dec.InputOffset() - from; n < minWindowBytes {
-				return fmt.Errorf("assertion %q: a window of %d bytes (a store writes at least %d)", clipName(key), n, minWindowBytes)
+			if n := d.dec.InputOffset() - from; n < minWindowBytes() {
+				return fmt.Errorf("assertion %q: a window of %d bytes (a store writes at least %d)", clipName(key), n, minWindowBytes())
 			}
 			if n := len(sr.Windows); n > 0 && w.Window <= sr.Windows[n-1].Window {
 				return fmt.Errorf("windows of %q out of order", clipName(key))
@@ -290,9 +294,4 @@ func kind(t json.Token) string {
 }
 
 // clipName shortens a name quoted in an error.
-func clipName(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
-}
+func clipName(s string) string { return clip.String(s, 64) }

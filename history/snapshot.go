@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"attest-engine/atomicfile"
@@ -27,7 +28,7 @@ const (
 // largest a store with the default bounds can write, so that a store can
 // always read what it wrote. A fixed 1 GiB was less than a full default
 // store (1,024 keys × 8,192 windows at ~157 bytes a window).
-var maxSnapshot = snapshotBound(DefaultMaxKeys, DefaultMaxWindows)
+var maxSnapshot = sync.OnceValue(func() int64 { return snapshotBound(DefaultMaxKeys, DefaultMaxWindows) })
 
 // snapshotBound is the largest summaries file of keys series of windows
 // windows each: every window at its widest (every count at its largest),

@@ -38,7 +38,7 @@ func TestSnapshotBound(t *testing.T) {
 	if got, bound := int64(b.Len())+16<<20, snapshotBound(keys, windows); got > bound {
 		t.Errorf("the widest summaries of %d keys × %d windows are %d bytes with the slack, over snapshotBound %d", keys, windows, got, bound)
 	}
-	if typical := int64(DefaultMaxKeys) * DefaultMaxWindows * 157; maxSnapshot < typical {
-		t.Errorf("maxSnapshot %d is less than a full default store's typical %d bytes", maxSnapshot, typical)
+	if typical := int64(DefaultMaxKeys) * DefaultMaxWindows * 157; maxSnapshot() < typical {
+		t.Errorf("maxSnapshot %d is less than a full default store's typical %d bytes", maxSnapshot(), typical)
 	}
 }

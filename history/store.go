@@ -1,5 +1,5 @@
-// store.go: the state dir: Open recovers it, Add records a result and returns
-// the alerts it raised, Close seals it.
+// store.go: the state dir: Open recovers it, AddAll (batch.go) records results
+// and returns the alerts they raised, Close seals it.
 
 package history
 
@@ -137,7 +137,7 @@ func (s *Store) recover() error {
 	// A store reads what its own bounds let it write, and never less than
 	// the defaults allow.
 	lim := snapLimits{keys: max(DefaultMaxKeys, s.opts.MaxKeys), windows: max(DefaultMaxWindows, s.opts.MaxWindows)}
-	snap, err := readSnapshot(s.d, max(maxSnapshot, snapshotBound(lim.keys, lim.windows)), lim)
+	snap, err := readSnapshot(s.d, max(maxSnapshot(), snapshotBound(lim.keys, lim.windows)), lim)
 	if errors.Is(err, errTorn) {
 		// Summaries not whole (doc.go, "Recovery"): rebuilt from every
 		// segment on disk, as for a new dir with a log.
@@ -369,18 +369,6 @@ func (s *Store) catchUp(key string, sr *series, w int64, quiet bool) []Alert {
 // ErrClosed is returned by a Store after Close.
 var ErrClosed = errors.New("history: the store is closed")
 
-// Add records r: it is appended to the log (under the fsync policy) before
-// Add returns, summarized, and the drift detectors run over any window it
-// closes. The alerts raised are returned, and also written to the alert
-// file, the webhook and OnAlert.
-func (s *Store) Add(r Result) ([]Alert, error) {
-	if err := r.Validate(); err != nil {
-		return nil, err
-	}
-	one := [1]*Result{&r}
-	return s.add(one[:])
-}
-
 // add records valid results: one write call to the log (appendAll), then
 // the summaries, the detectors and the sinks, under the store's lock. When
 // the segment filled, the summaries covering it are written after the lock
@@ -433,12 +421,6 @@ func (s *Store) addLocked(rs []*Result) ([]Alert, *capture, error) {
 	}
 	snap, err := s.rollLocked(p)
 	return alerts, snap, err
-}
-
-// Record is Add for callers that take alerts from the sinks only.
-func (s *Store) Record(r Result) error {
-	_, err := s.Add(r)
-	return err
 }
 
 // rollLocked seals the full segment and starts a new one. It returns the

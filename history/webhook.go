@@ -80,7 +80,7 @@ func (c WebhookConfig) withDefaults() WebhookConfig {
 	if c.Client == nil {
 		// A redirect is answered as it is (a 3xx: not delivered, not
 		// retried), never followed: the engine connects only to the
-		// address the user configured (README, threat model).
+		// address the user configured (docs/security.md).
 		c.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if c.Now == nil {

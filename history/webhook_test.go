@@ -268,7 +268,7 @@ func TestCloseWaitsOutsideLock(t *testing.T) {
 		if !errors.Is(err, ErrClosed) {
 			t.Fatalf("Add during Close: %v, want ErrClosed", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("Add and Keys blocked while Close waited for the webhook")
 	}
 	select {

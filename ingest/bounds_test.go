@@ -1,4 +1,4 @@
-// bounds_test.go: README threat-model bounds of watch input: OTLP attribute nesting, and the assembler's defaults.
+// bounds_test.go: docs/security.md's bounds of watch input: OTLP attribute nesting, and the assembler's defaults.
 
 package ingest
 
@@ -19,7 +19,7 @@ func otlpNested(levels int) string {
 		`"startTimeUnixNano":"1763950000000000000","endTimeUnixNano":"1763950001000000000","attributes":[{"key":"deep","value":` + v + `}]}]}]}]}` + "\n"
 }
 
-// TestAttributeDepthBound: README threat model "OTLP attribute values
+// TestAttributeDepthBound: docs/security.md "OTLP attribute values
 // nested ≤ 32 levels": a value at the bound is read, one past it refused
 // with an error naming the nesting.
 func TestAttributeDepthBound(t *testing.T) {
@@ -38,12 +38,12 @@ func TestAttributeDepthBound(t *testing.T) {
 	}
 }
 
-// TestLimitsDefaults: README "open traces ≤ 10,000, spans per trace ≤
+// TestLimitsDefaults: docs/security.md "open traces ≤ 10,000, spans per trace ≤
 // 10,000, span text held ≤ 64 MiB" are what zero Limits become (the
 // assembler's own tests set small limits).
 func TestLimitsDefaults(t *testing.T) {
 	if l := (Limits{}).withDefaults(); l.OpenTraces != 10000 || l.SpansPerTrace != 10000 || l.Bytes != 64<<20 {
-		t.Errorf("defaults: %d open traces, %d spans per trace, %d bytes; README says 10,000, 10,000 and 64 MiB", l.OpenTraces, l.SpansPerTrace, l.Bytes)
+		t.Errorf("defaults: %d open traces, %d spans per trace, %d bytes; docs/security.md says 10,000, 10,000 and 64 MiB", l.OpenTraces, l.SpansPerTrace, l.Bytes)
 	}
 }
 

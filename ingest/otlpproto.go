@@ -10,7 +10,7 @@ import (
 )
 
 // maxProtoAttrs bounds the attributes of a span, an event or a key-value
-// list read from protobuf (README "Bounds"). Past it the further ones are
+// list read from protobuf (docs/security.md). Past it the further ones are
 // dropped, as OpenTelemetry SDKs drop past their own limits (128 by
 // default): an empty attribute costs two bytes on the wire and far more in
 // memory, so a body of --max-line bytes alone does not bound what a span

@@ -109,7 +109,7 @@ func mustProto(t testing.TB, js string) string {
 	return string(pb)
 }
 
-// TestProtoSpanBounds: README "Bounds": past 1,024 attributes per span or
+// TestProtoSpanBounds: docs/security.md "Bounds": past 1,024 attributes per span or
 // event the rest are dropped, the first ones kept; at the bound nothing is.
 // Every event is read and a span keeps those the mapping reads, as from
 // JSON: one that sets a deprecated attribute after 100,000 others is kept.

@@ -43,26 +43,28 @@ const (
 // deprecated maps each deprecated attribute name to its replacement. They
 // are read when the replacement is absent, with one warning per name per
 // process.
-var deprecated = map[string]string{
-	"gen_ai.system":                  attrProvider,
-	"gen_ai.usage.prompt_tokens":     attrInputTokens,
-	"gen_ai.usage.completion_tokens": attrOutputTokens,
-	"gen_ai.prompt":                  attrInputMessages,
-	"gen_ai.completion":              attrOutputMessages,
-}
+var deprecated = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"gen_ai.system":                  attrProvider,
+		"gen_ai.usage.prompt_tokens":     attrInputTokens,
+		"gen_ai.usage.completion_tokens": attrOutputTokens,
+		"gen_ai.prompt":                  attrInputMessages,
+		"gen_ai.completion":              attrOutputMessages,
+	}
+})
 
 // deprecatedNames are deprecated's keys, sorted: the attributes a span's
 // events are read for (parseEvents).
 var deprecatedNames = [...]string{"gen_ai.completion", "gen_ai.prompt", "gen_ai.system", "gen_ai.usage.completion_tokens", "gen_ai.usage.prompt_tokens"}
 
 // replacedBy is deprecated reversed: the old name to try for a current one.
-var replacedBy = func() map[string]string {
+var replacedBy = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
-	for old, cur := range deprecated {
+	for old, cur := range deprecated() {
 		m[cur] = old
 	}
 	return m
-}()
+})
 
 // Warnings reports each deprecated attribute name once, to Func.
 type Warnings struct {
@@ -83,7 +85,7 @@ func (w *Warnings) once(old string) {
 	w.seen[old] = true
 	w.mu.Unlock()
 	if first {
-		w.Func("span attribute " + old + " is deprecated in the OpenTelemetry GenAI semantic conventions; read as " + deprecated[old] + " (this warning is shown once)")
+		w.Func("span attribute " + old + " is deprecated in the OpenTelemetry GenAI semantic conventions; read as " + deprecated()[old] + " (this warning is shown once)")
 	}
 }
 
@@ -94,7 +96,7 @@ func (m *mapper) attr(sp *Span, name string) (any, bool) {
 	if v, ok := sp.Attrs[name]; ok && v != nil {
 		return v, true
 	}
-	old, ok := replacedBy[name]
+	old, ok := replacedBy()[name]
 	if !ok {
 		return nil, false
 	}

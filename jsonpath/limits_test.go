@@ -14,9 +14,12 @@ import (
 	"attest-engine/tape"
 )
 
+// TestHostileInputsStayCheap: each hostile path over 20,000 elements of 50
+// numbers ends within a watchdog of 30 s. It takes milliseconds; a filter
+// comparing the whole document per element (quadratic) takes minutes, so
+// the watchdog tells the two apart however loaded the machine is, where a
+// tight time limit failed under load.
 func TestHostileInputsStayCheap(t *testing.T) {
-	// 20,000 elements of 50 numbers each: a filter comparing the whole
-	// document per element would take minutes.
 	rows := make([]any, 20000)
 	for i := range rows {
 		row := make([]any, 50)
@@ -50,15 +53,16 @@ func TestHostileInputsStayCheap(t *testing.T) {
 			}
 			continue
 		}
-		start := time.Now()
-		p.Select(doc)
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("%s: Select(%q) took %v", tc.why, tc.expr, d)
-		}
-		start = time.Now()
-		p.SelectValue(tdoc.Root())
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("%s: SelectValue(%q) took %v", tc.why, tc.expr, d)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			p.Select(doc)
+			p.SelectValue(tdoc.Root())
+		}()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: Select and SelectValue(%q) still running after 30 s: work grows faster than the document", tc.why, tc.expr)
 		}
 	}
 }

@@ -7,6 +7,7 @@ package jsonschema
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -178,21 +179,25 @@ func isALabel(label string) (ulabel []rune, ok bool) {
 }
 
 // idnaExceptions is RFC 5892 §2.6: 'P' PVALID, 'D' DISALLOWED, 'O' CONTEXTO.
-var idnaExceptions = map[rune]byte{
-	0x00DF: 'P', 0x03C2: 'P', 0x06FD: 'P', 0x06FE: 'P', 0x0F0B: 'P', 0x3007: 'P',
-	0x00B7: 'O', 0x0375: 'O', 0x05F3: 'O', 0x05F4: 'O', 0x30FB: 'O',
-	0x0640: 'D', 0x07FA: 'D', 0x302E: 'D', 0x302F: 'D', 0x3031: 'D', 0x3032: 'D', 0x3033: 'D',
-	0x3034: 'D', 0x3035: 'D', 0x303B: 'D',
-}
+var idnaExceptions = sync.OnceValue(func() map[rune]byte {
+	return map[rune]byte{
+		0x00DF: 'P', 0x03C2: 'P', 0x06FD: 'P', 0x06FE: 'P', 0x0F0B: 'P', 0x3007: 'P',
+		0x00B7: 'O', 0x0375: 'O', 0x05F3: 'O', 0x05F4: 'O', 0x30FB: 'O',
+		0x0640: 'D', 0x07FA: 'D', 0x302E: 'D', 0x302F: 'D', 0x3031: 'D', 0x3032: 'D', 0x3033: 'D',
+		0x3034: 'D', 0x3035: 'D', 0x303B: 'D',
+	}
+})
 
 // viramas are code points with Canonical_Combining_Class Virama (RFC 5892 Appendix A.1, A.2).
-var viramas = map[rune]bool{
-	0x094D: true, 0x09CD: true, 0x0A4D: true, 0x0ACD: true, 0x0B4D: true, 0x0BCD: true, 0x0C4D: true,
-	0x0CCD: true, 0x0D3B: true, 0x0D3C: true, 0x0D4D: true, 0x0DCA: true, 0x0E3A: true, 0x0EBA: true,
-	0x0F84: true, 0x1039: true, 0x103A: true, 0x1714: true, 0x1734: true, 0x17D2: true, 0x1A60: true,
-	0x1B44: true, 0x1BAA: true, 0x1BAB: true, 0x1BF2: true, 0x1BF3: true, 0x2D7F: true, 0xA806: true,
-	0xA8C4: true, 0xA953: true, 0xA9C0: true, 0xAAF6: true, 0xABED: true,
-}
+var viramas = sync.OnceValue(func() map[rune]bool {
+	return map[rune]bool{
+		0x094D: true, 0x09CD: true, 0x0A4D: true, 0x0ACD: true, 0x0B4D: true, 0x0BCD: true, 0x0C4D: true,
+		0x0CCD: true, 0x0D3B: true, 0x0D3C: true, 0x0D4D: true, 0x0DCA: true, 0x0E3A: true, 0x0EBA: true,
+		0x0F84: true, 0x1039: true, 0x103A: true, 0x1714: true, 0x1734: true, 0x17D2: true, 0x1A60: true,
+		0x1B44: true, 0x1BAA: true, 0x1BAB: true, 0x1BF2: true, 0x1BF3: true, 0x2D7F: true, 0xA806: true,
+		0xA8C4: true, 0xA953: true, 0xA9C0: true, 0xAAF6: true, 0xABED: true,
+	}
+})
 
 // idnaValid approximates PVALID (RFC 5892 §2-§3) for a code point that is not an exception.
 func idnaValid(r rune) bool {
@@ -235,7 +240,7 @@ func isULabel(u []rune) bool {
 			hasExtArabicIndic = true
 			continue
 		case r == 0x200D: // ZERO WIDTH JOINER: after a virama
-			if i == 0 || !viramas[u[i-1]] {
+			if i == 0 || !viramas()[u[i-1]] {
 				return false
 			}
 			continue
@@ -245,7 +250,7 @@ func isULabel(u []rune) bool {
 			}
 			continue
 		}
-		switch idnaExceptions[r] {
+		switch idnaExceptions()[r] {
 		case 'P':
 			continue
 		case 'D':
@@ -285,7 +290,7 @@ func contextOK(u []rune, i int) bool {
 // zwnjAllowed is RFC 5892 Appendix A.1 with joining types approximated: Arabic-script and Syriac letters
 // join on both sides (D), non-spacing marks are transparent (T).
 func zwnjAllowed(u []rune, i int) bool {
-	if i > 0 && viramas[u[i-1]] {
+	if i > 0 && viramas()[u[i-1]] {
 		return true
 	}
 	joins := func(r rune) bool {

@@ -241,7 +241,7 @@ func (l chainLoader) Load(uri string) (any, error) {
 	return map[string]any{"$ref": fmt.Sprint("d", i+1)}, nil
 }
 
-// TestCompileBounds: README "compile: ≤ 2²⁰ subschemas, ≤ 1,000 loaded
+// TestCompileBounds: docs/security.md "compile: ≤ 2²⁰ subschemas, ≤ 1,000 loaded
 // documents". One past each bound is refused with an error naming it; the
 // document chain ends at 5,000 so that an engine without the bound
 // compiles it instead of looping.
@@ -270,7 +270,7 @@ func TestCompileBounds(t *testing.T) {
 	}
 }
 
-// TestUnitsAreBoundedInCount: README "error units ≤ 1,000": 5,000 failing
+// TestUnitsAreBoundedInCount: docs/security.md "error units ≤ 1,000": 5,000 failing
 // items with short locations, far within the byte bound, give 1,000 units.
 func TestUnitsAreBoundedInCount(t *testing.T) {
 	s, err := Compile(decodeJSON(t, []byte(`{"items":{"type":"string"}}`)), nil)

@@ -25,19 +25,20 @@ type Writer struct {
 	dropped int64     // lines dropped since the last notice
 	total   int64     // lines dropped since New
 	busy    bool      // lines are pending or being written
+	started bool      // the writing goroutine runs (from the first line on)
 	wake    chan struct{}
 
 	spare []byte // the writing goroutine's: the buffer it last wrote, reused
 }
 
-// New returns a Writer copying to out, and starts its goroutine. The
-// goroutine lives as long as the process (the engine makes one Writer).
+// New returns a Writer copying to out. Its goroutine starts with the first
+// line (a process that logs nothing starts none) and lives as long as the
+// process (the engine makes one Writer).
 func New(out io.Writer) *Writer { return newWriter(out, Limit) }
 
 func newWriter(out io.Writer, limit int) *Writer {
 	w := &Writer{out: out, limit: limit, wake: make(chan struct{}, 1)}
 	w.idle.L = &w.mu
-	go w.run()
 	return w
 }
 
@@ -68,6 +69,10 @@ func (w *Writer) Write(p []byte) (int, error) {
 func (w *Writer) wakeLocked() {
 	if !w.busy {
 		w.busy = true
+		if !w.started {
+			w.started = true
+			go w.run()
+		}
 		select {
 		case w.wake <- struct{}{}:
 		default:

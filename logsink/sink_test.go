@@ -141,12 +141,12 @@ func waitTaken(t *testing.T, w *Writer) {
 	t.Fatal("the writing goroutine never took the first line")
 }
 
-// TestNewQueuesAtMostLimit: README "lines queue in at most 1 MiB": the
+// TestNewQueuesAtMostLimit: docs/security.md "lines queue in at most 1 MiB": the
 // writer New makes, on a stderr nobody reads, keeps 1 MiB of lines besides
 // the one being written and drops the rest.
 func TestNewQueuesAtMostLimit(t *testing.T) {
 	if Limit != 1<<20 {
-		t.Fatalf("Limit %d, README says 1 MiB", Limit)
+		t.Fatalf("Limit %d, docs/security.md says 1 MiB", Limit)
 	}
 	g := newGate()
 	defer g.open()

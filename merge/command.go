@@ -1,17 +1,10 @@
-// Package merge is `attest-engine merge DST SRC...`: it adds the result
-// histories of shards (the --state-dir of each) into one state dir with
-// history.Merge. Its flags, usage and exit status live here; the storage
-// rules (what a merge sums, what it refuses) live in package history.
-//
-// Exit status: 0 merged (a note on stderr when assertions beyond a state
-// dir's bound were left out, history.KeysDropped) or -h, 1 the merge
-// failed, 2 usage.
+// command.go: the merge command: flags, usage, exit status.
+
 package merge
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -23,11 +16,7 @@ import (
 // the dirs it is given and is not interruptible part-way (history.Merge
 // writes dst once, at its Close).
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("attest-engine merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attest-engine merge DST SRC [SRC...]\n\nAdds the summaries of the state dirs SRC (the --state-dir of each shard) into DST.")
-	}
+	fs := cli.NewFlagSet("attest-engine merge", "usage: attest-engine merge DST SRC [SRC...]\n\nAdds the summaries of the state dirs SRC (the --state-dir of each shard) into DST.\n", stderr)
 	if code, ok := cli.Parse(fs, args); !ok {
 		return code
 	}

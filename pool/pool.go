@@ -1,6 +1,5 @@
-// Package pool is a fixed pool of workers whose results come out in input
-// order: the eval command runs its traces on it, and the watch command its
-// traces' assertions.
+// pool.go: InOrder, the worker pool whose results come out in input order.
+
 package pool
 
 import (
@@ -13,8 +12,9 @@ import (
 // InOrder reads items with next (i counts from 0) on one goroutine, has
 // work done on each by the given number of workers, and passes each result
 // to emit on the calling goroutine, in the order of the items, as soon as
-// it and every item before it are done. At most 2×workers items are
-// between next and emit, so memory is bounded by the items, not the input.
+// it and every item before it are done. At most 2×workers items wait
+// between next and emit, besides the one being read and the one being
+// emitted, so memory is bounded by the items, not the input.
 //
 // Reading stops at io.EOF from next (a clean end), at any other error from
 // next (returned as err), when emit returns an error, or when ctx ends

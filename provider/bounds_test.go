@@ -1,4 +1,4 @@
-// bounds_test.go: the README threat model's bounds on the provider result cache (entries and bytes).
+// bounds_test.go: docs/security.md's bounds on the provider result cache (entries and bytes).
 
 package provider
 
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestResultCacheBounded: README "the in-memory result cache is bounded at
+// TestResultCacheBounded: docs/security.md "the in-memory result cache is bounded at
 // 64 MiB as well as in entries" (cache_size, default 4096).
 func TestResultCacheBounded(t *testing.T) {
 	ps, err := New(Settings{Getenv: envOf()})

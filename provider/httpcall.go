@@ -41,7 +41,9 @@ const retryDetail = "Wait and retry. The engine applies exponential backoff inte
 
 // httpDoer sends provider requests. Safe for concurrent use.
 type httpDoer struct {
-	client    *http.Client
+	// client is the HTTP client, made on the first call: a session that
+	// never calls a provider does not pay for a transport at start-up.
+	client    func() *http.Client
 	retryBase time.Duration // tests set a tiny one
 	offline   bool          // no request is ever sent
 }
@@ -164,7 +166,7 @@ func (h *httpDoer) attempt(ctx context.Context, r provRequest) (body []byte, ret
 			Detail: "Check the provider base_url in the --config file or the *_BASE_URL environment variable."}
 	}
 	req.Header = r.header.Clone()
-	resp, err := h.client.Do(req)
+	resp, err := h.client().Do(req)
 	if err != nil {
 		return nil, 0, &Error{Transient: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider unreachable: %s", r.what, scrub(netErrText(err), r.ep.key))}
@@ -268,8 +270,8 @@ func newHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = idleConnsPerHost
 	// A redirect is answered as it is, never followed: the engine connects
-	// only to the endpoints the config or environment names (README, threat
-	// model), and a 3xx fails the call like any other non-2xx answer.
+	// only to the endpoints the config or environment names (docs/security.md)
+	// , and a 3xx fails the call like any other non-2xx answer.
 	return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"attest-engine/clip"
@@ -136,9 +137,9 @@ func New(s Settings) (*Client, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	client := s.HTTPClient
-	if client == nil {
-		client = newHTTPClient()
+	client := sync.OnceValue(newHTTPClient)
+	if s.HTTPClient != nil {
+		client = func() *http.Client { return s.HTTPClient }
 	}
 	doer := &httpDoer{client: client, retryBase: s.RetryBase, offline: s.Offline}
 	p := &Client{prices: map[string]Price{}, configPriced: map[string]bool{}}

@@ -13,13 +13,12 @@
 // report order, End; no format holds more than one trace, so a run over
 // any number of traces writes in bounded memory, except HTML, which keeps
 // what it shows (failures first, totals at the top) within a stated size
-// bound: 32 MiB whatever the run holds. Write writes a whole
-// report; WriteFile writes one to a file (the server's --report): whole or
-// not at all over a regular file or nothing, written through a device, a
-// FIFO or a symlink as a shell's redirection would, never replacing them
-// (file.go); ByTrace groups a session's results by trace_id. A Spool
+// bound: 32 MiB whatever the run holds. A report file (the server's
+// --report, the history page) is written whole or not at all over a
+// regular file or nothing, and through a device, a FIFO or a symlink as a
+// shell's redirection would, never replacing them (file.go). A Spool
 // keeps a session's results for its report in bounded memory: held up to
-// SpoolMemory, on disk past it, sorted there into ByTrace's order when the
+// SpoolMemory, on disk past it, sorted there into byTrace's order when the
 // report is written (spool.go).
 //
 // Text from traces and assertions is escaped for its format: XML escaping

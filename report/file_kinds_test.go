@@ -20,7 +20,7 @@ var fileWriters = []struct {
 	write func(path string) error
 	want  string // what the written bytes start with
 }{
-	{"WriteFile", func(path string) error { return WriteFile(path, passingTraces(3)) }, `{"format_version":1`},
+	{"writeFile", func(path string) error { return writeFile(path, passingTraces(3)) }, `{"format_version":1`},
 	{"WriteHistoryFile", func(path string) error {
 		return WriteHistoryFile(path, []HistoryKey{{Name: "k", Bins: make([]int, 10)}}, time.Time{})
 	}, "<!DOCTYPE html>"},

@@ -84,7 +84,7 @@ func TestWriteFileAtomic(t *testing.T) {
 func TestWriteFileMissingDir(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "nope", "report.html")
-	if err := WriteFile(path, nil); err == nil {
+	if err := writeFile(path, nil); err == nil {
 		t.Fatal("no error for a report in a missing directory")
 	}
 	if err := WriteHistoryFile(path, nil, time.Time{}); err == nil {
@@ -105,7 +105,7 @@ func TestWriteFileRemovesStaleTemps(t *testing.T) {
 		name  string
 		write func(path string) error
 	}{
-		{"WriteFile", func(path string) error { return WriteFile(path, nil) }},
+		{"writeFile", func(path string) error { return writeFile(path, nil) }},
 		{"WriteHistoryFile", func(path string) error { return WriteHistoryFile(path, nil, time.Time{}) }},
 		{"Spool.WriteFile", func(path string) error {
 			sp := NewSpool(filepath.Dir(path), SpoolMemory)
@@ -154,7 +154,7 @@ func BenchmarkWriteFile(b *testing.B) {
 	for _, ext := range []string{"txt", "xml", "json", "html"} {
 		b.Run(ext, func(b *testing.B) {
 			for b.Loop() {
-				if err := WriteFile(filepath.Join(dir, "report."+ext), traces); err != nil {
+				if err := writeFile(filepath.Join(dir, "report."+ext), traces); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"attest-engine/clip"
@@ -74,7 +75,7 @@ func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	p := historyPage{NKeys: len(keys), CSS: template.CSS(htmlCSS), Script: template.JS(htmlScript), CSP: htmlCSP}
+	p := historyPage{NKeys: len(keys), CSS: template.CSS(htmlCSS), Script: template.JS(htmlScript), CSP: htmlCSP()}
 	if !generated.IsZero() {
 		p.Generated = generated.UTC().Format("2006-01-02 15:04:05 UTC")
 	}
@@ -101,7 +102,7 @@ func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
 		p.Keys = append(p.Keys, hk)
 	}
 	p.Summary = count(len(keys), "assertion key") + ", " + count(p.NAlerts, "drift alert") + "."
-	return historyTemplate.Execute(w, &p)
+	return historyTemplate().Execute(w, &p)
 }
 
 // WriteHistoryFile writes the history page to path whole or not at all
@@ -122,7 +123,8 @@ func sum(xs []int) int {
 
 // historyTemplate is a page of the report's family: the same "meta" (the
 // content security policy) and "foot" (the script) as the report's page.
-var historyTemplate = template.Must(template.Must(htmlTemplates.Clone()).New("history").Parse(`<!DOCTYPE html>
+var historyTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(parsePage().New("history").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 {{template "meta" .}}<title>attest-engine history</title>
@@ -150,3 +152,4 @@ var historyTemplate = template.Must(template.Must(htmlTemplates.Clone()).New("hi
 {{end}}</pre></details>
 {{end}}</main>
 {{template "foot" .}}`))
+})

@@ -111,12 +111,12 @@ func (h *htmlReport) Trace(tr *Trace) error {
 			sec.full = true
 			break
 		}
-		if err := htmlTemplates.ExecuteTemplate(&body, "result", htmlResultOf(&tr.Results[i], names[i])); err != nil {
+		if err := htmlTemplates().ExecuteTemplate(&body, "result", htmlResultOf(&tr.Results[i], names[i])); err != nil {
 			return err
 		}
 	}
 	t.Body = template.HTML(body.String())
-	if err := htmlTemplates.ExecuteTemplate(&sec.buf, "trace", &t); err != nil {
+	if err := htmlTemplates().ExecuteTemplate(&sec.buf, "trace", &t); err != nil {
 		return err
 	}
 	sec.n++
@@ -203,7 +203,7 @@ func (h *htmlReport) row(tr *Trace, st, types string) error {
 		}
 		mean = score(sum / float64(n))
 	}
-	return htmlTemplates.ExecuteTemplate(&h.rows, "row", &htmlRow{Name: line(tr.Name, htmlNameMax), Status: st, Types: types,
+	return htmlTemplates().ExecuteTemplate(&h.rows, "row", &htmlRow{Name: line(tr.Name, htmlNameMax), Status: st, Types: types,
 		Results: len(tr.Results), Mean: mean, Duration: millis(tr.DurationMS)})
 }
 
@@ -212,7 +212,7 @@ func (h *htmlReport) End(tot *Totals) error {
 		Failed: template.HTML(h.failed.buf.String()), NFailed: h.failed.n,
 		Soft: template.HTML(h.soft.buf.String()), NSoft: h.soft.n,
 		Rows: template.HTML(h.rows.String()), NRows: h.nRows, Passed: h.passed, Over: h.over, Omitted: h.omitted,
-		CSS: template.CSS(htmlCSS), Script: template.JS(htmlScript), CSP: htmlCSP}
+		CSS: template.CSS(htmlCSS), Script: template.JS(htmlScript), CSP: htmlCSP()}
 	switch {
 	case tot.Incomplete:
 		p.Verdict, p.VerdictClass = "INCOMPLETE", "err"
@@ -237,7 +237,7 @@ func (h *htmlReport) End(tot *Totals) error {
 		}
 		p.Scenarios = append(p.Scenarios, htmlScenarioOf(&tot.Scenarios[i]))
 	}
-	return htmlTemplates.ExecuteTemplate(h.w, "page", &p)
+	return htmlTemplates().ExecuteTemplate(h.w, "page", &p)
 }
 
 // htmlResultOf is a result as the page shows it, its text cut to the

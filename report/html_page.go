@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"html/template"
+	"sync"
 )
 
 // What the templates are given. Every string from a trace or an assertion
@@ -68,7 +69,13 @@ type htmlRow struct {
 	Results                             int
 }
 
-var htmlTemplates = template.Must(template.New("page").Parse(htmlPageTemplate))
+var htmlTemplates = sync.OnceValue(parsePage)
+
+// parsePage parses the report page's templates. The history page parses
+// its own set from them (a set that has executed cannot be cloned).
+func parsePage() *template.Template {
+	return template.Must(template.New("page").Parse(htmlPageTemplate))
+}
 
 const htmlPageTemplate = `<!DOCTYPE html>
 <html lang="en">
@@ -188,8 +195,10 @@ f.addEventListener("input",run);f.addEventListener("change",run);run();})();`
 // htmlCSP allows nothing but the page's own style sheet and script, each by
 // its hash: no request of any kind, no other script or style (not even a
 // style attribute), no form submission.
-var htmlCSP = "default-src 'none'; style-src 'sha256-" + scriptHash(htmlCSS) + "'; script-src 'sha256-" + scriptHash(htmlScript) +
-	"'; base-uri 'none'; form-action 'none'"
+var htmlCSP = sync.OnceValue(func() string {
+	return "default-src 'none'; style-src 'sha256-" + scriptHash(htmlCSS) + "'; script-src 'sha256-" + scriptHash(htmlScript) +
+		"'; base-uri 'none'; form-action 'none'"
+})
 
 // scriptHash is a CSP source hash of an inline script's or style's text.
 func scriptHash(s string) string {

@@ -320,7 +320,7 @@ func FuzzHTMLReport(f *testing.F) {
 	})
 }
 
-// TestHTMLFieldsCut: README "fields cut (names 128 bytes, texts 4 KiB)": a
+// TestHTMLFieldsCut: docs/security.md "fields cut (names 128 bytes, texts 4 KiB)": a
 // 10,000-byte explanation shows its first 4 KiB and how much was left out,
 // and a 1,000-byte trace name its first 128 bytes.
 func TestHTMLFieldsCut(t *testing.T) {
@@ -393,7 +393,7 @@ func TestHTMLReportTypes(t *testing.T) {
 		results = append(results, Recorded{Type: "type " + strconv.Itoa(i), Result: assert.Result{AssertionID: "a" + strconv.Itoa(i), Status: assert.HardFail}})
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, FormatHTML, []Trace{{Name: "t", Results: results}}); err != nil {
+	if err := writeReport(&buf, FormatHTML, []Trace{{Name: "t", Results: results}}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

@@ -119,7 +119,7 @@ func checkJUnit(t *testing.T, data []byte) xTestsuites {
 func TestJUnitSchemaShape(t *testing.T) {
 	var buf bytes.Buffer
 	traces := fixtureTraces()
-	if err := Write(&buf, FormatJUnit, traces); err != nil {
+	if err := writeReport(&buf, FormatJUnit, traces); err != nil {
 		t.Fatal(err)
 	}
 	doc := checkJUnit(t, buf.Bytes())
@@ -170,7 +170,7 @@ func TestJUnitSchemaShape(t *testing.T) {
 
 func TestJUnitEmpty(t *testing.T) {
 	var buf bytes.Buffer
-	if err := Write(&buf, FormatJUnit, nil); err != nil {
+	if err := writeReport(&buf, FormatJUnit, nil); err != nil {
 		t.Fatal(err)
 	}
 	if doc := checkJUnit(t, buf.Bytes()); len(doc.Suites) != 0 {

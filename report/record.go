@@ -20,11 +20,11 @@ type Recorded struct {
 	Result assert.Result
 }
 
-// ByTrace gathers recorded results into one Trace per trace_id, traces in
+// byTrace gathers recorded results into one Trace per trace_id, traces in
 // the order first seen, results in the order recorded. A trace's duration
 // is the sum of its results' durations: the server keeps no wall time per
 // trace (several batches and plugin results may share one).
-func ByTrace(list []Recorded) []Trace {
+func byTrace(list []Recorded) []Trace {
 	index := map[string]int{}
 	var out []Trace
 	for _, rec := range list {

@@ -171,16 +171,6 @@ func NewWriter(f Format, w io.Writer) Writer {
 	return &textReport{w: w}
 }
 
-// Write writes a whole report of traces in format f, with no timestamp.
-// The total duration is the sum of the traces' durations.
-func Write(w io.Writer, f Format, traces []Trace, scenarios ...simulate.ScenarioSummary) error {
-	return writeTotals(w, f, traces, Totals{Scenarios: scenarios})
-}
-
-func write(w io.Writer, f Format, traces []Trace, generated time.Time) error {
-	return writeTotals(w, f, traces, Totals{Generated: generated})
-}
-
 // writeTotals writes the report, starting its totals from tot (timestamp, scenarios).
 func writeTotals(w io.Writer, f Format, traces []Trace, tot Totals) error {
 	rw := NewWriter(f, w)
@@ -197,18 +187,6 @@ func writeTotals(w io.Writer, f Format, traces []Trace, tot Totals) error {
 	return rw.End(&tot)
 }
 
-// WriteFile writes a whole report to path, in the format its extension
-// names (FormatForPath), generated now. A regular file, or a path that
-// names nothing yet, appears whole or not at all: it is written beside its
-// final name and renamed; anything else (a device, a FIFO, a symlink) is
-// written through as a shell's redirection would (writeReportFile).
-func WriteFile(path string, traces []Trace, scenarios ...simulate.ScenarioSummary) error {
-	return writeReportFile(path, func(w io.Writer) error {
-		return writeTotals(w, FormatForPath(path), traces, Totals{Generated: time.Now(), Scenarios: scenarios})
-	})
-}
-
-// seconds formats milliseconds as seconds with 3 decimals (JUnit's time).
 // dollars prints a cost for a person: "$" and the amount to 12 significant
 // digits, which is past any price's precision and short of the float
 // error a sum of costs gathers (0.00016062, not 0.00016062000000000002).
@@ -218,6 +196,7 @@ func dollars(c float64) string {
 	return "$" + strconv.FormatFloat(c, 'f', -1, 64)
 }
 
+// seconds formats milliseconds as seconds with 3 decimals (JUnit's time).
 func seconds(ms int64) string {
 	if ms < 0 {
 		ms = 0

@@ -82,7 +82,7 @@ func TestReportGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(string(tc.format), func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := Write(&buf, tc.format, fixtureTraces(), fixtureScenarios()...); err != nil {
+			if err := writeReport(&buf, tc.format, fixtureTraces(), fixtureScenarios()...); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, filepath.Join(reportDir, tc.file), buf.String(), tc.reason)
@@ -121,7 +121,7 @@ func TestReportJSONParses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := Write(&buf, FormatJSON, tc.traces); err != nil {
+			if err := writeReport(&buf, FormatJSON, tc.traces); err != nil {
 				t.Fatal(err)
 			}
 			var doc struct {
@@ -243,7 +243,7 @@ func FuzzReports(f *testing.F) {
 		}
 		for _, format := range []Format{FormatJSON, FormatJUnit, FormatText} {
 			var buf bytes.Buffer
-			if err := Write(&buf, format, traces); err != nil {
+			if err := writeReport(&buf, format, traces); err != nil {
 				t.Fatalf("%s: %v", format, err)
 			}
 			out := buf.Bytes()

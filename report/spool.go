@@ -22,12 +22,12 @@ const SpoolMemory = 64 << 20
 
 // Spool keeps a session's results for its report (the server's --report),
 // in the order added. Up to its memory bound they are held as they are and
-// the report is ByTrace's, exactly as before there was a spool. Past it,
+// the report is byTrace's. Past it,
 // every result goes to a scratch file in the report's directory (removed
 // from the directory at once: nothing is left however the process ends),
 // and memory stays bounded whatever the session's length: the results are
 // written in runs (consecutive results of one trace), and when the report
-// is written the runs are sorted on disk (spoolsort.go) into ByTrace's
+// is written the runs are sorted on disk (spoolsort.go) into byTrace's
 // order, traces in the order first seen and results in the order added, so
 // the report is the one the same results make in memory, byte for byte
 // (TestSpoolSameReport). Writing it then holds one trace's results at a
@@ -61,8 +61,8 @@ func NewSpool(dir string, limit int) *Spool {
 	return &Spool{limit: limit, chunk: sortChunk, sc: scratch{dir: dir}}
 }
 
-// Add keeps r. Results added once the report is being written are left out
-// of it, as late results were when the report was a snapshot.
+// Add keeps r. Results added once the report is being written (a drain
+// that timed out) are left out of it.
 func (s *Spool) Add(r Recorded) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -165,7 +165,7 @@ func (s *Spool) Write(w io.Writer, f Format, tot Totals) (int, error) {
 		return 0, s.err
 	}
 	if s.data == nil {
-		traces := ByTrace(s.mem)
+		traces := byTrace(s.mem)
 		return len(traces), writeTotals(w, f, traces, tot)
 	}
 	return s.writeSpilled(w, f, tot)
@@ -277,7 +277,7 @@ func (s *Spool) writeSpilled(w io.Writer, f Format, tot Totals) (int, error) {
 			if err != nil {
 				return 0, fmt.Errorf("reading spooled results: %w", err)
 			}
-			if tr.Name == "" { // as ByTrace names a trace
+			if tr.Name == "" { // as byTrace names a trace
 				tr.Name, tr.TraceID = r.TraceID, r.TraceID
 				if tr.Name == "" {
 					tr.Name = "#" + strconv.Itoa(traces)

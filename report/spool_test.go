@@ -52,14 +52,14 @@ func spoolSession(n int) []Recorded {
 }
 
 // TestSpoolSameReport: a session past the spool's memory bound gives, in every format, the report its
-// results give held in memory (ByTrace, then Write), byte for byte; with one entry or three sorted at
+// results give held in memory (byTrace, then Write), byte for byte; with one entry or three sorted at
 // once, so the sort's merge of chunks is used.
 func TestSpoolSameReport(t *testing.T) {
 	session := spoolSession(200)
 	scenarios := []simulate.ScenarioSummary{{ScenarioID: "refund", Summary: simulate.Summarize(3, 2)}}
 	for _, f := range []Format{FormatText, FormatJSON, FormatJUnit, FormatHTML} {
 		var want bytes.Buffer
-		if err := Write(&want, f, ByTrace(session), scenarios...); err != nil {
+		if err := writeReport(&want, f, byTrace(session), scenarios...); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {
@@ -90,8 +90,8 @@ func TestSpoolSameReport(t *testing.T) {
 			}
 			sp.Add(session[0]) // late: not in the report, and no failure
 			sp.Close()
-			if n != len(ByTrace(session)) || spilled != (c.limit < 1<<30) {
-				t.Errorf("%s, %s: %d traces (want %d), spilled %v", f, c.name, n, len(ByTrace(session)), spilled)
+			if n != len(byTrace(session)) || spilled != (c.limit < 1<<30) {
+				t.Errorf("%s, %s: %d traces (want %d), spilled %v", f, c.name, n, len(byTrace(session)), spilled)
 			}
 			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
 				t.Errorf("%s, %s: the report differs from the in-memory one (-memory +spool):\n%s", f, c.name, diff)

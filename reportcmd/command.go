@@ -1,15 +1,9 @@
-// Package reportcmd is `attest-engine report --state-dir DIR --html FILE`:
-// the HTML history page of a state dir (package history's series drawn by
-// package report). The package is not named report: that name is the
-// results model and its writers, which this command uses.
-//
-// Exit status: 0 written, 1 the dir could not be read or the page not
-// written, 2 usage.
+// command.go: the report command: flags, usage, exit status, and a state dir's series as the page's keys.
+
 package reportcmd
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -26,15 +20,10 @@ import (
 // writes it, and draws what was recorded when it read. ctx and stdin are
 // unused: the page is drawn from what one read of the dir found.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("attest-engine report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.NewFlagSet("attest-engine report", "usage: attest-engine report --state-dir DIR --html FILE [--deterministic]\n\nDraws the result history of a state dir: per assertion, pass rate and mean score over its windows with drift alerts marked, and a score histogram.\n", stderr)
 	dir := fs.String("state-dir", "", "the state dir to draw: a watch's or server's --state-dir, or one merged by attest-engine merge (required)")
 	out := fs.String("html", "", "write the HTML history page to this file, - for stdout (required)")
 	deterministic := fs.Bool("deterministic", false, "leave the generation time out: the same state dir gives the same bytes")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attest-engine report --state-dir DIR --html FILE [--deterministic]\n\nDraws the result history of a state dir: per assertion, pass rate and mean score over its windows with drift alerts marked, and a score histogram.")
-		fs.PrintDefaults()
-	}
 	if code, ok := cli.Parse(fs, args); !ok {
 		return code
 	}

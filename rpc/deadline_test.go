@@ -16,14 +16,19 @@ func TestDeadline(t *testing.T) {
 	if err := d.Err(); err != nil {
 		t.Fatalf("Err before the deadline: %v", err)
 	}
-	if at, ok := d.Deadline(); !ok || time.Until(at) <= 0 {
+	at, ok := d.Deadline()
+	if !ok || time.Until(at) <= 0 {
 		t.Fatalf("Deadline() = %v, %v", at, ok)
 	}
 	child, cancel := context.WithCancel(d) // asks for Done
 	defer cancel()
 	select {
 	case <-child.Done():
-		t.Fatal("derived context done before the deadline")
+		// On a loaded machine the 10 ms wait may outlast the deadline: only
+		// a Done seen before the deadline's time is wrong.
+		if now := time.Now(); now.Before(at) {
+			t.Fatalf("derived context done %v before the deadline", at.Sub(now))
+		}
 	case <-time.After(10 * time.Millisecond):
 	}
 	for _, c := range []context.Context{d, child} { // the derived one ends right after

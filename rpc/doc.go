@@ -21,7 +21,6 @@
 // the methods, concurrency, and the mapping of errors to wire codes.
 // The evaluation itself is assert's (assert.Engine.Run, shared with the
 // eval command); reports are written by the program (main.go, package
-// report) from the results Server.RecordTo hands it as they are recorded
-// (or Options.Report receives at the end). rpc imports neither net/http
+// report) from the results Server.RecordTo hands it as they are recorded. rpc imports neither net/http
 // nor encoding/xml.
 package rpc

@@ -1,4 +1,4 @@
-// drift.go: the session's result history (--state-dir, issue 17): results
+// drift.go: the session's result history (--state-dir): results
 // recorded by assertion_id, query_drift, and drift_alert notifications for a
 // client that asked for them at initialize.
 

@@ -103,7 +103,9 @@ func TestLineWriterHolds(t *testing.T) {
 				t.Fatalf("%d writes while answers are held", early)
 			}
 			if tc.last {
-				if err := lw.write([]byte("x\n"), true); err != nil {
+				var err error
+				within(t, "the last answer's write", func() { err = lw.write([]byte("x\n"), true) })
+				if err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -113,7 +115,7 @@ func TestLineWriterHolds(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-				case <-time.After(10 * time.Second):
+				case <-time.After(watchdog):
 					t.Fatal("a held answer was never written")
 				}
 			}
@@ -130,7 +132,9 @@ func TestLineWriterHolds(t *testing.T) {
 	g := &gatedWriter{gate: make(chan struct{})}
 	close(g.gate)
 	lw := &lineWriter{w: g, inFlight: func() int { return 10 }, holdFor: hour}
-	if err := lw.write([]byte("r\n"), false); err != nil || len(g.writes) != 1 {
+	var err error
+	within(t, "the read loop's answer", func() { err = lw.write([]byte("r\n"), false) })
+	if err != nil || len(g.writes) != 1 {
 		t.Errorf("read loop's answer: %d writes, error %v; want written at once", len(g.writes), err)
 	}
 }
@@ -174,7 +178,11 @@ func TestLineWriterSpareBounded(t *testing.T) {
 
 func waitFor(t *testing.T, lw *lineWriter, cond func() bool) {
 	t.Helper()
+	deadline := time.Now().Add(watchdog)
 	for {
+		if time.Now().After(deadline) {
+			t.Fatalf("the line writer did not reach the state waited for within %v", watchdog)
+		}
 		lw.mu.Lock()
 		ok := cond()
 		lw.mu.Unlock()

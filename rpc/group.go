@@ -10,16 +10,12 @@ import (
 )
 
 // A pipelining SDK has many small requests buffered at once. Handed over
-// one by one (a worker per request, each waiting for its own answer to be
-// written), every request paid for a wake-up, a copy of its line into a
-// buffer of its own, semaphore and lock traffic, and a write shared at
-// best with the answers that happened to be ready with it: on a 2-core
-// machine a pipelined SDK batch cost ~10.5 µs of CPU against ~6.5 µs in
-// process, and one goroutine doing everything in turn (no parallelism at
-// all) was faster. So the read loop takes the complete lines that are
-// buffered behind the one it read (sniffed as evaluate_batch or
-// validate_trace_tree, small, each with a free slot) into a group, with
-// one copy of their bytes. Idle helpers, one per processor beyond the read
+// one by one, each would pay for a wake-up, a copy of its line, semaphore
+// and lock traffic and a write of its own (docs/performance.md, "All cores
+// when pipelining, in groups", has the figures). So the read loop takes the
+// complete lines that are buffered behind the one it read (sniffed as
+// evaluate_batch or validate_trace_tree, small, each with a free slot) into
+// a group, with one copy of their bytes. Idle helpers, one per processor beyond the read
 // loop's own, take the first lines of a burst in shares; the read loop
 // answers the last share itself, whose lines it has just copied. A group's
 // requests are answered in turn, their answers gathered and handed to the

@@ -79,7 +79,7 @@ func TestLineWriterMixedCallers(t *testing.T) {
 		go func() { wg.Wait(); close(finished) }()
 		select {
 		case <-finished:
-		case <-time.After(30 * time.Second):
+		case <-time.After(watchdog):
 			t.Fatalf("fail at %d: callers still waiting on the writer", failAt)
 		}
 		waitFor(t, lw, func() bool { return !lw.writing })

@@ -448,7 +448,6 @@ func (s *Server) initialize(req *request) {
 		s.state = stateIncompatible
 	}
 	s.mu.Unlock()
-	s.log.Info("session initialized", "sdk_name", p["sdk_name"], "sdk_version", p["sdk_version"], "protocol_version", version, "compatible", len(missing) == 0)
 
 	b := appendHead(make([]byte, 0, 256), req.id)
 	b = append(b, `,"result":{"engine_version":`...)
@@ -478,6 +477,9 @@ func (s *Server) initialize(req *request) {
 	}
 	b = append(b, "}}\n"...)
 	s.reply(req, b)
+	// Logged once answered: the SDK waits on the answer, and the first log
+	// line starts the log's writer (package logsink).
+	s.log.Info("session initialized", "sdk_name", p["sdk_name"], "sdk_version", p["sdk_version"], "protocol_version", version, "compatible", len(missing) == 0)
 }
 
 // capabilities lists what this build really supports (spec §2.1 table).

@@ -69,7 +69,7 @@ func mixedBurst(t *testing.T, maxLine int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(watchdog):
 		t.Fatalf("Serve did not return; %d answers, %d slots taken", a.count(), len(s.sem))
 	}
 	<-a.done
@@ -147,7 +147,7 @@ func TestPipelinedStalledReader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(watchdog):
 		t.Fatalf("Serve did not return once stdout was read; %d answers, %d slots taken", a.count(), len(s.sem))
 	}
 	if err := <-sent; err != nil {
@@ -201,7 +201,7 @@ func TestPipelinedShutdownMidBurst(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(watchdog):
 		t.Fatalf("Serve did not return; %d answers, %d slots taken", a.count(), len(s.sem))
 	}
 	inW.Close()
@@ -260,7 +260,7 @@ func TestPipelinedSIGTERMMidBurst(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(watchdog):
 		t.Fatalf("Serve did not return after SIGTERM; %d answers, %d slots taken", a.count(), len(s.sem))
 	}
 	// The read loop outlives Serve after a SIGTERM (main exits then): it
@@ -300,7 +300,7 @@ func TestPipelinedStdoutClosed(t *testing.T) {
 			if err == nil {
 				t.Errorf("%d writes then broken: Serve returned no error", left)
 			}
-		case <-time.After(60 * time.Second):
+		case <-time.After(watchdog):
 			t.Fatalf("%d writes then broken: Serve did not return; %d slots taken", left, len(s.sem))
 		}
 		if len(s.sem) != 0 {

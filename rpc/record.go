@@ -8,7 +8,7 @@ import (
 	"attest-engine/assert"
 )
 
-// Record is one result of the session, as Options.Report receives it.
+// Record is one result of the session, as RecordTo's add receives it.
 type Record struct {
 	TraceID string
 	Suite   string // evaluate_batch's optional suite ("" when none)
@@ -18,37 +18,27 @@ type Record struct {
 	Result  assert.Result
 }
 
-// recorder keeps results only when a report was asked for (Options.Report,
-// or RecordTo). With RecordTo it keeps none itself: each goes to the sink
-// as it is recorded.
+// recorder hands results on only when a report was asked for (RecordTo);
+// it keeps none itself.
 type recorder struct {
 	mu   sync.Mutex
 	on   bool
 	spec func(map[string]any) string // Options.ReportSpec
-	list []Record
-	sink func(Record) // RecordTo's add
-	done func()       // RecordTo's done
+	sink func(Record)                // RecordTo's add
+	done func()                      // RecordTo's done
 }
 
-// RecordTo hands every result of the session to add as it is recorded,
-// in the order Options.Report would list them (under one lock: a batch's
-// results come together), instead of keeping them for Options.Report; done
-// is called once when serving ends, where Report would be, whichever way
-// it ends. main's --report passes them to a report.Spool this way, so a
+// RecordTo hands every result of the session, native and plugin, to add
+// as it is recorded, in the order recorded (under one lock: a batch's
+// results come together); done is called once when serving ends, whichever
+// way it ends: after the shutdown answer, at end of input, or at SIGTERM.
+// The server's --report (package serve) passes them to a report.Spool, so a
 // long session's results wait on disk past a bound rather than all in
 // memory. add must not block for long: it runs under the recorder's lock.
-// Call RecordTo before Serve.
+// What add and done do never changes the protocol's answers. Call RecordTo
+// before Serve.
 func (s *Server) RecordTo(add func(Record), done func()) {
 	s.record.on, s.record.sink, s.record.done = true, add, done
-}
-
-// keep records one result; the caller holds r.mu.
-func (r *recorder) keep(rec Record) {
-	if r.sink != nil {
-		r.sink(rec)
-		return
-	}
-	r.list = append(r.list, rec)
 }
 
 func (r *recorder) add(traceID, suite, plugin string, results ...assert.Result) {
@@ -58,7 +48,7 @@ func (r *recorder) add(traceID, suite, plugin string, results ...assert.Result) 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, res := range results {
-		r.keep(Record{TraceID: traceID, Suite: suite, Plugin: plugin, Result: res})
+		r.sink(Record{TraceID: traceID, Suite: suite, Plugin: plugin, Result: res})
 	}
 }
 
@@ -81,27 +71,13 @@ func (r *recorder) addBatch(traceID, suite string, list []assert.Assertion, resu
 				rec.Spec = r.spec(list[i].Spec)
 			}
 		}
-		r.keep(rec)
+		r.sink(rec)
 	}
 }
 
-// snapshot copies the record, so a report can be written while late results
-// (a drain that timed out) are still being added.
-func (r *recorder) snapshot() []Record {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Record(nil), r.list...)
-}
-
-// report hands the session's record to Options.Report when serving ends,
-// whichever way it ends: after the shutdown answer, at end of input, or at
-// SIGTERM. What it does with them never changes the protocol's answers.
+// report ends the session's record when serving ends (RecordTo's done).
 func (s *Server) report() {
 	if s.record.done != nil {
 		s.record.done()
-		return
-	}
-	if s.reportTo != nil {
-		s.reportTo(s.record.snapshot())
 	}
 }

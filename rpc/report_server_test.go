@@ -24,7 +24,7 @@ const (
 
 // serveWithReport serves input (ended as `ending` says) with a report asked
 // for, after recording a native and a plugin result directly, and returns
-// stdout and what Options.Report received, once per call.
+// stdout and the results RecordTo handed on, one list per call of done.
 func serveWithReport(t *testing.T, ending string) (string, [][]Record) {
 	t.Helper()
 	return serveWithReportSpec(t, ending, nil)
@@ -39,13 +39,19 @@ func serveWithReportSpec(t *testing.T, ending string, spec func(map[string]any) 
 	}
 	var (
 		mu    sync.Mutex
+		recs  []Record
 		calls [][]Record
 	)
-	s := New(Options{Engine: eng, Report: func(recs []Record) {
+	s := New(Options{Engine: eng, ReportSpec: spec})
+	s.RecordTo(func(r Record) {
 		mu.Lock()
 		defer mu.Unlock()
-		calls = append(calls, recs)
-	}, ReportSpec: spec})
+		recs = append(recs, r)
+	}, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		calls, recs = append(calls, recs), nil
+	})
 	s.record.add("trc_seed", "", "", assert.Result{AssertionID: "native_1", Status: assert.HardFail, Explanation: "seeded"})
 	s.record.add("trc_seed", "", "safety", assert.Result{AssertionID: "plugin_1", Status: assert.Pass, Score: 0.9, Explanation: "seeded plugin"})
 	lines := reportInit + "\n" + reportEval + "\n"
@@ -152,78 +158,13 @@ func TestServerReportDoesNotChangeAnswers(t *testing.T) {
 	}
 }
 
+// TestNoReportNoRecord: without RecordTo the recorder is off: a result is
+// neither kept nor handed on (with no sink, handing it on would panic).
 func TestNoReportNoRecord(t *testing.T) {
-	s := New(Options{})
+	s := New(Options{ReportSpec: func(map[string]any) string { return "spec" }})
+	if s.record.on {
+		t.Fatal("the recorder is on without RecordTo")
+	}
 	s.record.add("trc", "", "", assert.Result{AssertionID: "a"})
-	if len(s.record.snapshot()) != 0 {
-		t.Errorf("results recorded without --report: memory grows for nothing")
-	}
-}
-
-// TestServerRecordTo: with RecordTo the results go to the sink as they are recorded, the ones
-// Options.Report receives in the same order, and done is called once when serving ends, whichever way;
-// the recorder keeps none of them itself.
-func TestServerRecordTo(t *testing.T) {
-	type rec struct{ TraceID, Plugin, AssertionID, Type string }
-	for _, ending := range []string{"shutdown", "eof", "sigterm"} {
-		t.Run(ending, func(t *testing.T) {
-			_, calls := serveWithReport(t, ending)
-			var want []rec
-			for _, r := range calls[0] {
-				want = append(want, rec{r.TraceID, r.Plugin, r.Result.AssertionID, r.Type})
-			}
-			eng, err := assert.New(assert.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var (
-				mu   sync.Mutex
-				got  []rec
-				done int
-			)
-			s := New(Options{Engine: eng})
-			s.RecordTo(func(r Record) {
-				mu.Lock()
-				defer mu.Unlock()
-				got = append(got, rec{r.TraceID, r.Plugin, r.Result.AssertionID, r.Type})
-			}, func() {
-				mu.Lock()
-				defer mu.Unlock()
-				done++
-			})
-			s.record.add("trc_seed", "", "", assert.Result{AssertionID: "native_1", Status: assert.HardFail, Explanation: "seeded"})
-			s.record.add("trc_seed", "", "safety", assert.Result{AssertionID: "plugin_1", Status: assert.Pass, Score: 0.9, Explanation: "seeded plugin"})
-			input := reportInit + "\n" + reportEval + "\n"
-			if ending == "shutdown" {
-				input += reportClose + "\n"
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var out lockedBuffer
-			pr, pw := io.Pipe()
-			go func() {
-				_, _ = io.WriteString(pw, input)
-				if ending != "sigterm" {
-					pw.Close()
-					return
-				}
-				for !strings.Contains(out.String(), `"id":2`) {
-					time.Sleep(time.Millisecond)
-				}
-				cancel()
-			}()
-			if err := s.Serve(ctx, pr, &out); err != nil {
-				t.Fatal(err)
-			}
-			pw.Close()
-			mu.Lock()
-			defer mu.Unlock()
-			if diff := cmp.Diff(want, got); diff != "" || done != 1 {
-				t.Errorf("done called %d times (want 1); the sink's results differ from Options.Report's (-Report +sink):\n%s", done, diff)
-			}
-			if n := len(s.record.snapshot()); n != 0 {
-				t.Errorf("the recorder kept %d results itself", n)
-			}
-		})
-	}
+	s.record.addBatch("trc", "", nil, []assert.Result{{AssertionID: "a"}})
 }

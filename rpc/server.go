@@ -34,11 +34,7 @@ type Options struct {
 	EvalTimeout time.Duration // per batch; 0 means 30s
 	Logger      *slog.Logger
 	Version     string // engine_version; "" means version.Engine
-	// Report, when set, receives every result of the session (native and
-	// plugin, in the order recorded) once serving ends (--report); nil: no
-	// result is kept.
-	Report func([]Record)
-	// ReportSpec, when set with Report, turns each native result's
+	// ReportSpec, when set with RecordTo, turns each native result's
 	// assertion spec into the Record's Spec (an HTML report shows it; its
 	// text is bounded, report.SpecText); nil: no spec is kept.
 	ReportSpec func(spec map[string]any) string
@@ -64,7 +60,6 @@ type Server struct {
 	evalTimeout time.Duration
 	log         *slog.Logger
 	version     string
-	reportTo    func([]Record)
 	history     *history.Store
 
 	out *lineWriter
@@ -121,7 +116,7 @@ func New(opts Options) *Server {
 		simState:    newSimState(),
 		history:     opts.History,
 	}
-	s.reportTo, s.record.on, s.record.spec = opts.Report, opts.Report != nil, opts.ReportSpec
+	s.record.spec = opts.ReportSpec
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout
 	}

@@ -31,7 +31,7 @@ func newSimState() *simState {
 	return &simState{sim: simulate.New(), repeats: simulate.NewRepeats(), tables: simulate.NewTables(maxTables)}
 }
 
-// simWire maps the simulate package's errors to wire errors (README: "Simulation", which error is what).
+// simWire maps the simulate package's errors to wire errors (docs/simulation.md: which error is what).
 func simWire(err error) error {
 	var (
 		re *simulate.RuleError
@@ -42,11 +42,11 @@ func simWire(err error) error {
 	)
 	switch {
 	case errors.As(err, &re):
-		return newError(codeAssertionError, "Fix the rule named in the message; mocks and faults are described in the README (Simulation).", "invalid simulation rule: %s", re.Error())
+		return newError(codeAssertionError, "Fix the rule named in the message; mocks and faults are described in the engine's docs/simulation.md.", "invalid simulation rule: %s", re.Error())
 	case errors.As(err, &nm):
 		return newError(codeAssertionError, "Add a mock rule for this call, or widen the tool pattern or match of the nearest rule.", "%s", nm.Error())
 	case errors.As(err, &ce):
-		return newError(codeInvalidParams, "See the README (Simulation) for the method's params.", "invalid params: %s", ce.Error())
+		return newError(codeInvalidParams, "See the engine's docs/simulation.md for the method's params.", "invalid params: %s", ce.Error())
 	case errors.As(err, &se):
 		return newError(codeInvalidParams, "A scripted conversation answers one turn per scripted entry.", "invalid params: %s", se.Error())
 	case errors.As(err, &le):
@@ -77,8 +77,8 @@ func (s *Server) simTable(p map[string]any) (*simulate.Table, error) {
 	return s.simState.tables.For(s.cfg.Simulation.Table, mocks, hasM, faults, hasF)
 }
 
-// mockToolCall answers {rule_id, occurrence, attempt, fault, result | error, latency_ms} (README,
-// Simulation). With "sleep": true the latency is really waited, within the request's deadline
+// mockToolCall answers {rule_id, occurrence, attempt, fault, result | error, latency_ms} (docs/simulation.md)
+// . With "sleep": true the latency is really waited, within the request's deadline
 // (--eval-timeout); by default it is only reported.
 func (s *Server) mockToolCall(ctx context.Context, req *request) ([]byte, error) {
 	sleep, isBool := req.params["sleep"].(bool)

@@ -59,7 +59,7 @@ func (ss *session) ask(t *testing.T, line string) string {
 
 func noEnv(string) string { return "" }
 
-// TestSimulationScenario is the README's complete scenario: a scripted user, mocks with a fail_until, a
+// TestSimulationScenario is docs/simulation.md's complete scenario: a scripted user, mocks with a fail_until, a
 // latency and an injection fault, the ledger, three runs evaluated with error_recovery and
 // grounded_values, each error of the decision table, and the per-scenario summary at shutdown.
 func TestSimulationScenario(t *testing.T) {
@@ -72,7 +72,7 @@ func TestSimulationScenario(t *testing.T) {
 	for _, line := range strings.SplitAfter(strings.TrimSpace(string(in)), "\n") {
 		got.WriteString(durations.ReplaceAllString(ss.ask(t, line), `"${1}duration_ms":0`))
 	}
-	checkGolden(t, "../testdata/simulate/scenario.golden.jsonl", got.String(), "the README's simulation scenario")
+	checkGolden(t, "../testdata/simulate/scenario.golden.jsonl", got.String(), "docs/simulation.md's scenario")
 }
 
 // standIn is a loopback OpenAI-compatible chat server: the simulated user answers "Turn n" (n counted

@@ -5,7 +5,6 @@ package rundiff
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,8 +23,7 @@ underpowered. Exit status: 1 when a key regressed, 0 otherwise, 2 on bad input.
 
 // Run is the diff command.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("attest-engine diff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.NewFlagSet("attest-engine diff", usage, stderr)
 	base := fs.String("base", "", "the run compared against (required)")
 	head := fs.String("head", "", "the run under test (required)")
 	format := fs.String("format", "text", "text, json, junit or markdown")
@@ -33,10 +31,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	alpha := fs.Float64("alpha", 0.05, "the family-wise error rate of each direction (regressions, improvements)")
 	detectable := fs.Float64("detectable", 0.10, `"unchanged" needs the data to be able to show a drop in pass rate this large (power 0.8)`)
 	seed := fs.Uint64("seed", 1, "the seed of the sign-flip test on graded scores")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
 	if code, ok := cli.Parse(fs, args); !ok {
 		return code
 	}

@@ -1,3 +1,5 @@
+//go:build unix
+
 // dir_test.go: links, pipes and hard links planted in a directory are refused, never followed; the directory's lock and its owner and mode checks.
 
 package safedir

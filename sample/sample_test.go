@@ -53,6 +53,12 @@ func TestThreshold(t *testing.T) {
 		{"0.1", 0xe6666666666666},  // 0.9·2⁵⁶ = 64851834634215014.4 → …14
 		{"1e-1", 0xe6666666666666}, // the same rate in another spelling
 		{"0.3", 0xb3333333333333},  // 0.7·2⁵⁶ = 50440315826611678.8 → …79
+		// Exactly halfway: rates of an odd multiple of 2⁻⁵⁷ (written out in
+		// full: a binary fraction is a finite decimal) round half up.
+		{"0.000000000000000006938893903907228377647697925567626953125", 1 << 56},   // 2⁻⁵⁷: 2⁵⁶ − ½ → 2⁵⁶
+		{"6.938893903907228377647697925567626953125e-18", 1 << 56},                 // the same in another spelling
+		{"0.000000000000000020816681711721685132943093776702880859375", 1<<56 - 1}, // 3·2⁻⁵⁷: 2⁵⁶ − 1½ → 2⁵⁶ − 1
+		{"0.500000000000000006938893903907228377647697925567626953125", 1 << 55},   // ½ + 2⁻⁵⁷: 2⁵⁵ − ½ → 2⁵⁵
 	}
 	for _, tt := range tests {
 		if got := rate(t, tt.rate).Threshold(); got != tt.want {

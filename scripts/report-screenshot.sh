@@ -3,13 +3,18 @@
 # writes the report of the example eval run (testdata/report/screenshot/),
 # opens it from a file URL in Debian's headless Chromium and saves a PNG.
 #
-#   scripts/report-screenshot.sh [out.png] [width] [height]   (default docs/report.png 1100 1500)
+#   scripts/report-screenshot.sh [out.png] [width] [height]
+#
+# The default out.png is report-screenshot.png in the directory it is run
+# from, 1100×1500: the tracked docs/report.png is replaced only when named
+# (scripts/report-screenshot.sh docs/report.png).
 #
 # Installs the chromium package with apt-get when it is missing (needs root
 # and a package mirror; nothing else is fetched). Not part of .ci/run.
 set -eu
+out=${1:-$(pwd)/report-screenshot.png}
+case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 cd "$(dirname "$0")/.."
-out=${1:-docs/report.png}
 width=${2:-1100}
 height=${3:-1500}
 
@@ -28,7 +33,6 @@ CGO_ENABLED=0 go build -o "$tmp/attest-engine" .
 	--format html --output "$tmp/report.html" || [ $? -eq 1 ]
 
 mkdir -p "$(dirname "$out")"
-case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 # --no-sandbox: Chromium's sandbox needs user namespaces, which containers
 # and CI runners often lack; the page is our own file and runs no network.
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \

@@ -86,8 +86,9 @@ mkdir -p "$WORK/bin"
 CGO_ENABLED=0 go build -o "$WORK/bin/attest-engine" .
 export PATH="$WORK/bin:$PATH"
 
-# The job script exactly as docs/watch.md prints it: the ```bash block after "**Slurm array job**".
-awk '/^\*\*Slurm array job\*\*/ { f = 1 } f && /^```bash$/ { p = 1; next } p && /^```$/ { exit } p { print }' docs/watch.md >"$WORK/job.sh"
+# The job script exactly as docs/watch.md prints it: the ```sh block after "**Slurm array job**"
+# (fenced "sh skip": the doc test does not run it).
+awk '/^\*\*Slurm array job\*\*/ { f = 1 } f && /^```(bash|sh( skip)?)$/ { p = 1; next } p && /^```$/ { exit } p { print }' docs/watch.md >"$WORK/job.sh"
 grep -q '^#SBATCH --array=' "$WORK/job.sh" || { echo "no job script found in docs/watch.md" >&2; exit 1; }
 shards=$(awk -F= '/^shards=/ { print $2; exit }' "$WORK/job.sh")
 

@@ -19,8 +19,7 @@ type options struct {
 }
 
 func (o *options) flagSet(stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("attest-engine", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.NewFlagSet("attest-engine", Usage, stderr)
 	cli.LogLevelVar(fs, &o.logLevel)
 	fs.StringVar(&o.configPath, "config", "", "path of a JSON config file")
 	cli.DurationVar(fs, &o.evalTimeout, "eval-timeout", 30*time.Second, "per-batch time limit")
@@ -28,10 +27,6 @@ func (o *options) flagSet(stderr io.Writer) *flag.FlagSet {
 	cli.OfflineVar(fs, &o.offline)
 	fs.StringVar(&o.reportPath, "report", "", "at shutdown, write every result of the session to this file (.xml JUnit, .json JSON, .html/.htm HTML, else text)")
 	fs.StringVar(&o.stateDir, "state-dir", "", "keep a history of results in this directory: query_drift, threshold \"dynamic\", drift alerts")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, Usage)
-		fs.PrintDefaults()
-	}
 	return fs
 }
 

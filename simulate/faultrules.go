@@ -4,23 +4,26 @@ package simulate
 
 import (
 	"slices"
+	"sync"
 )
 
-var faultFields = map[string][]string{
-	KindError:     {"dialect", "message", "retry_after_ms", "status"},
-	KindTimeout:   {"message", "ms"},
-	KindLatency:   {"max_ms", "min_ms", "ms"},
-	KindMalformed: {"field", "variant"},
-	KindEmpty:     {},
-	KindFailUntil: {"dialect", "k", "message", "retry_after_ms", "status"},
-	KindInject:    {"field", "text"},
-}
+var faultFields = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		KindError:     {"dialect", "message", "retry_after_ms", "status"},
+		KindTimeout:   {"message", "ms"},
+		KindLatency:   {"max_ms", "min_ms", "ms"},
+		KindMalformed: {"field", "variant"},
+		KindEmpty:     {},
+		KindFailUntil: {"dialect", "k", "message", "retry_after_ms", "status"},
+		KindInject:    {"field", "text"},
+	}
+})
 
 func parseFault(i int, v any, ids map[string]string) (*Fault, error) {
 	// The kind decides the allowed fields, so read it before checking names.
 	obj, _ := v.(map[string]any)
 	kind, _ := obj["kind"].(string)
-	extra, known := faultFields[kind]
+	extra, known := faultFields()[kind]
 	allowed := append([]string{"id", "kind", "rate", "tool"}, extra...)
 	slices.Sort(allowed)
 	r, err := newFields("faults", i, v, ids, allowed)

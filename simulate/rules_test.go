@@ -36,7 +36,7 @@ func TestParseTableErrors(t *testing.T) {
 		{"dialect", `{"faults": [{"id": "f", "tool": "t", "kind": "error", "dialect": "gemini"}]}`, `fault rule "f": dialect: must be openai or anthropic`},
 		{"tool missing", `{"faults": [{"id": "f", "kind": "empty"}]}`, `fault rule "f": tool: required`},
 		{"id too long", `{"faults": [{"id": "` + strings.Repeat("i", 129) + `", "tool": "t", "kind": "empty"}]}`, `faults[0]: id: must have 1 to 128 bytes`},
-		// README threat model: 4,096-byte texts, durations ≤ 10 minutes.
+		// docs/security.md: 4,096-byte texts, durations ≤ 10 minutes.
 		{"error message over 4 KiB", `{"faults": [{"id": "f", "tool": "t", "kind": "error", "message": "` + long + `"}]}`, `fault rule "f": message: must have 1 to 4096 bytes`},
 		{"timeout message over 4 KiB", `{"faults": [{"id": "f", "tool": "t", "kind": "timeout", "message": "` + long + `"}]}`, `fault rule "f": message: must have 1 to 4096 bytes`},
 		{"injected text over 4 KiB", `{"faults": [{"id": "f", "tool": "t", "kind": "inject", "text": "` + long + `"}]}`, `fault rule "f": text: must have 1 to 4096 bytes`},

@@ -221,7 +221,7 @@ func TestRepeatScenarioLimit(t *testing.T) {
 	}
 }
 
-// TestScenarioCallLimit: README "≤ 100,000 calls each": the call past it is
+// TestScenarioCallLimit: docs/security.md "≤ 100,000 calls each": the call past it is
 // a LimitError, and another scenario still answers.
 func TestScenarioCallLimit(t *testing.T) {
 	tb := table(t, `{"mocks": [{"id": "m", "tool": "*", "result": 1}]}`)

@@ -1,5 +1,5 @@
 // tables.go: parsed rule tables kept by their canonical text, and the merge of a request's tables with
-// the config's (README, Simulation: "the request wins").
+// the config's (docs/simulation.md: "the request wins").
 
 package simulate
 

@@ -122,7 +122,7 @@ func TestParseUserRequestErrors(t *testing.T) {
 		{`{"conversation_history": []}`, "persona.system_prompt: required unless the turn is scripted"},
 		{`{"persona": {"name": "Dana"}, "conversation_history": []}`, "persona.system_prompt: required unless"},
 		{`{"persona": {"system_prompt": ""}, "conversation_history": []}`, "persona.system_prompt: required unless"},
-		// README threat model: 1,000 turns, 4 MiB of content in all.
+		// docs/security.md: 1,000 turns, 4 MiB of content in all.
 		{`{"conversation_history": [` + strings.TrimSuffix(strings.Repeat(`{"role": "user", "content": "x"},`, MaxHistory+1), ",") + `]}`, "conversation_history: must be an array of at most 1000 turns"},
 		{`{"conversation_history": [{"role": "user", "content": "` + strings.Repeat("x", MaxHistoryBytes/2) + `"}, {"role": "assistant", "content": "` + strings.Repeat("x", MaxHistoryBytes/2+1) + `"}]}`,
 			"conversation_history: content exceeds 4194304 bytes in all"},

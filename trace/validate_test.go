@@ -40,7 +40,7 @@ var validateCases = []validateCase{
 	{name: "valid_unknown_fields", reason: "spec §6: unknown fields are ignored"},
 	{name: "valid_unknown_step_type_lax", reason: "spec §6 item 6: unknown step types tolerated in lax mode, with a warning"},
 	{name: "valid_unknown_step_types_one_warning", reason: "several unknown types in one trace: one warning, naming the first"},
-	{name: "valid_unknown_step_type_long", reason: "README threat model: an unknown type is clipped to 64 bytes in its warning, at a rune boundary"},
+	{name: "valid_unknown_step_type_long", reason: "docs/security.md: an unknown type is clipped to 64 bytes in its warning, at a rune boundary"},
 	{name: "valid_timestamp_offset_fraction", reason: "RFC 3339 with a long fraction and a numeric offset"},
 	{name: "valid_timestamp_lower_case", reason: "RFC 3339 §5.6 allows lower-case t and z; Feb 29 of a leap year"},
 	{name: "valid_timestamp_leap_second", reason: "RFC 3339 §5.6 time-second 60: a leap second at 23:59 UTC"},

@@ -1,7 +1,5 @@
-// Package version is the engine's version, the one place it is written, and
-// the version command that prints it (`attest-engine version`, the earlier
-// engine's subcommand, ../shared/sdk-compat.md). The server reports it as
-// engine_version (spec §2.1); the watch command puts it in every result_id.
+// version.go: the version constant and the version command.
+
 package version
 
 import (
@@ -19,9 +17,13 @@ func Print(w io.Writer) {
 	fmt.Fprintf(w, "attest-engine %s\n", Engine)
 }
 
-// Run is the version command. It takes no arguments (-h included: the
-// earlier engine's command took none). Exit status: 0 printed, 2 usage.
+// Run is the version command. It takes no arguments but -h or --help
+// (its usage). Exit status: 0 printed, 2 usage.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprintln(stderr, "usage: attest-engine version\n\nPrints attest-engine and the engine's version, one line.")
+		return 0
+	}
 	if len(args) > 0 {
 		fmt.Fprintf(stderr, "attest-engine: version takes no arguments, got %q\n", args[0])
 		return 2

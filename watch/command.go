@@ -4,7 +4,6 @@ package watch
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -70,6 +69,16 @@ type HistoryConfig struct {
 // secret: a secret does not belong on a command line (ps shows it).
 const WebhookSecretEnv = "ATTEST_WEBHOOK_SECRET"
 
+const watchUsage = `usage: attest-engine watch --suite FILE [--in FILE|-] [--listen ADDR] [flags]
+
+Evaluates every assertion of the suite against each trace read (Attest NDJSON, OTLP/JSON, or OTLP over
+HTTP with --listen) and writes one NDJSON result line per trace and assertion, in input order. Exit
+status: 0 when the input was read to its end (or a signal ended a live stream), 2 on bad flags, a bad
+suite or an input or output failure.
+
+flags:
+`
+
 // options are the parsed flags.
 type options struct {
 	suite, in, out, format, config, listen string
@@ -121,8 +130,7 @@ func RunEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 
 func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int) {
 	var o options
-	fs := flag.NewFlagSet("attest-engine watch", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.NewFlagSet("attest-engine watch", watchUsage, stderr)
 	fs.StringVar(&o.suite, "suite", "", "suite file: {\"assertions\": [{\"name\", \"type\", \"spec\"}, ...]} (required)")
 	fs.StringVar(&o.in, "in", "", "input file of NDJSON traces or OTLP/JSON requests, - for stdin (default: stdin, unless --listen)")
 	fs.StringVar(&o.out, "out", "-", "result file (NDJSON, appended), - for stdout")

@@ -10,6 +10,7 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/ingest"
+	"attest-engine/suite"
 	"attest-engine/tape"
 )
 
@@ -29,7 +30,7 @@ const notCaptured = "skipped: content not captured (the trace's spans carry no g
 type evaluator struct {
 	engine    *assert.Engine
 	timeout   time.Duration
-	suite     *Suite
+	suite     *suite.Suite
 	version   string
 	wallClock bool // add ts and duration_ms
 	warn      func(msg string)

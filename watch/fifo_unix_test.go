@@ -35,7 +35,7 @@ func TestFIFOWaitEnds(t *testing.T) {
 				if want := "attest-engine watch: " + flag + ": open " + fifo + ": stopped while waiting"; code != 2 || !strings.Contains(errb.String(), want) {
 					t.Errorf("exit %d, stderr %q; want 2 and %q", code, errb.String(), want)
 				}
-			case <-time.After(20 * time.Second):
+			case <-time.After(10 * time.Second):
 				t.Fatal("still waiting at the open after the context ended")
 			}
 		})

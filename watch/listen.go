@@ -105,14 +105,21 @@ const (
 	jsonType     = "application/json"
 )
 
-// statusCodes are the google.rpc.Code values of the error answers (the
+// statusCode is the google.rpc.Code of an error answer's HTTP status (the
 // spec does not use Status.code and clients must not act on it; it is
 // there for their logs). Explicit numbers: they are google.rpc's.
-var statusCodes = map[int]int{
-	http.StatusBadRequest:            3,  // INVALID_ARGUMENT
-	http.StatusRequestEntityTooLarge: 8,  // RESOURCE_EXHAUSTED, as gRPC answers a message past its limit
-	http.StatusUnsupportedMediaType:  12, // UNIMPLEMENTED
-	http.StatusServiceUnavailable:    14, // UNAVAILABLE
+func statusCode(httpStatus int) int {
+	switch httpStatus {
+	case http.StatusBadRequest:
+		return 3 // INVALID_ARGUMENT
+	case http.StatusRequestEntityTooLarge:
+		return 8 // RESOURCE_EXHAUSTED, as gRPC answers a message past its limit
+	case http.StatusUnsupportedMediaType:
+		return 12 // UNIMPLEMENTED
+	case http.StatusServiceUnavailable:
+		return 14 // UNAVAILABLE
+	}
+	return 0
 }
 
 // rpcStatus is a google.rpc.Status {code = 1, message = 2} in binary
@@ -141,13 +148,13 @@ func (c *command) export(stop context.Context, items chan<- ingest.Item, w http.
 		w.Header().Set("Content-Type", ctype)
 		w.WriteHeader(code)
 		if ctype == protobufType {
-			w.Write(rpcStatus(statusCodes[code], msg))
+			w.Write(rpcStatus(statusCode(code), msg))
 			return
 		}
 		b, _ := json.Marshal(struct {
 			Code    int    `json:"code"`
 			Message string `json:"message"`
-		}{statusCodes[code], msg})
+		}{statusCode(code), msg})
 		w.Write(append(b, '\n'))
 	}
 	parse := ingest.ParseOTLP

@@ -18,12 +18,13 @@ import (
 	"attest-engine/ingest"
 	"attest-engine/pool"
 	"attest-engine/sample"
+	"attest-engine/suite"
 )
 
 type command struct {
 	o       options
 	ev      *evaluator
-	suite   *Suite
+	suite   *suite.Suite
 	log     *slog.Logger
 	rec     Recorder
 	prefer  sample.Rate // the highest rate of any agent: below it a trace id is out everywhere
@@ -52,7 +53,7 @@ func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--suite: %v", err)
 	}
-	suite, err := ReadSuite(f, o.suite)
+	st, err := suite.Read(f, o.suite)
 	f.Close()
 	if err != nil {
 		return nil, err
@@ -64,11 +65,11 @@ func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
 	for _, w := range engine.Warnings() {
 		log.Warn(w)
 	}
-	c := &command{o: o, suite: suite, log: log, prefer: suite.maxRate(o.rate)}
-	c.ev = &evaluator{engine: engine, timeout: o.timeout, suite: suite, version: env.Version,
+	c := &command{o: o, suite: st, log: log, prefer: st.MaxRate(o.rate)}
+	c.ev = &evaluator{engine: engine, timeout: o.timeout, suite: st, version: env.Version,
 		wallClock: !o.deterministic, warn: func(msg string) { log.Warn(msg) },
-		price: engine.Provider().PriceOf, costly: make([]bool, len(suite.Assertions))}
-	for i, a := range suite.Assertions {
+		price: engine.Provider().PriceOf, costly: make([]bool, len(st.Assertions))}
+	for i, a := range st.Assertions {
 		c.ev.costly[i] = isCostAssertion(a)
 	}
 	if o.history.Dir != "" {
@@ -360,7 +361,7 @@ func (c *command) keepTrace(t ingest.Trace) bool {
 	switch {
 	case !c.o.shard.Keep(key):
 		return false
-	case !c.suite.rate(t.AgentID, c.o.rate).Keep(key):
+	case !c.suite.Rate(t.AgentID, c.o.rate).Keep(key):
 		c.stats.sampledOut++
 		return false
 	case c.suite.Agents != nil && t.Err == nil && !c.suite.Agents[t.AgentID]:

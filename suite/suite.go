@@ -1,6 +1,6 @@
 // suite.go: the suite file: named assertions, per-agent sample rates and filters, and its hash.
 
-package watch
+package suite
 
 import (
 	"crypto/sha256"
@@ -17,7 +17,7 @@ import (
 
 // Bounds of a suite file.
 const (
-	MaxSuiteBytes  = 4 << 20
+	MaxBytes       = 4 << 20
 	MaxAssertions  = 1000
 	MaxNameBytes   = 256
 	MaxAgentRates  = 10000
@@ -39,23 +39,23 @@ type Suite struct {
 	Hash       string          // SHA-256 of the suite's canonical JSON, hex
 }
 
-// ReadSuite reads and checks a suite file of at most MaxSuiteBytes.
-func ReadSuite(r io.Reader, name string) (*Suite, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxSuiteBytes+1))
+// Read reads and checks a suite file of at most MaxBytes.
+func Read(r io.Reader, name string) (*Suite, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("suite %s: %v", name, err)
 	}
-	if len(data) > MaxSuiteBytes {
-		return nil, fmt.Errorf("suite %s: larger than %d bytes", name, MaxSuiteBytes)
+	if len(data) > MaxBytes {
+		return nil, fmt.Errorf("suite %s: larger than %d bytes", name, MaxBytes)
 	}
-	s, err := parseSuite(data)
+	s, err := parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("suite %s: %v", name, err)
 	}
 	return s, nil
 }
 
-func parseSuite(data []byte) (*Suite, error) {
+func parse(data []byte) (*Suite, error) {
 	v, err := trace.Decode(data)
 	if err != nil {
 		return nil, err
@@ -165,10 +165,10 @@ func assertion(item any) (assert.Assertion, error) {
 	return assert.Assertion{ID: name, Type: typ, Spec: spec, AgentID: agent}, nil
 }
 
-// maxRate is the highest rate any agent may be sampled at, given the
+// MaxRate is the highest rate any agent may be sampled at, given the
 // command's rate: spans can be dropped by trace id before the agent is
 // known only when the trace is out at every rate.
-func (s *Suite) maxRate(def sample.Rate) sample.Rate {
+func (s *Suite) MaxRate(def sample.Rate) sample.Rate {
 	m := def
 	for _, r := range s.Rates {
 		if r.Threshold() < m.Threshold() {
@@ -178,8 +178,9 @@ func (s *Suite) maxRate(def sample.Rate) sample.Rate {
 	return m
 }
 
-// rate is the sampling rate of traces of this agent.
-func (s *Suite) rate(agent string, def sample.Rate) sample.Rate {
+// Rate is the sampling rate of traces of this agent: its own in
+// sample_rates, else def (the command's).
+func (s *Suite) Rate(agent string, def sample.Rate) sample.Rate {
 	if r, ok := s.Rates[agent]; ok {
 		return r
 	}

@@ -1,0 +1,13 @@
+// Package suite reads a suite file, the named assertions that the watch and
+// calibrate commands evaluate:
+//
+//	{"assertions": [{"name", "type", "spec", "agent_id"?}, …],
+//	 "sample_rates": {"<agent_id>": 0.1, …},
+//	 "filter": {"agent_ids": ["<agent_id>", …]}}
+//
+// A name is the assertion's stable key (for result ids, history and
+// drift), unique in the suite; the suite's hash is of its canonical JSON,
+// so that re-indenting the file keeps result ids. A file is untrusted:
+// at most MaxBytes, MaxAssertions, names of MaxNameBytes, MaxAgentRates and
+// MaxFilterAgent agents (docs/security.md).
+package suite
