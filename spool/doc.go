@@ -39,7 +39,10 @@
 // Open reads every segment in order. The first invalid frame of the last
 // segment (cut short, a bad length, a checksum mismatch, a sequence number
 // out of order) is a torn tail, cut off; one in an earlier segment ends
-// that segment's records (corruption, reported). Replay hands the records
+// that segment's records (corruption, reported). A whole frame larger than
+// Options.MaxBody allows (a request taken under a larger --max-line) is an
+// error of Open, naming the bound that replays it: it was answered 200,
+// and is never cut. Its checksum is read through without holding it. Replay hands the records
 // back in order, one at a time: memory holds one body.
 //
 // # Bounds

@@ -34,6 +34,9 @@ const (
 	// payloadExtra bounds a payload's bytes beside its body: the version,
 	// a sequence number, the encoding.
 	payloadExtra = 16
+	// maxFrame is the largest payload any start writes (--max-line is at
+	// most 1 GiB): a larger length is corruption whatever MaxBody is.
+	maxFrame = 1<<30 + payloadExtra
 )
 
 // Defaults of Options.
@@ -213,6 +216,16 @@ func scan(f *os.File, first uint64, maxBody int, fn func(Record) error) (int64, 
 			return off, count, "", err
 		}
 		n := binary.LittleEndian.Uint32(hdr[0:4])
+		if n >= 3 && int64(n) > int64(maxBody)+payloadExtra && int64(n) <= maxFrame {
+			// Too large for the bound of this start, maybe not for the one
+			// it was taken under (a lower --max-line): a whole frame is a
+			// request answered 200, never cut as a torn tail. Its checksum
+			// is read through, without holding it.
+			h := crc32.New(castagnoli)
+			if _, err := io.CopyN(h, br, int64(n)); err == nil && h.Sum32() == binary.LittleEndian.Uint32(hdr[4:8]) {
+				return off, count, "", fmt.Errorf("a request answered 200 at offset %d is larger (a %d-byte frame) than the %d bytes taken now: start with --max-line %d or more to replay it", off, n, maxBody, n)
+			}
+		}
 		if n < 3 || int64(n) > int64(maxBody)+payloadExtra {
 			return off, count, fmt.Sprintf("frame length %d", n), nil
 		}
