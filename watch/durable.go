@@ -139,15 +139,15 @@ func (d *durable) attach(feed *ingest.Feed) {
 	if !ok || len(c.suite.Assertions) == 0 || (!d.resumed && d.spool == nil) {
 		return
 	}
-	first := c.suite.Assertions[0].ID
+	last := d.lastAssertion()
 	feed.KnownBy(func(traceID string) (ingest.Prior, bool) {
-		rid, through, spans, ok := v.Prior(traceID, first)
+		rid, through, spans, ok := v.Prior(traceID, last)
 		if !ok {
 			return ingest.Prior{}, false
 		}
 		// A verdict of this suite and engine version only: the same traces
 		// judged by another suite into the same dir are judged anew.
-		base := resultID(traceID, first, c.suite.Hash, c.ev.version)
+		base := resultID(traceID, last, c.suite.Hash, c.ev.version)
 		switch rid {
 		case base:
 			return ingest.Prior{Through: through, Spans: spans, First: true}, true
@@ -170,9 +170,19 @@ func (d *durable) judged(t ingest.Trace) bool {
 	if !ok {
 		return false
 	}
-	first := d.c.suite.Assertions[0].ID
-	rid, through, _, ok := v.Prior(t.ID, first)
-	return ok && through == t.Through && rid == resultID(t.ID, first, d.c.suite.Hash, d.c.ev.version)
+	last := d.lastAssertion()
+	rid, through, _, ok := v.Prior(t.ID, last)
+	return ok && through == t.Through && rid == resultID(t.ID, last, d.c.suite.Hash, d.c.ev.version)
+}
+
+// lastAssertion is the assertion whose verdict tells that the history
+// holds a trace's: a trace's results are recorded in suite order with one
+// write call, and a write cut short by a crash leaves a prefix of them
+// (the log's recovery cuts the torn frame), so the last one's presence
+// means all of them are there; the first one's did not.
+func (d *durable) lastAssertion() string {
+	as := d.c.suite.Assertions
+	return as[len(as)-1].ID
 }
 
 // item counts an item's spans (or its trace) in the ledger.
