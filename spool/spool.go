@@ -221,7 +221,7 @@ func scan(f *os.File, first uint64, maxBody int, fn func(Record) error) (int64, 
 			// it was taken under (a lower --max-line): a whole frame is a
 			// request answered 200, never cut as a torn tail. Its checksum
 			// is read through, without holding it.
-			h := crc32.New(castagnoli)
+			h := crc32.New(castagnoli())
 			if _, err := io.CopyN(h, br, int64(n)); err == nil && h.Sum32() == binary.LittleEndian.Uint32(hdr[4:8]) {
 				return off, count, "", fmt.Errorf("a request answered 200 at offset %d is larger (a %d-byte frame) than the %d bytes taken now: start with --max-line %d or more to replay it", off, n, maxBody, n)
 			}
@@ -236,7 +236,7 @@ func scan(f *os.File, first uint64, maxBody int, fn func(Record) error) (int64, 
 			}
 			return off, count, "", err
 		}
-		if crc32.Checksum(buf, castagnoli) != binary.LittleEndian.Uint32(hdr[4:8]) {
+		if crc32.Checksum(buf, castagnoli()) != binary.LittleEndian.Uint32(hdr[4:8]) {
 			return off, count, "checksum mismatch", nil
 		}
 		r, reason := decode(buf)
@@ -255,7 +255,7 @@ func scan(f *os.File, first uint64, maxBody int, fn func(Record) error) (int64, 
 	}
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // decode reads a payload; the reason is "" when it is valid.
 func decode(p []byte) (Record, string) {
@@ -329,7 +329,7 @@ func (s *Spool) Append(encoding byte, body []byte) (uint64, error) {
 	payload = append(append(payload, encoding), body...)
 	frame := make([]byte, frameHeader, frameHeader+len(payload))
 	binary.LittleEndian.PutUint32(frame[0:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(frame[4:8], crc32.Checksum(payload, castagnoli))
+	binary.LittleEndian.PutUint32(frame[4:8], crc32.Checksum(payload, castagnoli()))
 	frame = append(frame, payload...)
 	if s.total+int64(len(frame)) > s.opts.MaxBytes {
 		return 0, ErrFull
