@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,7 +121,7 @@ func TestWatchStateDir(t *testing.T) {
 		if diff := cmp.Diff(string(want), string(alerts)); diff != "" {
 			t.Errorf("--fsync %s: alerts.ndjson (-want +got):\n%s", fsync, diff)
 		}
-		if !strings.Contains(string(alerts), `"assertion":"mentions-refund","kind":"pass_rate"`) || strings.Contains(string(alerts), `"has-output"`) {
+		if !strings.Contains(string(alerts), `"label":"mentions-refund","kind":"pass_rate"`) || strings.Contains(string(alerts), `"has-output"`) {
 			t.Errorf("--fsync %s: want pass-rate alerts for mentions-refund only, got %s", fsync, alerts)
 		}
 		reps := queryDrift(t, bin, dir, "mentions-refund", "has-output")
@@ -178,10 +179,19 @@ func TestWatchStateDirShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"has-output", "mentions-refund"}; !cmp.Equal(a.Keys(), want) || !cmp.Equal(b.Keys(), want) {
-		t.Errorf("keys %v, merged %v", a.Keys(), b.Keys())
+	labels := func(s *history.Store) (out []string) {
+		for _, k := range s.Keys() {
+			ser, _ := s.Series(k)
+			out = append(out, ser.Label)
+		}
+		slices.Sort(out)
+		return out
 	}
-	for _, k := range keys {
+	if want := []string{"has-output", "mentions-refund"}; !cmp.Equal(labels(a), want) || !cmp.Equal(labels(b), want) {
+		t.Errorf("keys %v, merged %v", labels(a), labels(b))
+	}
+	for _, name := range keys {
+		k, _ := a.Lookup(name)
 		sa, _ := a.Series(k)
 		sb, ok := b.Series(k)
 		if !ok || len(sa.Windows) != 70 {

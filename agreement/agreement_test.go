@@ -81,16 +81,17 @@ func TestPublishedKappa(t *testing.T) {
 	}
 }
 
-// fleiss1971 is the worked example of Fleiss' κ (Fleiss 1971, as the
-// Wikipedia article tabulates it): 10 subjects, 14 raters, 5 categories;
-// P̄ = 0.378, P̄e = 0.213, κ = 0.210 (to 3 decimals).
-var fleiss1971 = [][]int{
+// fleissWikipedia is the worked example of the Wikipedia article on
+// Fleiss' κ (not Fleiss's own, which is TestPublishedFleiss1971's): 10
+// subjects, 14 raters, 5 categories; P̄ = 0.378, P̄e = 0.213, κ = 0.210 (to
+// 3 decimals).
+var fleissWikipedia = [][]int{
 	{0, 0, 0, 0, 14}, {0, 2, 6, 4, 2}, {0, 0, 3, 5, 6}, {0, 3, 9, 2, 0}, {2, 2, 8, 1, 1},
 	{7, 7, 0, 0, 0}, {3, 2, 6, 3, 0}, {2, 5, 3, 2, 2}, {6, 5, 2, 1, 0}, {0, 2, 2, 3, 7},
 }
 
 func TestPublishedFleiss(t *testing.T) {
-	got := FleissKappa(fleiss1971)
+	got := FleissKappa(fleissWikipedia)
 	// Exactly: P̄ = 1.0 + … summed over subjects = 688/1820 (Σ per-subject
 	// pairs 688 of 10 × 182), P̄e = (20² + 28² + 39² + 21² + 32²)/140².
 	pbar := 688.0 / 1820
@@ -101,7 +102,7 @@ func TestPublishedFleiss(t *testing.T) {
 	if math.Round(got*1000)/1000 != 0.210 || math.Round(pbar*1000)/1000 != 0.378 || math.Round(pe*1000)/1000 != 0.213 {
 		t.Errorf("κ %v, P̄ %v, P̄e %v: published as 0.210, 0.378, 0.213", got, pbar, pe)
 	}
-	if r := fleissRat(fleiss1971); !near(got, r) {
+	if r := fleissRat(fleissWikipedia); !near(got, r) {
 		t.Errorf("Fleiss κ %v, brute force %v", got, r)
 	}
 }
@@ -242,10 +243,34 @@ func TestBootstrap(t *testing.T) {
 	if want := res[0] + 0; !near(Quantile(res, 0), want) {
 		t.Error("quantile 0")
 	}
-	h := 0.025 * float64(len(res)-1)
-	wantLo := res[int(h)] + (h-math.Floor(h))*(res[int(h)+1]-res[int(h)])
-	if !near(lo, wantLo) {
-		t.Errorf("lower bound %v, by hand %v", lo, wantLo)
+	byHand := func(p float64) float64 {
+		h := p * float64(len(res)-1)
+		return res[int(h)] + (h-math.Floor(h))*(res[int(h)+1]-res[int(h)])
+	}
+	if want := byHand(0.025); !near(lo, want) {
+		t.Errorf("lower bound %v, by hand %v", lo, want)
+	}
+	if want := byHand(0.975); !near(hi, want) {
+		t.Errorf("upper bound %v, by hand %v", hi, want)
+	}
+	// The resamples themselves are the seed's: those Bootstrap hands the
+	// statistic are the hand-drawn sequence of PCG(seed, n), and two seeds
+	// draw different ones.
+	drawn := map[uint64][]int{}
+	for _, s := range []uint64{7, 8} {
+		Bootstrap(len(truth), 5, s, func(idx []int) float64 {
+			drawn[s] = append(drawn[s], idx...)
+			return 0
+		})
+		rng := rand.New(rand.NewPCG(s, uint64(len(truth))))
+		for i, got := range drawn[s] {
+			if want := rng.IntN(len(truth)); got != want {
+				t.Fatalf("seed %d: resampled index %d is %d, hand-drawn %d", s, i, got, want)
+			}
+		}
+	}
+	if fmt.Sprint(drawn[7]) == fmt.Sprint(drawn[8]) {
+		t.Error("seeds 7 and 8 drew the same resamples")
 	}
 	if l, h := Bootstrap(0, 10, 1, stat); !math.IsNaN(l) || !math.IsNaN(h) {
 		t.Error("no items: want NaN")

@@ -98,8 +98,9 @@ func chanceCorrected(obs, exp float64) float64 {
 }
 
 // FleissKappa is Fleiss' κ of counts[s][c], the number of raters who put
-// subject s in category c; every subject must have the same number of
-// raters (at least 2), else the result is 0.
+// subject s in category c; every subject must have the same categories and
+// the same number of raters (at least 2), and no count may be negative,
+// else the result is 0.
 func FleissKappa(counts [][]int) float64 {
 	if len(counts) == 0 {
 		return 0
@@ -115,13 +116,19 @@ func FleissKappa(counts [][]int) float64 {
 	pj := make([]float64, k)
 	var pbar float64
 	for _, row := range counts {
+		if len(row) != k {
+			return 0
+		}
 		sum, sq := 0, 0
 		for j, c := range row {
+			if c < 0 {
+				return 0
+			}
 			sum += c
 			sq += c * c
 			pj[j] += float64(c)
 		}
-		if sum != raters || len(row) != k {
+		if sum != raters {
 			return 0
 		}
 		pbar += float64(sq-raters) / float64(raters*(raters-1))

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -146,8 +147,17 @@ type JudgeCert struct {
 // maxCertificateBytes bounds a certificate file read by the gate.
 const maxCertificateBytes = 16 << 20
 
-// ReadCertificate reads and checks a certificate file.
+// ReadCertificate reads and checks a certificate file. A path that names
+// no regular file is refused before it is opened: opening a FIFO for
+// reading would wait for a writer for ever.
 func ReadCertificate(path string) (*Certificate, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -157,6 +167,12 @@ func ReadCertificate(path string) (*Certificate, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseCertificate(b)
+}
+
+// parseCertificate checks the text of a certificate file (untrusted: its
+// fuzz target is FuzzCertificate).
+func parseCertificate(b []byte) (*Certificate, error) {
 	if len(b) > maxCertificateBytes {
 		return nil, fmt.Errorf("larger than %d bytes", maxCertificateBytes)
 	}

@@ -1,8 +1,9 @@
-// calibration_test.go: what decides a judge's verdict: every change of one byte of it changes the hash, and nothing else does.
+// calibration_test.go: what decides a judge's verdict (every change of one byte of it changes the hash, and nothing else does), and certificate files as untrusted input.
 
 package assert
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -132,4 +133,37 @@ func TestRequireCalibrationSpecErrors(t *testing.T) {
 			t.Errorf("require_calibration %v: error %v", req, err)
 		}
 	}
+}
+
+// FuzzCertificate: a certificate file's text (untrusted: any file a spec
+// names) never panics the reader, and what it accepts has the format and
+// reads back the same after writing.
+func FuzzCertificate(f *testing.F) {
+	q := 0.5
+	good, _ := json.Marshal(Certificate{Format: CertificateFormat, LabelsSHA256: "ab", Judges: []JudgeCert{{Assertion: "j", Hash: "h", N: 3,
+		CohenKappa: 0.7, QuadraticKappa: &q, Confusion: [2][2]int{{1, 0}, {0, 2}}}}})
+	for _, s := range []string{string(good), `{}`, `{"format": "attest-judge-certificate/1", "judges": null}`, `[]`, `{"format": 1}`,
+		`{"format": "attest-judge-certificate/1", "judges": [{"cohen_kappa": "x"}]}`, `{"format": "attest-judge-certificate/1", "judges": [{"confusion": [[1,2,3]]}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := parseCertificate(b)
+		if err != nil {
+			return
+		}
+		if c.Format != CertificateFormat {
+			t.Fatalf("accepted format %q", c.Format)
+		}
+		again, err := json.Marshal(c)
+		if err != nil {
+			t.Fatalf("an accepted certificate does not write: %v", err)
+		}
+		c2, err := parseCertificate(again)
+		if err != nil {
+			t.Fatalf("a written certificate does not read: %v", err)
+		}
+		if !reflect.DeepEqual(c, c2) {
+			t.Fatalf("read %+v, written and read %+v", c, c2)
+		}
+	})
 }

@@ -44,6 +44,13 @@ type Config struct {
 	// user's model (capability simulation); a request's rules win.
 	Simulation simulate.Config `json:"simulation"`
 
+	// StateDir is the server's result history when --state-dir is not
+	// given (it wins over $ATTEST_STATE_DIR): the way to turn history on
+	// for an SDK session, which starts the engine without flags. The
+	// server reads it (package serve); a state dir it cannot open is one
+	// warning, and the session runs without history.
+	StateDir string `json:"state_dir"`
+
 	// RequireCalibration is require_calibration for every llm_judge
 	// assertion that sets none of its own (calibration.go).
 	RequireCalibration *CalibrationRequirement `json:"require_calibration"`

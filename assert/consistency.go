@@ -110,8 +110,9 @@ func (t *tally) agreeing() int {
 }
 
 // median is the median score of the samples drawn (the mean of the two
-// middle ones for an even count).
-func (t *tally) median() float64 {
+// middle ones for an even count), on the verdict's side of threshold: the
+// side a strict majority of samples took is the side of their median.
+func (t *tally) median(threshold float64) float64 {
 	s := make([]float64, len(t.samples))
 	for i, x := range t.samples {
 		s[i] = x.score
@@ -123,9 +124,23 @@ func (t *tally) median() float64 {
 	}
 	// Printed to 15 significant digits and read back, so that the mean of
 	// two decimal scores is the decimal it should be (0.85, not
-	// 0.8500000000000001): a pure function of the scores.
-	m, _ := strconv.ParseFloat(strconv.FormatFloat((s[n/2-1]+s[n/2])/2, 'g', 15, 64), 64)
-	return m
+	// 0.8500000000000001): a pure function of the scores. Unless that moves
+	// it across a threshold of more digits (0.6274415180425912 twice would
+	// read 0.627441518042591, below it): then the mean as computed, or,
+	// should the sum's rounding have moved that, the middle sample on the
+	// verdict's side.
+	mean := (s[n/2-1] + s[n/2]) / 2
+	m, _ := strconv.ParseFloat(strconv.FormatFloat(mean, 'g', 15, 64), 64)
+	side := func(x float64) bool { return x >= threshold }
+	switch {
+	case t.split || side(m) == t.pass:
+		return m
+	case side(mean) == t.pass:
+		return mean
+	case t.pass:
+		return s[n/2]
+	}
+	return s[n/2-1]
 }
 
 // more reports whether the mode draws another sample after those drawn.
@@ -182,8 +197,8 @@ func (c consistency) decide(draw func(i int) (sample, error)) (tally, error) {
 
 // reason is the reason of the sample that best stands for the verdict:
 // the one on the verdict's side whose score is closest to the median.
-func (t *tally) reason() string {
-	med := t.median()
+func (t *tally) reason(threshold float64) string {
+	med := t.median(threshold)
 	best, bestD := -1, 0.0
 	for i, s := range t.samples {
 		if !t.split && s.pass != t.pass {

@@ -185,3 +185,18 @@ func TestConsistencyOfflineReplay(t *testing.T) {
 		t.Errorf("replaying samples never recorded: error %v, want an offline miss", err)
 	}
 }
+
+// TestMedianKeepsItsSide: the median printed to 15 significant digits
+// never lands on the other side of the threshold from the verdict: two
+// passing samples equal to a threshold of 16 significant digits give a
+// pass whose score meets the threshold, not one "below threshold".
+func TestMedianKeepsItsSide(t *testing.T) {
+	for _, thr := range []float64{0.1234567890123454, 0.7000000000000001, 0.6274415180425912} {
+		c := &judgeCheck{threshold: thr, cons: consistency{mode: modeSequential, max: 5}}
+		tl := tally{samples: []sample{{score: thr, pass: true}, {score: thr, pass: true}}, passes: 2, pass: true}
+		o := c.outcome(&tl, 0)
+		if !o.pass || o.score < thr || strings.Contains(o.explanation, "below") {
+			t.Errorf("threshold %v: pass %v, score %v, %q", thr, o.pass, o.score, o.explanation)
+		}
+	}
+}

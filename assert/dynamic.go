@@ -3,15 +3,28 @@
 
 package assert
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
 
-// Thresholds learns a pass threshold for an assertion id from history: the
-// threshold, a sentence saying how it was learned, or why there is none.
-type Thresholds func(assertionID string) (threshold float64, why string, err error)
+	"attest-engine/resultkey"
+)
+
+// Thresholds learns a pass threshold for an assertion from history, by its
+// assertion key (package resultkey: the history's key): the threshold, a
+// sentence saying how it was learned, or why there is none.
+type Thresholds func(assertionKey string) (threshold float64, why string, err error)
+
+// ErrTooFewResults is what a Thresholds error wraps when the history holds
+// too few earlier scored results of the assertion to learn from: the check
+// is then judged against its type's default threshold while the history
+// fills, and says so, so that a dynamic assertion's own scores build the
+// history it learns from.
+var ErrTooFewResults = errors.New("too few earlier results to learn a threshold")
 
 // SetThresholds lets embedding and llm_judge assertions use "threshold":
 // "dynamic", evaluated against the threshold t learns for their assertion
-// id. Without it (the default), "dynamic" is an ASSERTION_ERROR. Call it
+// key. Without it (the default), "dynamic" is an ASSERTION_ERROR. Call it
 // before the engine evaluates anything.
 func (e *Engine) SetThresholds(t Thresholds) { e.thresholds = t }
 
@@ -38,16 +51,27 @@ func (e *Engine) readThreshold(s spec, def float64) (thr float64, dynamic bool, 
 	return thr, false, err
 }
 
-// learn resolves a dynamic check's threshold for assertion id.
+// learn resolves a dynamic check's threshold from the history of its
+// assertion key: the same type and spec in any earlier run, whatever its
+// assertion_id.
 func (e *Engine) learn(p prepared) (check, string, error) {
 	d, ok := p.chk.(dynamicCheck)
 	if !ok || !d.isDynamic() {
 		return p.chk, "", nil
 	}
-	thr, why, err := e.thresholds(p.a.ID)
+	key, err := resultkey.Assertion(p.a.Type, p.a.Spec, p.a.AgentID, "")
+	var thr float64
+	var why string
+	if err == nil {
+		thr, why, err = e.thresholds(key)
+	}
+	if errors.Is(err, ErrTooFewResults) {
+		// d holds the type's default threshold (readThreshold).
+		return d, "the default while 'dynamic' learns: " + err.Error(), nil
+	}
 	if err != nil {
 		return nil, "", &Error{AssertionID: p.a.ID, Message: "threshold 'dynamic': " + err.Error(),
-			Detail: "A learned threshold needs earlier results of this assertion_id in the engine's history (--state-dir): evaluate it with a numeric threshold first, or keep the same assertion_id across runs."}
+			Detail: "A learned threshold needs earlier results of this assertion (the same type and spec: its assertion key) in the engine's history (--state-dir)."}
 	}
 	return d.withThreshold(thr), why, nil
 }

@@ -5,10 +5,12 @@ package assert
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"attest-engine/provider"
+	"attest-engine/resultkey"
 )
 
 func TestDynamicThreshold(t *testing.T) {
@@ -24,7 +26,8 @@ func TestDynamicThreshold(t *testing.T) {
 		{"below the learned threshold", 0.95, nil, false, HardFail, "is below threshold 0.95 (learned from 40 results)"},
 		{"soft below", 0.95, nil, true, SoftFail, "is below threshold 0.95 (learned from 40 results)"},
 		{"above", 0.5, nil, false, Pass, "exceeds threshold 0.5 (learned from 40 results)"},
-		{"no history", 0, errors.New("not enough history"), false, "", "assertion 'a1' failed: threshold 'dynamic': not enough history"},
+		{"too few results: the default threshold while it learns", 0, fmt.Errorf("%w: 3 of 30", ErrTooFewResults), false, Pass, "exceeds threshold 0.8 (the default while 'dynamic' learns: too few earlier results to learn a threshold: 3 of 30)"},
+		{"history unreadable", 0, errors.New("state dir gone"), false, "", "assertion 'a1' failed: threshold 'dynamic': state dir gone"},
 	}
 	tr := refund56(t)
 	for _, tc := range tests {
@@ -40,7 +43,7 @@ func TestDynamicThreshold(t *testing.T) {
 			})
 			spec := map[string]any{"target": "output.message", "reference": ref, "threshold": "dynamic", "soft": tc.soft}
 			rs, err := e.Evaluate(context.Background(), tr, []Assertion{{ID: "a1", Type: "embedding", Spec: spec}})
-			if tc.err != nil {
+			if tc.status == "" {
 				var ae *Error
 				if !errors.As(err, &ae) || ae.AssertionID != "a1" || !strings.Contains(ae.Error(), tc.expl) {
 					t.Fatalf("err = %v, want an assertion error with %q", err, tc.expl)
@@ -53,8 +56,10 @@ func TestDynamicThreshold(t *testing.T) {
 			if rs[0].Status != tc.status || !strings.Contains(rs[0].Explanation, tc.expl) {
 				t.Errorf("result %+v, want %s with %q", rs[0], tc.status, tc.expl)
 			}
-			if len(asked) != 1 || asked[0] != "a1" {
-				t.Errorf("thresholds asked for %q, want [a1]", asked)
+			// Asked by the assertion key, never by the (random) id.
+			key, _ := resultkey.Assertion("embedding", spec, "", "")
+			if len(asked) != 1 || asked[0] != key {
+				t.Errorf("thresholds asked for %q, want [%s]", asked, key)
 			}
 		})
 	}

@@ -243,8 +243,8 @@ func (c *judgeCheck) message(in *input, output string) string {
 // the samples; with more than one the explanation says how many agreed, and
 // a split verdict says so and is not a pass.
 func (c *judgeCheck) outcome(t *tally, cost float64) outcome {
-	score := t.median()
-	reason := sentence(t.reason())
+	score := t.median(c.threshold)
+	reason := sentence(t.reason(c.threshold))
 	expl := fmt.Sprintf("%s Score %s %s.", reason, fmtScore(score, c.threshold), versus(score, c.threshold))
 	o := outcome{pass: t.pass, score: score, cost: cost, explanation: expl}
 	if c.cons.mode != modeSingle {

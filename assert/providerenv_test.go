@@ -51,7 +51,9 @@ func detailOf(e *Error) string {
 }
 
 // ATTEST_JUDGE_TIMEOUT_S bounds each attempt: a stalled attempt is retried,
-// and three stalled attempts are a 2001 naming the variable.
+// and three stalled attempts are a 2001 naming the variable. The timeout
+// is 300 ms: an answered attempt must fit in it under the race detector on
+// a loaded machine (50 ms did not, and a third call was made).
 func TestJudgeTimeoutFromEnvironment(t *testing.T) {
 	tests := []struct {
 		name, reason string
@@ -60,7 +62,7 @@ func TestJudgeTimeoutFromEnvironment(t *testing.T) {
 		wantCalls    int
 	}{
 		{"retried", "one stalled attempt, then an answer", 1, "", 2},
-		{"gives up", "every attempt stalls: PROVIDER_ERROR after 3", 3, "judge provider did not answer within 50ms (ATTEST_JUDGE_TIMEOUT_S)", 3},
+		{"gives up", "every attempt stalls: PROVIDER_ERROR after 3", 3, "judge provider did not answer within 300ms (ATTEST_JUDGE_TIMEOUT_S)", 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,7 +71,7 @@ func TestJudgeTimeoutFromEnvironment(t *testing.T) {
 				f.Push(providertest.Canned{Status: 200, Body: `{}`, Delay: 5 * time.Second})
 			}
 			e := fakeEngine(t, f, func(ps *provider.Settings) {
-				ps.Getenv = envOf("OPENAI_API_KEY", testKey, "OPENAI_BASE_URL", f.URL+"/v1", "ATTEST_JUDGE_TIMEOUT_S", "0.05")
+				ps.Getenv = envOf("OPENAI_API_KEY", testKey, "OPENAI_BASE_URL", f.URL+"/v1", "ATTEST_JUDGE_TIMEOUT_S", "0.3")
 			})
 			start := time.Now()
 			rs, err := e.Evaluate(context.Background(), refund56(t), []Assertion{{ID: "j", Type: "llm_judge", Spec: map[string]any{"rubric": "helpfulness"}}})

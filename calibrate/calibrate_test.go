@@ -142,6 +142,9 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"bad label", []string{"--suite", fx.suite, "--labels", bad, "--config", fx.config}, `{"trace": {}, "label": 2}` + "\n", 2, "label: want true, false"},
 		{"repeated key", []string{"--suite", fx.suite, "--labels", bad, "--config", fx.config}, `{"trace": {}, "label": true, "label": false}` + "\n", 2, "line 1: not JSON: duplicate object key"},
 		{"invalid trace", []string{"--suite", fx.suite, "--labels", bad, "--config", fx.config}, `{"trace": {"schema_version": 1}, "label": true}` + "\n", 2, "line 1: trace missing required field"},
+		{"unknown judge", []string{"--suite", fx.suite, "--labels", bad, "--config", fx.config},
+			`{"trace": {"schema_version": 1, "trace_id": "t", "output": {"message": "m"}}, "label": true, "assertion": "helpfull"}` + "\n", 2,
+			`line 1: "assertion": "helpfull" is not an llm_judge assertion of the suite ("helpful")`},
 		{"offline miss", []string{"--suite", fx.suite, "--labels", fx.labels, "--config", fx.config, "--offline", "--out", fx.cert}, "", 1, "not calibrated: the judge could not answer for 20 of its items"},
 	}
 	for _, tc := range tests {
@@ -155,6 +158,26 @@ func TestCalibrateBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(fx.cert); err == nil {
 		t.Error("a certificate was written for a judge that could not answer")
+	}
+}
+
+// TestLabelsBound: a labels file larger than the bound on a whole file is
+// bad input naming the line that passed it, however short its lines.
+func TestLabelsBound(t *testing.T) {
+	defer func(n int) { maxLabelsBytes = n }(maxLabelsBytes)
+	fx := newFixture(t, 20, 1, 0, 0, false)
+	b, err := os.ReadFile(fx.labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxLabelsBytes = len(b) - 1
+	code, out, errs := run("--suite", fx.suite, "--labels", fx.labels, "--config", fx.config)
+	if code != 2 || !strings.Contains(errs, "line 20: the file is larger than") {
+		t.Errorf("exit %d, output %q %q; want 2 naming line 20", code, out, errs)
+	}
+	maxLabelsBytes = len(b)
+	if code, out, errs := run("--suite", fx.suite, "--labels", fx.labels, "--config", fx.config); code != 0 {
+		t.Errorf("a file at the bound: exit %d, output %q %q", code, out, errs)
 	}
 }
 

@@ -18,8 +18,8 @@
 // label is the consensus (or the only) human label; labels, when there are
 // several people, each one's; a line may carry either or both (without
 // label, the consensus is the majority of labels, a tie counted as fail).
-// assertion names the judge the item is for; without it the item counts
-// for every judge. A numeric label passes at the judge's threshold and,
+// assertion names the judge the item is for (one of the suite's: another
+// name is bad input); without it the item counts for every judge. A numeric label passes at the judge's threshold and,
 // with the judge's score, on five ordinal levels (the score × 4, rounded)
 // gives the quadratic-weighted κ.
 //

@@ -20,6 +20,10 @@ const (
 	maxRaters    = 1000
 )
 
+// maxLabelsBytes bounds a whole labels file: its items are held in memory
+// until every judge has judged them. A variable for the tests.
+var maxLabelsBytes = 1 << 30
+
 // item is one labelled item.
 type item struct {
 	line      int
@@ -49,6 +53,7 @@ func (r rating) passAt(threshold float64) bool {
 func readLabels(r io.Reader, file string) ([]item, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var items []item
+	total := 0
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if errors.Is(err, io.EOF) && len(line) == 0 {
@@ -56,6 +61,12 @@ func readLabels(r io.Reader, file string) ([]item, error) {
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: line %d: %v", file, n, err)
+		}
+		if total += len(line); err == nil {
+			total++ // its LF
+		}
+		if total > maxLabelsBytes {
+			return nil, fmt.Errorf("%s: line %d: the file is larger than %d bytes", file, n, maxLabelsBytes)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue

@@ -11,12 +11,14 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"attest-engine/assert"
 	"attest-engine/atomicfile"
 	"attest-engine/cli"
+	"attest-engine/clip"
 	"attest-engine/suite"
 	"attest-engine/tape"
 	"attest-engine/trace"
@@ -114,6 +116,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	hashed := &hashReader{r: labels}
 	items, err := readLabels(hashed, c.labelsPath)
 	if err != nil {
+		return bad(err)
+	}
+	if err := forJudges(items, judges, c.labelsPath); err != nil {
 		return bad(err)
 	}
 	verdicts, failures, err := c.judgeAll(ctx, engine, judges, items)
@@ -218,6 +223,27 @@ func (c *cmd) readJudges(engine *assert.Engine) ([]judge, error) {
 }
 
 func isList(v any) bool { _, ok := v.([]any); return ok }
+
+// forJudges checks that every item naming a judge names one of the
+// suite's: a label for a judge that is not there (a typo, a judge renamed)
+// would otherwise count for none, silently.
+func forJudges(items []item, judges []judge, file string) error {
+	ids := make(map[string]bool, len(judges))
+	for _, j := range judges {
+		ids[j.a.ID] = true
+	}
+	for _, it := range items {
+		if it.assertion != "" && !ids[it.assertion] {
+			names := make([]string, 0, len(judges))
+			for _, j := range judges {
+				names = append(names, strconv.Quote(j.a.ID))
+			}
+			return fmt.Errorf("%s: line %d: \"assertion\": %s is not an llm_judge assertion of the suite (%s)",
+				file, it.line, strconv.Quote(clip.String(it.assertion, 100)), strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
 
 // verdict is a judge's answer on one item; ok is false when the item is
 // not for the judge.

@@ -132,6 +132,18 @@ func (c *evalCmd) parseFlags(args []string, stderr io.Writer) (int, bool) {
 	if err == nil {
 		c.format, err = report.ParseFormat(*format)
 		c.ev.Specs = c.format == report.FormatHTML
+		c.ev.Keys = c.format == report.FormatJSON // what attest-engine diff reads
+	}
+	if err == nil && c.dry {
+		// A dry run prints its table or object and writes no report: a
+		// flag it would ignore is refused, so that CI waiting for a file
+		// learns why there is none.
+		switch {
+		case c.outputPath != "":
+			err = errors.New("--dry-run writes no report: it prints to stdout; drop --output")
+		case c.format != report.FormatText && c.format != report.FormatJSON:
+			err = fmt.Errorf("--dry-run prints text or json, not %s", c.format)
+		}
 	}
 	if err == nil {
 		c.ev.Engine, _, err = cli.LoadEngine(c.configPath, offline || c.dry) // a dry run cannot reach the network

@@ -97,7 +97,8 @@ func (d *docReader) next() (doc, error) {
 			d.mode = modeNDJSON
 			return doc{tv: pd.Root(), parsed: pd, line: d.line, size: len(line)}, nil
 		}
-		if d.mode == modeNDJSON {
+		if d.mode == modeNDJSON || d.lenient && wholeValue(derr) {
+			d.mode = modeNDJSON
 			if d.lenient {
 				return doc{line: d.line, size: len(line), bad: "not JSON: " + derr.Error()}, nil
 			}
@@ -107,6 +108,17 @@ func (d *docReader) next() (doc, error) {
 		return d.whole(line, derr)
 	}
 	return doc{}, io.EOF
+}
+
+// wholeValue reports whether a line that failed to parse is nonetheless
+// one whole JSON value: it repeats a member name, or more follows a value
+// that ended on the line. Such a line cannot be the start of a document
+// spread over many lines, so a lenient reader takes the file as NDJSON
+// from its first line; a line cut short can be, and is read as such.
+func wholeValue(err error) bool {
+	var de *tape.DuplicateKeyError
+	var se *tape.SyntaxError
+	return errors.As(err, &de) || errors.As(err, &se) && se.Msg == tape.MsgTrailingData
 }
 
 // whole reads the rest of the file as one document that starts with first.

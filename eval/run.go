@@ -17,6 +17,8 @@ import (
 	"attest-engine/assert"
 	"attest-engine/pool"
 	"attest-engine/report"
+	"attest-engine/resultkey"
+	"attest-engine/simulate"
 	"attest-engine/tape"
 	"attest-engine/trace"
 )
@@ -154,6 +156,9 @@ type Evaluator struct {
 	Engine  *assert.Engine
 	Timeout time.Duration // per trace, as --eval-timeout is per batch
 	Specs   bool          // fill each result's Spec (report.SpecText), for an HTML report
+	// Keys fills the trace's case key and each result's assertion key
+	// (package resultkey), for a JSON report.
+	Keys bool
 }
 
 // Trace validates the trace at 0-based position index of its input
@@ -176,6 +181,10 @@ func (ev *Evaluator) Trace(index int, tv tape.Value, size int, list []assert.Ass
 	if id := tv.Get("trace_id"); id.Kind() == tape.String && strings.TrimSpace(id.Str()) != "" {
 		id := id.Str()
 		tr.Name, tr.TraceID = id, id
+	}
+	if ev.Keys {
+		in := tv.Get("input")
+		tr.CaseKey, _ = resultkey.Case(tv.Get("agent_id").Str(), in.Any(), in.Exists())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), ev.Timeout)
 	defer cancel()
@@ -204,7 +213,14 @@ func (ev *Evaluator) Trace(index int, tv tape.Value, size int, list []assert.Ass
 	}
 	tr.Results = make([]report.Recorded, len(results))
 	for i, r := range results { // one result per assertion, in request order (assert.Engine.Run)
-		tr.Results[i] = report.Recorded{TraceID: tr.TraceID, Type: list[i].Type, Result: r}
+		tr.Results[i] = report.Recorded{TraceID: tr.TraceID, Type: list[i].Type, Result: r, CaseKey: tr.CaseKey}
+		if ev.Keys {
+			a := &list[i]
+			if c, err := simulate.Canonical(a.Spec); err == nil {
+				tr.Results[i].AssertionKey = resultkey.AssertionOf(a.Type, c, a.AgentID, "")
+				tr.Results[i].KeyLabel = resultkey.Label(a.Type, c, "")
+			}
+		}
 		if ev.Specs {
 			tr.Results[i].Spec = report.SpecText(list[i].Spec)
 		}

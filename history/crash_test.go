@@ -33,11 +33,15 @@ func crashOptions(sync SyncPolicy) Options {
 
 // crashResult is record i of the crash test.
 func crashResult(i int) Result {
-	return Result{
+	r := Result{
 		TraceID: fmt.Sprintf("trace-%08d", i), Assertion: fmt.Sprintf("assertion-%d", i%3), Type: "constraint",
 		Status: []Status{Pass, Pass, Pass, HardFail, SoftFail, Error, Skipped}[i%7], Score: float64(i%5) / 4,
 		Seq: uint64(i + 1), ResultID: fmt.Sprintf("r%064d", i),
 	}
+	if i%3 == 0 { // a labelled key: version 3 frames beside version 2 ones
+		r.Label = "constraint {\"field\":\"metadata.cost_usd\"}"
+	}
+	return r
 }
 
 func crashChild(dir, sync string) int {

@@ -19,10 +19,10 @@
 // # Bounds
 //
 // A result's strings are at most MaxField (4096) bytes; a frame at most 64
-// KiB; at most MaxKeys (1024) assertions are summarized (further ones are
-// logged, counted by Overflow, and warned about once; a merge whose sources
-// hold more keeps those with the most results and says so: KeysDropped) and
-// MaxWindows (8192)
+// KiB; at most MaxKeys (1024) assertion keys are summarized (further ones
+// are logged, counted by Overflow, and warned about once; a merge whose
+// sources, with the destination, name more is refused before anything is
+// written: TooManyKeys) and MaxWindows (8192)
 // windows per assertion: a key keeps its first 1,024 window ids (its
 // baseline's, unless that spans more than 20,480 traces at the default
 // windows) and its latest 6,656 to 7,167 (dropped 512 at a time), and the
@@ -56,7 +56,8 @@
 // The watch command hands its Recorder seam one trace's result lines at a
 // time; main's adapter converts each with ParseLine and records them with
 // AddAll (one write call, one fsync under SyncAlways, per trace). Result carries
-// the result line's trace_id, assertion (the stable name: the key), type,
+// the result line's trace_id, assertion key (package resultkey: the
+// history's key), label (the suite's name), type,
 // status, score, timestamp (zero under --deterministic), result_id, and Seq,
 // the trace's 1-based position in the input.
 //
@@ -84,9 +85,12 @@
 //	           (UTF-8, at most MaxField bytes each)
 //	  uvarint  through: the last input item holding a span the verdict judged (version 2)
 //	  uvarint  spans: how many spans it judged, at most 2³²−1 (version 2)
+//	  uvarint length, bytes: label, 1..MaxField bytes (version 3)
 //
-// Records are written as version 2; version 1 records (without the last
-// two fields) are read as through 0, spans 0.
+// Records with a label are written as version 3, others as version 2;
+// version 1 records (without through and spans) are read as through 0,
+// spans 0. The assertion is the result's assertion key (package
+// resultkey): the SDK session's random assertion_ids never reach the log.
 // Each frame is written with one write call before AddAll returns, so a
 // process crash (SIGKILL included) loses no acknowledged record whatever the
 // fsync policy; the policy (always, interval, never) decides what a power
@@ -180,7 +184,12 @@
 // one process. A result without Seq takes its key's arrival count instead
 // (windows then only align within one process). Options.WindowDuration
 // selects time windows by Result.Timestamp instead (the clock when absent);
-// a state dir keeps the windowing it was created with.
+// Options.WindowRuns makes each window one run of a suite (Seq is the run's
+// number: a server session records its results with LastRun + 1, so a
+// key's windows are its CI runs, and shards of one run merge into its
+// window). A state dir keeps the windowing it was created with
+// (Options.AdoptWindowing opens an existing dir with it, whatever the
+// options ask).
 //
 // A summary holds the counts of passes, failures (soft_fail and hard_fail),
 // errors and skipped results, the number of fractional scores, the sum of

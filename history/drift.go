@@ -100,8 +100,10 @@ const (
 
 // Alert is one drift detection; it carries everything needed to judge it.
 type Alert struct {
-	ID        string  `json:"alert_id"` // SHA-256 of assertion, kind and window, 16 hex digits
-	Assertion string  `json:"assertion"`
+	ID        string `json:"alert_id"` // SHA-256 of assertion, kind and window, 16 hex digits
+	Assertion string `json:"assertion"`
+	// Label is how a person names the assertion key (Result.Label); "" when none.
+	Label     string  `json:"label,omitempty"`
 	Kind      string  `json:"kind"`
 	Statistic string  `json:"statistic"`
 	Value     float64 `json:"value"`

@@ -106,6 +106,16 @@ func TestHostileDirs(t *testing.T) {
 				}
 			}, "")
 		}, "more than 1024 assertions", 0},
+		{"1,000,000 null keys", func(t *testing.T, dir string) int64 {
+			return hostileSnapshot(t, dir, func(b *bytes.Buffer) {
+				for k := range 1_000_000 {
+					if k > 0 {
+						b.WriteByte(',')
+					}
+					fmt.Fprintf(b, `"k%d":null`, k)
+				}
+			}, "")
+		}, "more than 1024 assertions", 0},
 		{"1,000,000 merged ids", func(t *testing.T, dir string) int64 {
 			var m bytes.Buffer
 			m.WriteString(`"merged":[`)
@@ -123,6 +133,15 @@ func TestHostileDirs(t *testing.T) {
 				b.WriteString(`"k":{"type":"` + strings.Repeat("x", 64<<20) + `"}`)
 			}, "")
 		}, "longer than 1048576 bytes", 0},
+		{"60 members of 1 MiB a later version would read", func(t *testing.T, dir string) int64 {
+			var m strings.Builder
+			for i := range 60 {
+				fmt.Fprintf(&m, `"x%d":"%s",`, i, strings.Repeat("x", 1<<20-64))
+			}
+			return hostileSnapshot(t, dir, func(b *bytes.Buffer) {
+				b.WriteString(`"k":{` + m.String() + `"windows":[]}`)
+			}, m.String())
+		}, "members not read of more than 1048576 bytes", 0},
 		{"64 MiB of white space", func(t *testing.T, dir string) int64 {
 			return hostileSnapshot(t, dir, func(b *bytes.Buffer) {
 				b.WriteString(`"k":` + strings.Repeat(" ", 64<<20) + `{}`)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"attest-engine/safedir"
@@ -38,7 +37,7 @@ func loadRecovered(dir string) (*snapshot, Recovery, error) {
 		return nil, rec, fmt.Errorf("history: %s is not a state dir (no %s)", dir, snapshotFile)
 	}
 	st := &Store{opts: Options{
-		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
+		WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS), WindowRuns: snap.Window.Runs,
 		// New keys of the log beyond the bound are left out, as the
 		// writer (with the default bound) left them out of its summaries.
 		MaxKeys: DefaultMaxKeys,
@@ -113,8 +112,11 @@ func Merge(dst string, srcs ...string) error {
 		}
 		snaps = append(snaps, snap)
 	}
+	if n := distinctKeys(nil, snaps); n > DefaultMaxKeys {
+		return &TooManyKeys{Keys: n, MaxKeys: DefaultMaxKeys}
+	}
 	w := snaps[0].Window
-	s, err := Open(dst, Options{WindowTraces: int(w.Traces), WindowDuration: time.Duration(w.DurationNS), NoAlertFile: true})
+	s, err := Open(dst, Options{WindowTraces: int(w.Traces), WindowDuration: time.Duration(w.DurationNS), WindowRuns: w.Runs, NoAlertFile: true})
 	if err != nil {
 		return err
 	}
@@ -124,18 +126,14 @@ func Merge(dst string, srcs ...string) error {
 		// every id claimed but dst's own goes to its merged list
 		err = fmt.Errorf("history: merge: %s would list %d merged state dirs, more than the %d a state dir holds", dst, len(covered)-1, MaxMerged)
 	}
-	var dropped int
+	if n := distinctKeys(s.keys, snaps); err == nil && n > s.opts.MaxKeys {
+		err = &TooManyKeys{Keys: n, MaxKeys: s.opts.MaxKeys, Dst: dst}
+	}
 	if err == nil {
-		keep := keptKeys(s.keys, snaps, s.opts.MaxKeys)
 		for _, snap := range snaps {
 			for key, sr := range snap.Keys {
 				d := s.keys[key]
 				if d == nil {
-					if !keep[key] {
-						dropped++
-						s.overflow += sr.Arrivals
-						continue
-					}
 					d = &series{}
 					s.keys[key] = d
 				}
@@ -151,55 +149,40 @@ func Merge(dst string, srcs ...string) error {
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && dropped > 0 {
-		return &KeysDropped{Dropped: dropped, MaxKeys: s.opts.MaxKeys}
-	}
 	return err
 }
 
-// KeysDropped is Merge's note that the sources held more assertions than a
-// state dir summarizes: the merge is done, with the MaxKeys assertions of
-// most results (ties by name) kept, so the choice does not depend on the
-// order of the sources. A session keeps its first MaxKeys instead; SDKs that
-// make a new assertion_id per run (../shared/sdk-compat.md) fill a shard's
-// table with ids seen once, and refusing the merge would lose the stable ones.
-type KeysDropped struct {
-	Dropped, MaxKeys int
+// TooManyKeys is Merge's refusal of sources that, with what dst holds,
+// name more assertion keys than a state dir summarizes (MaxKeys): nothing
+// is merged, rather than some keys' results left out. With stable keys
+// (package resultkey) a suite's assertions keep their keys from run to
+// run, so only a suite of more than MaxKeys assertions reaches the bound:
+// merge its shards into more than one dir.
+type TooManyKeys struct {
+	Keys, MaxKeys int
+	Dst           string // "" when the sources alone are over the bound
 }
 
-func (e *KeysDropped) Error() string {
-	return fmt.Sprintf("history: merge: %d assertions beyond the %d a state dir summarizes were left out (those with the fewest results)", e.Dropped, e.MaxKeys)
+func (e *TooManyKeys) Error() string {
+	where := "the sources hold"
+	if e.Dst != "" {
+		where = "the sources and " + e.Dst + " hold"
+	}
+	return fmt.Sprintf("history: merge: %s %d assertion keys, more than the %d a state dir summarizes: nothing was merged (merge fewer dirs into each destination)", where, e.Keys, e.MaxKeys)
 }
 
-// keptKeys chooses the keys a merge keeps: those already in dst, then the
-// others by total results (most first), ties by name, up to limit in all.
-func keptKeys(have map[string]*series, snaps []*snapshot, limit int) map[string]bool {
-	total := map[string]uint64{}
+// distinctKeys counts the keys of have and of every snapshot, once each.
+func distinctKeys(have map[string]*series, snaps []*snapshot) int {
+	seen := make(map[string]struct{}, len(have))
+	for k := range have {
+		seen[k] = struct{}{}
+	}
 	for _, snap := range snaps {
-		for k, sr := range snap.Keys {
-			if have[k] == nil {
-				total[k] += sr.Arrivals
-			}
+		for k := range snap.Keys {
+			seen[k] = struct{}{}
 		}
 	}
-	order := make([]string, 0, len(total))
-	for k := range total {
-		order = append(order, k)
-	}
-	slices.SortFunc(order, func(a, b string) int {
-		if total[a] != total[b] {
-			if total[a] > total[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	keep := map[string]bool{}
-	for _, k := range order[:max(0, min(len(order), limit-len(have)))] {
-		keep[k] = true
-	}
-	return keep
+	return len(seen)
 }
 
 func snaps0(snaps []*snapshot, def *snapshot) *snapshot {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -218,24 +219,34 @@ func TestMergeRefusals(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	// More assertions than a dir summarizes: merged all the same, with the
-	// bound kept and the choice independent of the sources' order.
-	var kept [][]string
-	for _, srcs := range [][]string{{m1, m2}, {m2, m1}} {
-		dir := filepath.Join(root, "u"+filepath.Base(srcs[0]))
-		var kd *KeysDropped
-		if err := Merge(dir, srcs...); !errors.As(err, &kd) || kd.Dropped != 176 || kd.MaxKeys != 1024 {
-			t.Fatalf("too many assertions: err = %v, want 176 left out of 1200", err)
-		}
-		s, err := Open(dir, Options{NoAlertFile: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		kept = append(kept, s.Keys())
-		s.Close()
+	// More assertion keys than a dir summarizes: refused as a whole, before
+	// dst is touched, rather than some keys' results left out; the same
+	// when dst's own keys take the union over the bound.
+	over := filepath.Join(root, "over")
+	var tk *TooManyKeys
+	if err := Merge(over, m1, m2); !errors.As(err, &tk) || tk.Keys != 1200 || tk.MaxKeys != 1024 || tk.Dst != "" {
+		t.Fatalf("1200 keys: err = %v, want TooManyKeys{1200, 1024}", err)
 	}
-	if len(kept[0]) != 1024 || !slices.Equal(kept[0], kept[1]) {
-		t.Errorf("kept %d and %d keys, the same: %v", len(kept[0]), len(kept[1]), slices.Equal(kept[0], kept[1]))
+	if _, err := os.Stat(over); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused merge created %s: %v", over, err)
+	}
+	part := filepath.Join(root, "part")
+	if err := Merge(part, m1); err != nil {
+		t.Fatal(err)
+	}
+	if err := Merge(part, m2); !errors.As(err, &tk) || tk.Keys != 1200 || tk.Dst != part {
+		t.Fatalf("dst's 600 keys and 600 more: err = %v, want TooManyKeys naming %s", err, part)
+	}
+	s, err = Open(part, Options{NoAlertFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Keys()); n != 600 {
+		t.Errorf("a refused merge left %d keys in dst, want its 600", n)
+	}
+	s.Close()
+	if err := Merge(filepath.Join(root, "part2"), m2); err != nil { // m2 was not claimed by the refused merge
+		t.Errorf("m2 after a refused merge: %v", err)
 	}
 }
 

@@ -41,6 +41,13 @@ type Options struct {
 	// created with; Open with another is an error.
 	WindowTraces   int
 	WindowDuration time.Duration
+	// WindowRuns makes each window one run of a suite: Result.Seq is the
+	// run's number (a server session's: Store.LastRun + 1), so a key's
+	// windows are its CI runs (WindowTraces is then 1).
+	WindowRuns bool
+	// AdoptWindowing opens an existing dir with the windowing it was
+	// created with, whatever the options ask; they apply to a new dir only.
+	AdoptWindowing bool
 	// MaxKeys bounds the assertions summarized (default 1024): results of
 	// further keys are logged but not summarized. MaxWindows bounds each
 	// key's windows (default 8192).
@@ -80,6 +87,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxAge == 0 {
 		o.MaxAge = DefaultMaxAge
+	}
+	if o.WindowRuns {
+		o.WindowTraces, o.WindowDuration = 1, 0
 	}
 	if o.WindowTraces <= 0 {
 		o.WindowTraces = DefaultWindowTraces

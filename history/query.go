@@ -18,6 +18,11 @@ const MaxReportAlerts = 16
 // engine's answer (../shared/sdk-compat.md); the rest are additions.
 type Report struct {
 	AssertionID string `json:"assertion_id"`
+	// AssertionKey is the history's key when the report was asked for by
+	// another name (query_drift by a session's assertion_id); Label how a
+	// person names the key.
+	AssertionKey string `json:"assertion_key,omitempty"`
+	Label        string `json:"label,omitempty"`
 	// Mean, StdDev and Count are the scores of the current window: the
 	// most recent windows holding at least window_size scored results.
 	Mean        float64 `json:"mean"`
@@ -59,13 +64,14 @@ func analyze(key string, sr *series, cfg DriftConfig, windowSize int) Report {
 		windowSize = defaultWindowSize
 	}
 	d := newDetector(key, cfg)
-	rep := Report{AssertionID: key, Type: sr.Type, Status: StatusOK, Phase: "baseline", CUSUMThreshold: cfg.H, Alerts: []Alert{}}
+	rep := Report{AssertionID: key, Label: sr.Label, Type: sr.Type, Status: StatusOK, Phase: "baseline", CUSUMThreshold: cfg.H, Alerts: []Alert{}}
 	for i := range sr.Windows {
 		w := &sr.Windows[i]
 		rep.Total += w.N()
 		rep.Errors += w.Errors
 		rep.Skipped += w.Skipped
 		for _, a := range d.step(w) {
+			a.Label = sr.Label
 			rep.Alerts = append(rep.Alerts, a)
 			if len(rep.Alerts) > MaxReportAlerts {
 				rep.Alerts = rep.Alerts[1:]
@@ -112,15 +118,38 @@ func (s *Store) Drift(key string, windowSize int) (Report, bool) {
 	return analyze(key, sr, s.opts.Drift, windowSize), true
 }
 
+// Lookup is the key that name names: name itself when it is a key of the
+// store, or a key labelled name (a watch suite's assertion name); of
+// several, the one holding the latest result (ties by key). A dir written
+// before assertion keys holds series keyed by names, so a name can be both:
+// the series still recorded to wins. False when none.
+func (s *Store) Lookup(name string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var key string
+	var at latest
+	for k, sr := range s.keys {
+		if k != name && sr.Label != name {
+			continue
+		}
+		if key == "" || at.less(sr.Latest) || (at == sr.Latest && k < key) {
+			key, at = k, sr.Latest
+		}
+	}
+	return key, key != ""
+}
+
 // Series is one assertion's windows as stored, for charts (the HTML
 // history page, report.HistoryKey): oldest first, with the alerts the
 // detectors raise over them (the latest MaxReportAlerts).
 type Series struct {
 	Assertion string
+	Label     string
 	Type      string
 	// WindowTraces or WindowDuration: what a window is (doc.go, "Windows").
 	WindowTraces   int64
 	WindowDuration time.Duration
+	WindowRuns     bool // each window is a run (Options.WindowRuns)
 	Windows        []Summary
 	Alerts         []Alert
 }
@@ -135,7 +164,7 @@ func (s *Store) Series(key string) (Series, bool) {
 	}
 	w := s.windowing()
 	return Series{
-		Assertion: key, Type: sr.Type, WindowTraces: w.Traces, WindowDuration: time.Duration(w.DurationNS),
+		Assertion: key, Label: sr.Label, Type: sr.Type, WindowTraces: w.Traces, WindowDuration: time.Duration(w.DurationNS), WindowRuns: w.Runs,
 		Windows: slices.Clone(sr.Windows), Alerts: analyze(key, sr, s.opts.Drift, defaultWindowSize).Alerts,
 	}, true
 }

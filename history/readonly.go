@@ -30,7 +30,7 @@ func OpenReadOnly(dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := Options{WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS),
+	opts := Options{WindowTraces: int(snap.Window.Traces), WindowDuration: time.Duration(snap.Window.DurationNS), WindowRuns: snap.Window.Runs,
 		MaxKeys: DefaultMaxKeys, NoAlertFile: true}.withDefaults()
 	return &Store{dir: dir, opts: opts, readOnly: true, unlock: func() {}, meta: snap.meta, keys: snap.Keys, rec: rec}, nil
 }

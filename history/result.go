@@ -47,11 +47,14 @@ func ParseStatus(name string) (Status, error) {
 // MaxField bounds each string of a Result, in bytes.
 const MaxField = 4096
 
-// Result is one (trace, assertion) result, as the watch command writes it.
-// Assertion is the stable assertion name: the key of history and drift.
+// Result is one (trace, assertion) result. Assertion is the history's key:
+// the result's assertion key (package resultkey), the same in every run of
+// a suite; Label is how a person names it (a watch suite's name, or the
+// type and spec an SDK's assertion checks), "" when none.
 type Result struct {
 	TraceID   string
 	Assertion string
+	Label     string
 	Type      string
 	Status    Status
 	Score     float64 // 0..1
@@ -73,7 +76,7 @@ type Result struct {
 
 // Validate reports why r cannot be recorded.
 func (r *Result) Validate() error {
-	for _, f := range [...]struct{ name, v string }{{"trace_id", r.TraceID}, {"assertion", r.Assertion}, {"type", r.Type}, {"result_id", r.ResultID}} {
+	for _, f := range [...]struct{ name, v string }{{"trace_id", r.TraceID}, {"assertion", r.Assertion}, {"type", r.Type}, {"result_id", r.ResultID}, {"label", r.Label}} {
 		if len(f.v) > MaxField {
 			return fmt.Errorf("history: %s is %d bytes, over the %d-byte limit", f.name, len(f.v), MaxField)
 		}
@@ -94,15 +97,21 @@ func (r *Result) Validate() error {
 }
 
 // payloadVersion is the first byte of every record payload written: 2
-// adds Through and Spans after the strings. Version 1 payloads are read.
+// adds Through and Spans after the strings, 3 the Label after them (only a
+// result with a label is written as 3). Version 1 payloads are read.
 const (
 	payloadVersion   = 2
 	payloadVersionV1 = 1
+	payloadVersionV3 = 3
 )
 
 // appendPayload encodes r (already validated) after b.
 func appendPayload(b []byte, r *Result) []byte {
-	b = append(b, payloadVersion, byte(r.Status))
+	version := byte(payloadVersion)
+	if r.Label != "" {
+		version = payloadVersionV3
+	}
+	b = append(b, version, byte(r.Status))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.Score))
 	var ts int64
 	if !r.Timestamp.IsZero() {
@@ -115,7 +124,12 @@ func appendPayload(b []byte, r *Result) []byte {
 		b = append(b, s...)
 	}
 	b = binary.AppendUvarint(b, r.Through)
-	return binary.AppendUvarint(b, uint64(r.Spans))
+	b = binary.AppendUvarint(b, uint64(r.Spans))
+	if version == payloadVersionV3 {
+		b = binary.AppendUvarint(b, uint64(len(r.Label)))
+		b = append(b, r.Label...)
+	}
+	return b
 }
 
 // DecodeError is a record payload that does not decode.
@@ -132,7 +146,7 @@ func decodePayload(p []byte) (Result, error) {
 		return bad("short payload")
 	}
 	version := p[0]
-	if version != payloadVersion && version != payloadVersionV1 {
+	if !knownVersion(version) {
 		return bad(fmt.Sprintf("payload version %d", p[0]))
 	}
 	r.Status = Status(p[1])
@@ -169,6 +183,14 @@ func decodePayload(p []byte) (Result, error) {
 		}
 		r.Spans = uint32(spans)
 		p = p[n:]
+	}
+	if version == payloadVersionV3 {
+		l, n := binary.Uvarint(p)
+		if n <= 0 || l == 0 || l > MaxField || l > uint64(len(p)-n) {
+			return bad("label length")
+		}
+		r.Label = string(p[n : n+int(l)])
+		p = p[n+int(l):]
 	}
 	if len(p) != 0 {
 		return bad("trailing bytes")

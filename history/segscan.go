@@ -43,7 +43,9 @@ type segScan struct {
 }
 
 // knownVersion says whether b is a payload version decodePayload reads.
-func knownVersion(b byte) bool { return b == payloadVersion || b == payloadVersionV1 }
+func knownVersion(b byte) bool {
+	return b == payloadVersion || b == payloadVersionV1 || b == payloadVersionV3
+}
 
 // resyncBudget bounds the bytes checksummed beyond one pass over the valid
 // frames (which checksums each of their bytes once): the corrupt frames'

@@ -37,7 +37,10 @@ func (l latest) less(o latest) bool {
 
 // series holds a key's summaries. Its exported fields are the snapshot's.
 type series struct {
-	Type     string    `json:"type"`
+	Type string `json:"type"`
+	// Label is how a person names the key (Result.Label): the least
+	// non-empty one seen, so that merges agree whatever their order.
+	Label    string    `json:"label,omitempty"`
 	Arrivals uint64    `json:"arrivals"` // results seen, for count windows of results without a seq
 	Latest   latest    `json:"latest"`
 	Windows  []Summary `json:"windows"`
@@ -107,6 +110,9 @@ func (s *series) observe(r *Result) {
 	if s.Type == "" || (r.Type != "" && r.Type < s.Type) {
 		s.Type = r.Type // the least non-empty type: order-independent
 	}
+	if s.Label == "" || (r.Label != "" && r.Label < s.Label) {
+		s.Label = r.Label
+	}
 	l := latest{Seq: r.Seq, ResultID: r.ResultID, Score: r.Score, Set: true}
 	if !r.Timestamp.IsZero() {
 		l.Timestamp = r.Timestamp.UnixNano()
@@ -167,6 +173,9 @@ func (s *series) bound(max int) {
 func (s *series) merge(o *series) {
 	if s.Type == "" || (o.Type != "" && o.Type < s.Type) {
 		s.Type = o.Type
+	}
+	if s.Label == "" || (o.Label != "" && o.Label < s.Label) {
+		s.Label = o.Label
 	}
 	if s.Latest.less(o.Latest) {
 		s.Latest = o.Latest

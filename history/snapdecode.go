@@ -131,8 +131,9 @@ func (d *snapDecoder) token() (json.Token, error) {
 
 // object reads an object, handing each member's name to member, which
 // reads its value or returns errMember; those members' values are
-// collected, re-encoded as one object, and handed to rest. It reports
-// false for null.
+// collected (at most maxValue bytes of them, names included, as for one
+// value), re-encoded as one object, and handed to rest. It reports false
+// for null.
 func (d *snapDecoder) object(member func(name string) error, rest func([]byte) error) (bool, error) {
 	t, err := d.token()
 	if err != nil {
@@ -146,6 +147,7 @@ func (d *snapDecoder) object(member func(name string) error, rest func([]byte) e
 	}
 	seen := map[string]bool{}
 	others := map[string]json.RawMessage{}
+	held := 0 // the bytes of others: at most maxValue, as one value
 	for d.dec.More() {
 		t, err := d.token()
 		if err != nil {
@@ -165,6 +167,9 @@ func (d *snapDecoder) object(member func(name string) error, rest func([]byte) e
 			var raw json.RawMessage
 			if err := d.dec.Decode(&raw); err != nil {
 				return true, err
+			}
+			if held += len(name) + len(raw); held > maxValue {
+				return true, fmt.Errorf("members not read of more than %d bytes in one object", maxValue)
 			}
 			others[name] = raw
 		default:
@@ -199,13 +204,16 @@ func (d *snapDecoder) array(elem func() error) error {
 	return err
 }
 
-// keys reads the keys' object into keys.
+// keys reads the keys' object into keys. Every member counts against the
+// bound, a null one (no series) too: the names object holds to refuse a
+// repeated one are as many as its members.
 func (d *snapDecoder) keys(keys map[string]*series) error {
+	members := 0
 	_, err := d.object(func(name string) error {
 		if len(name) > MaxField {
 			return fmt.Errorf("an assertion name of %d bytes (at most %d)", len(name), MaxField)
 		}
-		if len(keys) >= d.lim.keys {
+		if members++; members > d.lim.keys {
 			return fmt.Errorf("more than %d assertions", d.lim.keys)
 		}
 		sr, err := d.series(name)
@@ -248,8 +256,8 @@ func (d *snapDecoder) series(key string) (*series, error) {
 			return err
 		}
 		sr.Windows = windows
-		if len(sr.Type) > MaxField || len(sr.Latest.ResultID) > MaxField {
-			return fmt.Errorf("assertion %q: a type or result id longer than %d bytes", clipName(key), MaxField)
+		if len(sr.Type) > MaxField || len(sr.Latest.ResultID) > MaxField || len(sr.Label) > MaxField {
+			return fmt.Errorf("assertion %q: a type, label or result id longer than %d bytes", clipName(key), MaxField)
 		}
 		return nil
 	})

@@ -51,9 +51,14 @@ func snapshotBound(keys, windows int) int64 {
 type windowing struct {
 	Traces     int64 `json:"traces,omitempty"`
 	DurationNS int64 `json:"duration_ns,omitempty"`
+	// Runs: each window is one run of a suite (Options.WindowRuns).
+	Runs bool `json:"runs,omitempty"`
 }
 
 func (w windowing) String() string {
+	if w.Runs {
+		return "per-run"
+	}
 	if w.DurationNS > 0 {
 		return time.Duration(w.DurationNS).String()
 	}

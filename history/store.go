@@ -104,7 +104,23 @@ func (s *Store) windowing() windowing {
 	if s.opts.WindowDuration > 0 {
 		return windowing{DurationNS: int64(s.opts.WindowDuration)}
 	}
-	return windowing{Traces: int64(s.opts.WindowTraces)}
+	return windowing{Traces: int64(s.opts.WindowTraces), Runs: s.opts.WindowRuns}
+}
+
+// WindowRuns reports whether each window is a run (Options.WindowRuns),
+// as the dir was created.
+func (s *Store) WindowRuns() bool { return s.opts.WindowRuns }
+
+// LastRun is the highest Seq any key holds: under WindowRuns, the last
+// run recorded (0 for none).
+func (s *Store) LastRun() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var last uint64
+	for _, sr := range s.keys {
+		last = max(last, sr.Latest.Seq)
+	}
+	return last
 }
 
 // openStateDir opens dir for a writer: it must be private to this user
@@ -122,7 +138,7 @@ func openStateDir(dir string) (*safedir.Dir, error) {
 	if err := d.Lock(); err != nil {
 		d.Close()
 		if errors.Is(err, safedir.ErrLocked) {
-			return nil, fmt.Errorf("history: state dir %s is in use by another process", dir)
+			return nil, &InUseError{Dir: dir}
 		}
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -156,6 +172,9 @@ func (s *Store) recover() error {
 		if err := writeSnapshot(s.d, snap); err != nil {
 			return err
 		}
+	} else if s.opts.AdoptWindowing {
+		w := snap.Window
+		s.opts.WindowTraces, s.opts.WindowDuration, s.opts.WindowRuns = int(w.Traces), time.Duration(w.DurationNS), w.Runs
 	} else if snap.Window != s.windowing() {
 		return fmt.Errorf("history: %s uses %s windows, not the %s asked for", s.dir, snap.Window, s.windowing())
 	}
@@ -258,6 +277,12 @@ func (s *Store) noteCorrupt(seg uint64, runs []skip, what string) {
 
 // Recovery reports what Open found and repaired.
 func (s *Store) Recovery() Recovery { return s.rec }
+
+// StateDir is the state dir as Open opened it, checked private and locked
+// (nil for a Store from OpenReadOnly), for the files other packages keep
+// there: renaming or replacing the dir's path after Open changes nothing
+// for them either. It is valid until Close; the caller does not close it.
+func (s *Store) StateDir() *safedir.Dir { return s.d }
 
 // Dir is the state dir.
 func (s *Store) Dir() string { return s.dir }
@@ -363,7 +388,18 @@ func (s *Store) catchUp(key string, sr *series, w int64, quiet bool) []Alert {
 	if quiet {
 		return nil
 	}
+	for i := range out {
+		out[i].Label = sr.Label
+	}
 	return out
+}
+
+// InUseError is Open's refusal of a state dir another writer holds (its
+// lock on the directory): one writer per dir.
+type InUseError struct{ Dir string }
+
+func (e *InUseError) Error() string {
+	return "history: state dir " + e.Dir + " is in use by another process"
 }
 
 // ErrClosed is returned by a Store after Close.

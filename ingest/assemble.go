@@ -11,7 +11,7 @@ import (
 type Limits struct {
 	OpenTraces    int           // traces being assembled at once (default 10,000)
 	SpansPerTrace int           // spans kept per trace; later ones are dropped (default 10,000, spec §7's step limit)
-	Bytes         int           // span JSON bytes held over all open traces (default 64 MiB)
+	Bytes         int           // bytes held by open traces and those kept for late spans: their spans' Size and their own bookkeeping (default 32 MiB)
 	Grace         time.Duration // how long after its root span ends a trace stays open for late children (default 5s)
 	Idle          time.Duration // a trace with no new span for this long closes (default 60s)
 	Remember      int           // verdicts of closed traces remembered, to tell late spans (default 65,536)
@@ -21,7 +21,7 @@ type Limits struct {
 const (
 	DefaultOpenTraces    = 10000
 	DefaultSpansPerTrace = 10000
-	DefaultBytes         = 64 << 20
+	DefaultBytes         = 32 << 20
 	DefaultGrace         = 5 * time.Second
 	DefaultIdle          = 60 * time.Second
 	DefaultRemember      = 65536
@@ -151,9 +151,10 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 				for len(a.open) >= a.lim.OpenTraces {
 					out = a.emit(out, a.close(a.lru.Front().Value.(*pending), ClosedEvicted, now))
 				}
-				p = &pending{id: sp.TraceID, seq: sp.Seq, ids: map[string]struct{}{}}
+				p = &pending{id: sp.TraceID, seq: sp.Seq, ids: map[string]struct{}{}, bytes: heldTrace + len(sp.TraceID)}
 				p.elem = a.lru.PushBack(p)
 				a.open[sp.TraceID] = p
+				a.bytes += p.bytes
 			}
 		} else {
 			a.lru.MoveToBack(p.elem)
@@ -172,8 +173,8 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 		p.spans = append(p.spans, sp)
 		p.ids[sp.SpanID] = struct{}{}
 		p.through = max(p.through, sp.Seq)
-		p.bytes += sp.Size
-		a.bytes += sp.Size
+		p.bytes += sp.Size + heldSpanID
+		a.bytes += sp.Size + heldSpanID
 		if sp.ParentID == "" && !p.rootEnd {
 			p.rootEnd = true
 			p.deadline = now + int64(a.lim.Grace)

@@ -60,7 +60,7 @@ func TestAssembler(t *testing.T) {
 				{add: []Span{sp("c", "1", "", 1)}, want: []string{"b:evicted:1:incomplete"}},
 			}, []string{"a:end_of_input:2", "c:end_of_input:1"}},
 		{"the byte bound evicts",
-			Limits{Bytes: 100},
+			Limits{Bytes: heldTrace + heldSpanID + 100}, // one trace of one 60-byte span fits, two do not
 			[]step{
 				{add: []Span{sp("a", "1", "", 60)}},
 				{add: []Span{sp("b", "1", "", 60)}, want: []string{"a:evicted:1:incomplete"}},

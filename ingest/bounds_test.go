@@ -38,12 +38,12 @@ func TestAttributeDepthBound(t *testing.T) {
 	}
 }
 
-// TestLimitsDefaults: docs/security.md "open traces ≤ 10,000, spans per trace ≤
-// 10,000, span text held ≤ 64 MiB" are what zero Limits become (the
+// TestLimitsDefaults: docs/security.md "open traces ≤ 10,000, spans per
+// trace ≤ 10,000, spans held ≤ 32 MiB" are what zero Limits become (the
 // assembler's own tests set small limits).
 func TestLimitsDefaults(t *testing.T) {
-	if l := (Limits{}).withDefaults(); l.OpenTraces != 10000 || l.SpansPerTrace != 10000 || l.Bytes != 64<<20 {
-		t.Errorf("defaults: %d open traces, %d spans per trace, %d bytes; docs/security.md says 10,000, 10,000 and 64 MiB", l.OpenTraces, l.SpansPerTrace, l.Bytes)
+	if l := (Limits{}).withDefaults(); l.OpenTraces != 10000 || l.SpansPerTrace != 10000 || l.Bytes != 32<<20 {
+		t.Errorf("defaults: %d open traces, %d spans per trace, %d bytes; docs say 10,000, 10,000 and 32 MiB", l.OpenTraces, l.SpansPerTrace, l.Bytes)
 	}
 }
 

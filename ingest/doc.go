@@ -95,8 +95,10 @@
 // # Assembly and its bounds
 //
 // [Assembler] holds at most Limits.OpenTraces traces, Limits.SpansPerTrace
-// spans each (further spans are counted and dropped) and Limits.Bytes of
-// span text in all. A trace closes Limits.Grace after its root span (no
+// spans each (further spans are counted and dropped) and Limits.Bytes in
+// all: each span's Size, an estimate of the memory the decoded span holds
+// (held.go, checked against the heap by TestHeldEstimate), and each
+// trace's own bookkeeping. A trace closes Limits.Grace after its root span (no
 // parent) arrives, or after Limits.Idle without a new span; past a bound the
 // least recently touched trace is closed early. A trace closed early, with
 // spans dropped, or never given a root is evaluated and marked Incomplete,
@@ -104,7 +106,20 @@
 // (at-least-once transports) and is held once. Time is the caller's: [Feed]
 // uses the latest span end seen (event time) for files, which makes the
 // grouping a pure function of the input, and the wall clock for live
-// streams.
+// streams. [Feed] hands closed traces out one at a time (Feed.Next), mapping
+// each only when it is taken, so an item that closes thousands of traces
+// holds their spans, not thousands of mapped traces.
+//
+// # Memory per request
+//
+// An OTLP request is taken whole or not at all, in bounded memory however
+// many spans it carries ([CheckOTLP], [CheckOTLPProto], [Request]): it is
+// decoded once to check it, keeping the spans of its first chunk (1 MiB of
+// Size), and, when there is more, decoded again chunk by chunk as the
+// consumer takes them ([Reader.Each] does the same for a long OTLP/JSON
+// line). A trace assembled from spans is written as JSON for evaluation by
+// [AppendJSON], encoding/json's bytes without reflection; short strings
+// decoded from protobuf (keys, names) are interned in a fixed table.
 //
 // # Late spans
 //

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"attest-engine/trace"
 )
 
@@ -33,18 +35,44 @@ func FuzzOTLP(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spans, err := ParseOTLP(data)
+		checkChunked(t, data, spans, err, ParseOTLPChunks)
 		if err != nil {
 			return
 		}
 		feed := NewFeed(Limits{OpenTraces: 4, SpansPerTrace: 64}, nil, nil)
-		traces := feed.Item(Item{Spans: spans})
-		traces = append(traces, feed.Flush()...)
+		feed.Add(Item{Spans: spans})
+		feed.Flush()
+		traces := take(feed)
 		for _, tr := range traces {
 			if _, verr := trace.Validate(tr.Value, trace.Options{Strict: true}); verr != nil && encodedSize(t, tr.Value) <= trace.MaxTraceBytes {
 				t.Fatalf("trace %s fails validation: %v", tr.ID, verr)
 			}
+			checkAppendJSON(t, tr.Value)
 		}
 	})
+}
+
+// checkChunked: decoding data in chunks (of one span each, and of 4 KiB)
+// fails exactly when the whole decode does, with its error and no span
+// handed on, and otherwise hands on the same spans in order.
+func checkChunked(t *testing.T, data []byte, whole []Span, wholeErr error, chunks func([]byte, int, func([]Span, bool) error) error) {
+	t.Helper()
+	for _, max := range []int{1, 4 << 10} {
+		var got []Span
+		err := chunks(data, max, func(spans []Span, _ bool) error {
+			got = append(got, spans...)
+			return nil
+		})
+		if (err != nil) != (wholeErr != nil) || (err != nil && err.Error() != wholeErr.Error()) {
+			t.Fatalf("chunks of %d: error %v, the whole decode's %v", max, err, wholeErr)
+		}
+		if err != nil && len(got) > 0 {
+			t.Fatalf("chunks of %d: %d spans handed on from a request that does not decode", max, len(got))
+		}
+		if diff := cmp.Diff(whole, got); err == nil && diff != "" {
+			t.Fatalf("chunks of %d differ from the whole decode (-whole +chunks):\n%s", max, diff)
+		}
+	}
 }
 
 // encodedSize is the length of v's compact encoding, HTML escaping off: the

@@ -41,6 +41,15 @@ type golden struct {
 	Late     int           `json:"late_spans,omitempty"`
 }
 
+// take takes every trace the feed has ready.
+func take(f *Feed) []Trace {
+	var out []Trace
+	for t, ok := f.Next(); ok; t, ok = f.Next() {
+		out = append(out, t)
+	}
+	return out
+}
+
 // run reads a whole input with event time, as a replay does.
 func run(t testing.TB, input []byte, lim Limits) golden {
 	var g golden
@@ -49,9 +58,11 @@ func run(t testing.TB, input []byte, lim Limits) golden {
 	var traces []Trace
 	for i, it := range readAll(t, bytes.NewReader(input), 0) {
 		it.Seq = uint64(i + 1) // as the watch command numbers its items
-		traces = append(traces, feed.Item(it)...)
+		feed.Add(it)
+		traces = append(traces, take(feed)...)
 	}
-	traces = append(traces, feed.Flush()...)
+	feed.Flush()
+	traces = append(traces, take(feed)...)
 	g.Late = feed.Late()
 	for _, tr := range traces {
 		value := tr.Value

@@ -148,9 +148,9 @@ func TestProtoMergeInflation(t *testing.T) {
 	}
 }
 
-// TestProtoSpanSizeCountsMemory: what --max-open-bytes counts of a protobuf span (Size, protoSize)
-// covers what the span holds, as a JSON span's text length does (~3× at most): a body of the smallest
-// spans (28 bytes each on the wire, ~250 held) held ~9× the encoded length that Size first counted.
+// TestProtoSpanSizeCountsMemory: what --max-open-bytes counts of a protobuf span (Size, spanHeld)
+// covers what the span holds: a body of the smallest spans (28 bytes each on the wire, ~250 held) held
+// ~9× the encoded length, which Size first counted.
 func TestProtoSpanSizeCountsMemory(t *testing.T) {
 	const n = 100_000
 	var scope []byte

@@ -31,7 +31,7 @@ type Span struct {
 	Error    bool   // status code ERROR
 	Status   string // status message
 	Service  string // resource attribute service.name
-	Size     int    // what it costs to hold: its JSON text's length, or protoSize of its protobuf length
+	Size     int    // what it holds in memory, estimated (spanHeld), whichever encoding it came in
 	Seq      uint64 // the input item it came in (Item.Seq)
 }
 
@@ -103,13 +103,28 @@ func (s *wireStatus) UnmarshalJSON(b []byte) error {
 // A span with an invalid trace or span id is an error for the whole request:
 // the sender's encoding is wrong, and guessing would mis-assemble traces.
 func ParseOTLP(data []byte) ([]Span, error) {
+	var spans []Span
+	err := eachOTLP(data, func(sp Span) error {
+		spans = append(spans, sp)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return spans, nil
+}
+
+// eachOTLP decodes an OTLP/JSON request as ParseOTLP does, passing each
+// span to visit in order; an error from visit ends the walk and is
+// returned (wrapped).
+func eachOTLP(data []byte, visit func(Span) error) error {
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v) // for its message
-		return nil, fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("OTLP/JSON: %v", err)
 	}
 	if err := uniqueNames(data); err != nil {
-		return nil, fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("OTLP/JSON: %v", err)
 	}
 	var resourceSpans []byte
 	err := members(data, "request", func(key string, val []byte) error {
@@ -119,9 +134,9 @@ func ParseOTLP(data []byte) ([]Span, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("OTLP/JSON: %v", err)
 	}
-	var spans []Span
+	n := 0
 	var spanErr error
 	err = rawList(resourceSpans).each("resourceSpans", func(rs []byte) error {
 		var attrs, scopes []byte
@@ -166,26 +181,26 @@ func ParseOTLP(data []byte) ([]Span, error) {
 			return rawList(list).each("spans", func(raw []byte) error {
 				sp, err := parseSpan(raw)
 				if err != nil {
-					spanErr = fmt.Errorf("OTLP/JSON span %d: %v", len(spans), err)
+					spanErr = fmt.Errorf("OTLP/JSON span %d: %v", n, err)
 					return spanErr
 				}
 				sp.Service = service
-				spans = append(spans, sp)
-				return nil
+				n++
+				return visit(sp)
 			})
 		})
 	})
 	if spanErr != nil {
-		return nil, spanErr
+		return spanErr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("OTLP/JSON: %v", err)
 	}
-	return spans, nil
+	return nil
 }
 
 func parseSpan(raw []byte) (Span, error) {
-	sp := Span{Size: len(raw)}
+	var sp Span
 	var traceID, spanID, parentID string
 	var start, end wireUint
 	var status wireStatus
@@ -261,6 +276,7 @@ func parseSpan(raw []byte) (Span, error) {
 		return Span{}, err
 	}
 	sp.Events = ev.kept
+	sp.Size = spanHeld(&sp)
 	return sp, nil
 }
 

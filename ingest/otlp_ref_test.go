@@ -93,7 +93,7 @@ func refParseSpan(raw json.RawMessage) (Span, error) {
 		return Span{}, err
 	}
 	sp := Span{Name: w.Name, Start: clampNanos(w.StartTimeUnixNano), End: clampNanos(w.EndTimeUnixNano),
-		Error: bool(w.Status.Code), Status: w.Status.Message, Size: len(raw)}
+		Error: bool(w.Status.Code), Status: w.Status.Message}
 	var err error
 	if sp.TraceID, err = decodeID(w.TraceID, 16, "traceId"); err != nil {
 		return Span{}, err
@@ -122,6 +122,7 @@ func refParseSpan(raw json.RawMessage) (Span, error) {
 			}
 		}
 	}
+	sp.Size = spanHeld(&sp)
 	return sp, nil
 }
 

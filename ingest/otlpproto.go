@@ -62,31 +62,46 @@ func (r *fields) nextIn(s schema) (field, error) {
 // ParseOTLPProto decodes one binary protobuf ExportTraceServiceRequest
 // (the body of POST /v1/traces with Content-Type application/x-protobuf)
 // into the spans [ParseOTLP] gives for the same request in OTLP/JSON, with
-// the same errors for invalid ids and nesting; Size is the span's encoded
-// length. Fields come in any order, unknown ones are skipped, a repeated
-// scalar keeps its last value and a repeated message field is merged, as
-// protobuf parsers do; a known field with another wire type is an error.
+// the same errors for invalid ids and nesting. Fields come in any order,
+// unknown ones are skipped, a repeated scalar keeps its last value and a
+// repeated message field is merged, as protobuf parsers do; a known field
+// with another wire type is an error.
 func ParseOTLPProto(data []byte) ([]Span, error) {
 	var spans []Span
-	r := fields{b: data}
-	for r.more() {
-		f, err := r.nextIn(requestSchema)
-		if err != nil {
-			return nil, fmt.Errorf("OTLP/protobuf: %v", err)
-		}
-		if f.num == 1 {
-			if spans, err = appendResourceSpans(spans, f.b); err != nil {
-				return nil, err
-			}
-		}
+	err := eachOTLPProto(data, func(sp Span) error {
+		spans = append(spans, sp)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return spans, nil
 }
 
-func appendResourceSpans(spans []Span, b []byte) ([]Span, error) {
+// eachOTLPProto decodes a protobuf request as ParseOTLPProto does, passing
+// each span to visit in order; an error from visit ends the walk and is
+// returned.
+func eachOTLPProto(data []byte, visit func(Span) error) error {
+	n := 0
+	r := fields{b: data}
+	for r.more() {
+		f, err := r.nextIn(requestSchema)
+		if err != nil {
+			return fmt.Errorf("OTLP/protobuf: %v", err)
+		}
+		if f.num == 1 {
+			if err := eachResourceSpans(f.b, &n, visit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func eachResourceSpans(b []byte, n *int, visit func(Span) error) error {
 	service, err := resourceService(b)
 	if err != nil {
-		return nil, fmt.Errorf("OTLP/protobuf: resource: %v", err)
+		return fmt.Errorf("OTLP/protobuf: resource: %v", err)
 	}
 	r := fields{b: b}
 	for r.more() {
@@ -98,20 +113,23 @@ func appendResourceSpans(spans []Span, b []byte) ([]Span, error) {
 		for s.more() {
 			g, err := s.nextIn(scopeSpansSchema)
 			if err != nil {
-				return nil, fmt.Errorf("OTLP/protobuf: scopeSpans: %v", err)
+				return fmt.Errorf("OTLP/protobuf: scopeSpans: %v", err)
 			}
 			if g.num != 2 {
 				continue
 			}
 			sp, err := decodeSpan(g.b)
 			if err != nil {
-				return nil, fmt.Errorf("OTLP/protobuf span %d: %v", len(spans), err)
+				return fmt.Errorf("OTLP/protobuf span %d: %v", *n, err)
 			}
 			sp.Service = service
-			spans = append(spans, sp)
+			*n++
+			if err := visit(sp); err != nil {
+				return err
+			}
 		}
 	}
-	return spans, nil
+	return nil
 }
 
 // resourceService is the resource attribute service.name when it is a
@@ -162,22 +180,12 @@ func resourceService(b []byte) (string, error) {
 	return s, nil
 }
 
-// protoSize is what a protobuf span of n encoded bytes counts against
-// --max-open-bytes (Span.Size): 3n + 128. Protobuf is far denser than the
-// engine's memory: ids come raw (hex once read), attributes without member
-// names, and a span's fixed cost is ~250 bytes held, so the encoded length
-// alone let held spans take ~9× the budget (a 28-byte span), where a JSON
-// span's text holds ~3× its length. Counted so, a budget holds about the
-// same memory whichever encoding the spans came in, erring on the side of
-// fewer spans for long values.
-func protoSize(n int) int { return 3*n + 128 }
-
 // decodeSpan reads a span in two steps, so that its errors come in the
 // order OTLP/JSON reports them whatever the order of the fields: first
 // the scalar fields (the whole span's framing checked), then the ids, the
 // attributes and the events.
 func decodeSpan(b []byte) (Span, error) {
-	sp := Span{Size: protoSize(len(b))}
+	var sp Span
 	var traceID, spanID, parentID []byte
 	attrs, events := 0, 0
 	r := fields{b: b}
@@ -244,6 +252,7 @@ func decodeSpan(b []byte) (Span, error) {
 		}
 		sp.Events = ev.kept
 	}
+	sp.Size = spanHeld(&sp)
 	return sp, nil
 }
 

@@ -178,6 +178,7 @@ func FuzzParseOTLPProto(f *testing.F) {
 	f.Add(protoSpan(goodTrace, goodSpan, wrap([]byte{0x1d, 2, 0, 0, 0}, 15)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spans, err := ParseOTLPProto(data)
+		checkChunked(t, data, spans, err, ParseOTLPProtoChunks)
 		if err != nil {
 			return
 		}
@@ -186,7 +187,7 @@ func FuzzParseOTLPProto(f *testing.F) {
 				(sp.ParentID != "" && (len(sp.ParentID) != 16 || !lowerHex.MatchString(sp.ParentID))) {
 				t.Fatalf("span %d: ids %q %q %q", i, sp.TraceID, sp.SpanID, sp.ParentID)
 			}
-			if sp.Size > protoSize(len(data)) || len(sp.Events) > len(deprecatedNames) || len(sp.Attrs) > maxProtoAttrs {
+			if sp.Size > heldSpan+20*len(data) || len(sp.Events) > len(deprecatedNames) || len(sp.Attrs) > maxProtoAttrs {
 				t.Fatalf("span %d: Size %d of %d bytes, %d events, %d attributes", i, sp.Size, len(data), len(sp.Events), len(sp.Attrs))
 			}
 			if _, err := json.Marshal(sp.Attrs); err != nil {
@@ -201,7 +202,9 @@ func FuzzParseOTLPProto(f *testing.F) {
 			t.Fatalf("spans written back read differently:\n%s", diff)
 		}
 		feed := NewFeed(Limits{OpenTraces: 4, SpansPerTrace: 64}, nil, nil)
-		traces := append(feed.Item(Item{Spans: spans}), feed.Flush()...)
+		feed.Add(Item{Spans: spans})
+		feed.Flush()
+		traces := take(feed)
 		for _, tr := range traces {
 			if _, verr := trace.Validate(tr.Value, trace.Options{Strict: true}); verr != nil && encodedSize(t, tr.Value) <= trace.MaxTraceBytes {
 				t.Fatalf("trace %s fails validation: %v", tr.ID, verr)

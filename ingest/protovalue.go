@@ -238,7 +238,7 @@ func arrayValue(list msg, depth int, build bool) (any, error) {
 // an OTLP/JSON body, rather than refusing the whole request.
 func pbString(b []byte) string {
 	if utf8.Valid(b) {
-		return string(b)
+		return intern(b)
 	}
 	var s strings.Builder
 	for len(b) > 0 {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"attest-engine/tape"
@@ -28,7 +29,13 @@ const (
 // whose text does not name the line (so that the same line gives the same
 // result wherever it is); Line does.
 type Item struct {
-	Line  int    // the input line (1-based), for messages
+	Line int // the input line (1-based), for messages
+	// Part counts the items of one line or request from 0: an OTLP request
+	// whose spans hold more than a chunk comes as several items
+	// ([Reader.Each], [ParseOTLPChunks]).
+	Part int
+	// More: further items of the same line or request follow this one.
+	More  bool
 	Seq   uint64 // set by the caller: the item's position in its input, for Trace.Seq
 	End   int64  // bytes the Reader had read through this line, its LF included
 	Trace *Trace // an Attest trace, or a line that could not be read (Trace.Err)
@@ -44,6 +51,9 @@ type Reader struct {
 	line   int
 	off    int64 // bytes read so far
 	buf    []byte
+	// Chunk, when > 0, bounds the memory (Span.Size) of the spans of one
+	// item from Each: a larger OTLP request comes in several.
+	Chunk int
 }
 
 // NewReader reads lines of format (FormatAuto decides per line) from r.
@@ -57,30 +67,42 @@ func NewReader(r io.Reader, format string, max int) *Reader {
 // ErrLineTooLong is the error of an item whose line exceeded the bound.
 var ErrLineTooLong = errors.New("input line too long")
 
-// Next returns the next item, or io.EOF at the end of input. Errors other
-// than io.EOF come from the underlying reader; a bad line is an item.
+// Next returns the next line's item, or io.EOF at the end of input. Errors
+// other than io.EOF come from the underlying reader; a bad line is an item.
 func (r *Reader) Next() (Item, error) {
+	var it Item
+	err := r.each(0, func(i Item) error { it = i; return nil })
+	return it, err
+}
+
+// Each reads the next line and passes its items to emit: one, or for an
+// OTLP line whose spans hold more than Chunk bytes, one per chunk, in
+// order (ParseOTLPChunks: nothing of a line that does not decode but its
+// error item). The line's buffer is reused by the next call, so memory
+// holds one line and a chunk or two, not the line's spans. It returns
+// io.EOF at the end of input, an error of the underlying reader, or emit's.
+func (r *Reader) Each(emit func(Item) error) error { return r.each(r.Chunk, emit) }
+
+func (r *Reader) each(chunk int, emit func(Item) error) error {
 	for {
 		line, size, err := r.readLine()
 		if err != nil && (size == 0 || !errors.Is(err, io.EOF)) {
-			return Item{}, err
+			return err
 		}
 		r.line++
 		if size > r.max {
 			held := line[:min(len(line), r.max)]
-			return Item{Line: r.line, End: r.off, Trace: &Trace{Size: size, Digest: digest(held, size),
-				Err: fmt.Errorf("%w: %d bytes, more than %d", ErrLineTooLong, size, r.max)}}, nil
+			return emit(Item{Line: r.line, End: r.off, Trace: &Trace{Size: size, Digest: digest(held, size),
+				Err: fmt.Errorf("%w: %d bytes, more than %d", ErrLineTooLong, size, r.max)}})
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			if err != nil {
-				return Item{}, err
+				return err
 			}
 			continue
 		}
-		it := r.parse(line, size)
-		it.End = r.off
-		return it, nil
+		return r.parse(line, size, chunk, emit)
 	}
 }
 
@@ -107,8 +129,8 @@ func (r *Reader) readLine() ([]byte, int, error) {
 	}
 }
 
-func (r *Reader) parse(line []byte, size int) Item {
-	it := Item{Line: r.line}
+func (r *Reader) parse(line []byte, size, chunk int, emit func(Item) error) error {
+	it := Item{Line: r.line, End: r.off}
 	format := r.format
 	if format == FormatAuto || format == "" {
 		format = FormatAttest
@@ -117,20 +139,34 @@ func (r *Reader) parse(line []byte, size int) Item {
 		}
 	}
 	if format == FormatOTLP {
-		spans, err := ParseOTLP(line)
-		if err != nil {
-			it.Trace = &Trace{Err: err, Format: FormatOTLP, Size: size, Digest: digest(line, size)}
-			return it
+		if chunk <= 0 {
+			chunk = math.MaxInt
 		}
-		it.Spans = spans
-		return it
+		var emitErr error
+		err := ParseOTLPChunks(line, chunk, func(spans []Span, more bool) error {
+			part := it
+			part.Spans, part.More = spans, more
+			it.Part++
+			emitErr = emit(part)
+			return emitErr
+		})
+		switch {
+		case emitErr != nil:
+			return emitErr
+		case err != nil:
+			it.Trace = &Trace{Err: err, Format: FormatOTLP, Size: size, Digest: digest(line, size)}
+			return emit(it)
+		case it.Part == 0: // no spans: an item all the same, the line counted
+			return emit(it)
+		}
+		return nil
 	}
 	t := ParseAttest(line)
 	if t.Err != nil {
 		t.Digest = digest(line, size)
 	}
 	it.Trace = &t
-	return it
+	return emit(it)
 }
 
 // looksOTLP: the line is an object whose first member is resourceSpans, as

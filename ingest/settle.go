@@ -207,7 +207,7 @@ func (c *settleCache) get(id string) *kept { return c.byID[id] }
 
 // put keeps the spans of p, closed, with the verdict they got.
 func (c *settleCache) put(a *Assembler, p *pending, spans []Span, v Prior, h *Hold, now int64) {
-	q := &pending{id: p.id, seq: p.seq, spans: spans, bytes: p.bytes, rootEnd: p.rootEnd, dropped: p.dropped,
+	q := &pending{id: p.id, seq: p.seq, spans: spans, bytes: p.bytes + heldKept, rootEnd: p.rootEnd, dropped: p.dropped,
 		ids: p.ids, through: p.through}
 	k := &kept{p: q, verdict: v, hold: h, until: now + int64(a.lim.Idle)}
 	k.elem = c.order.PushBack(k)

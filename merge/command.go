@@ -4,7 +4,6 @@ package merge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -26,12 +25,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	dst, srcs := fs.Arg(0), fs.Args()[1:]
 	if err := history.Merge(dst, srcs...); err != nil {
-		var kd *history.KeysDropped
-		if !errors.As(err, &kd) {
-			fmt.Fprintf(stderr, "attest-engine merge: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stderr, "attest-engine merge: note: %v\n", err)
+		fmt.Fprintf(stderr, "attest-engine merge: %v\n", err)
+		return 1
 	}
 	fmt.Fprintf(stdout, "merged %d state dirs into %s\n", len(srcs), dst)
 	return 0

@@ -3,7 +3,7 @@
 // history.Merge. Its flags, usage and exit status live here; the storage
 // rules (what a merge sums, what it refuses) live in package history.
 //
-// Exit status: 0 merged (a note on stderr when assertions beyond a state
-// dir's bound were left out, history.KeysDropped) or -h, 1 the merge
-// failed, 2 usage.
+// Exit status: 0 merged or -h, 1 the merge failed (nothing merged: among
+// others, sources naming more assertion keys than a state dir summarizes,
+// history.TooManyKeys), 2 usage.
 package merge

@@ -62,7 +62,7 @@ func (c *anthropicClient) complete(ctx context.Context, model, system, user stri
 	}
 	return post(ctx, provRequest{
 		ep: c.ep, what: c.what, path: "/v1/messages", header: h, body: body, errText: anthropicErrText,
-		model: model, modelKind: "a Claude model",
+		model: model, modelKind: "a Claude model", maxIn: inputBound(system, user), maxOut: judgeMaxTokens,
 		invalid: "Check that the base URL points at an Anthropic-compatible /v1/messages endpoint.",
 	}, decodeAnthropic)
 }

@@ -43,9 +43,12 @@ func (e *BudgetError) Error() string {
 func usd(x float64) string { return fmt.Sprintf("$%.6g", x) }
 
 // budget holds the run's spend against its limit: what completed calls
-// cost, and what calls in flight may still cost at most. A call starts
-// only if spent + held + its own maximum stays within the limit, so spend
-// never passes it, whatever the calls in flight do. Safe for concurrent use.
+// cost, and what calls in flight may still cost at most. Each attempt of a
+// call (httpDoer.do: a retry is another attempt, maybe billed again)
+// starts only if spent + held + its own maximum stays within the limit,
+// so spend never passes it, whatever the calls in flight do. An attempt
+// whose cost is unknown (no answer, no usage reported) is spent at its
+// maximum. Safe for concurrent use.
 type budget struct {
 	limit  float64 // USD; 0: no budget
 	prices map[string]Price
@@ -65,9 +68,9 @@ func (b *budget) maxCost(model string, in, out int64) (float64, bool) {
 	return (float64(in)*pr.Input + float64(out)*pr.Output) / 1e6, true
 }
 
-// reserve holds the largest cost of a call before it starts; settle,
-// called once the call has ended, replaces the hold with what the call's
-// usage cost. Without a budget it holds nothing.
+// reserve holds the largest cost of an attempt before it is sent; settle,
+// called once it has ended, replaces the hold with what its usage cost.
+// Without a budget it holds nothing.
 func (b *budget) reserve(model string, in, out int64) (settle func(Usage), err error) {
 	if b == nil || b.limit <= 0 {
 		return func(Usage) {}, nil

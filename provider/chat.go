@@ -32,16 +32,7 @@ func (ep *Endpoint) Chat(ctx context.Context, what, model, system string, msgs [
 	for _, m := range msgs {
 		texts = append(texts, m.Content)
 	}
-	settle, err := ep.spend.reserve(model, inputBound(texts...), int64(maxTokens))
-	if err != nil {
-		return "", Usage{}, err
-	}
-	text, u, err := ep.chat(ctx, what, model, system, msgs, temperature, maxTokens)
-	settle(u)
-	return text, u, err
-}
-
-func (ep *Endpoint) chat(ctx context.Context, what, model, system string, msgs []Message, temperature float64, maxTokens int) (string, Usage, error) {
+	maxIn, maxOut := inputBound(texts...), int64(max(maxTokens, 0))
 	if ep.kind == "anthropic" {
 		am := make([]anthropicMessage, len(msgs))
 		for i, m := range msgs {
@@ -56,7 +47,7 @@ func (ep *Endpoint) chat(ctx context.Context, what, model, system string, msgs [
 		}
 		return post(ctx, provRequest{
 			ep: ep, what: what, path: "/v1/messages", header: h, body: body, errText: anthropicErrText,
-			model: model, modelKind: "a Claude model",
+			model: model, modelKind: "a Claude model", maxIn: maxIn, maxOut: maxOut,
 			invalid: "Check that the base URL points at an Anthropic-compatible /v1/messages endpoint.",
 		}, decodeAnthropic)
 	}
@@ -69,7 +60,7 @@ func (ep *Endpoint) chat(ctx context.Context, what, model, system string, msgs [
 	c := &openAIClient{ep: ep, what: what}
 	return post(ctx, provRequest{
 		ep: ep, what: what, path: "/v1/chat/completions", header: c.header(), body: body, errText: openAIErrText,
-		model: model, modelKind: "a chat model",
+		model: model, modelKind: "a chat model", maxIn: maxIn, maxOut: maxOut,
 		invalid: "Check that the base URL points at an OpenAI-compatible /v1/chat/completions endpoint.",
 	}, decodeOpenAIChat)
 }

@@ -60,37 +60,29 @@ func (ep *Endpoint) Model() string { return ep.model }
 // Scrub removes the endpoint's API key, and anything shaped like one, from text.
 func (ep *Endpoint) Scrub(text string) string { return scrub(text, ep.key) }
 
+// ScrubReply removes the endpoint's API key (only it, in every form a reply
+// is scrubbed of) from text made from a reply after it was read: a reply
+// already scrubbed can hold the key in pieces that a later edit joins (a
+// simulated user's stop token removed from between them).
+func (ep *Endpoint) ScrubReply(text string) string { return scrubReply(text, ep.key) }
+
 // Embed embeds texts with an OpenAI-compatible embeddings API; vectors come
 // back in the order of texts.
 func (ep *Endpoint) Embed(ctx context.Context, model string, texts []string) ([][]float32, Usage, error) {
-	settle, err := ep.spend.reserve(model, inputBound(texts...), 0)
-	if err != nil {
-		return nil, Usage{}, err
-	}
-	v, u, err := (&openAIClient{ep: ep, what: ep.what}).embed(ctx, model, texts)
-	settle(u)
-	return v, u, err
+	return (&openAIClient{ep: ep, what: ep.what}).embed(ctx, model, texts)
 }
 
 // Complete asks a chat model for one reply (jsonMode asks for a JSON
 // object where the API supports it), with the API of the endpoint's kind.
-// Under budget_usd the call starts only if its largest cost fits (a
-// *BudgetError otherwise), and an OpenAI-compatible request then carries
-// max_completion_tokens, so that its reply is bounded as Anthropic's is.
+// Under budget_usd each attempt starts only if its largest cost fits (a
+// *BudgetError otherwise; httpcall.go), and an OpenAI-compatible request
+// then carries max_completion_tokens, so that its reply is bounded as
+// Anthropic's is.
 func (ep *Endpoint) Complete(ctx context.Context, model, system, user string, jsonMode bool) (string, Usage, error) {
-	settle, err := ep.spend.reserve(model, inputBound(system, user), judgeMaxTokens)
-	if err != nil {
-		return "", Usage{}, err
-	}
-	var text string
-	var u Usage
 	if ep.kind == "anthropic" {
-		text, u, err = (&anthropicClient{ep: ep, what: ep.what}).complete(ctx, model, system, user, jsonMode)
-	} else {
-		text, u, err = (&openAIClient{ep: ep, what: ep.what}).complete(ctx, model, system, user, jsonMode)
+		return (&anthropicClient{ep: ep, what: ep.what}).complete(ctx, model, system, user, jsonMode)
 	}
-	settle(u)
-	return text, u, err
+	return (&openAIClient{ep: ep, what: ep.what}).complete(ctx, model, system, user, jsonMode)
 }
 
 // BatchSoftFailureCap is ATTEST_BUDGET_MAX_COST as the earlier engine read

@@ -23,10 +23,12 @@
 // Both find the key raw, percent- or JSON-escaped, and in base64 at any of
 // the three byte alignments (scrub.go).
 //
-// Spend (budget.go): under Settings.BudgetUSD a paid call starts only when
-// its largest cost (each request byte a token, 16 per message, the reply
-// at most judgeMaxTokens) fits beside what is spent and held by calls in
-// flight, else it is a *BudgetError and never sent; ATTEST_JUDGE_RPM and
+// Spend (budget.go): under Settings.BudgetUSD every attempt of a paid call
+// (a retry too) starts only when its largest cost (each request byte a
+// token, 16 per message, the reply at most judgeMaxTokens) fits beside what
+// is spent and held by calls in flight, else it is a *BudgetError and never
+// sent; an attempt that may have been billed without saying for how much
+// (no answer, a reply without usage) counts at that largest cost; ATTEST_JUDGE_RPM and
 // ATTEST_JUDGE_BURST are a token bucket over judge requests
 // (ratelimit.go); ATTEST_BUDGET_MAX_COST is read as the earlier engine read
 // it, a per-batch soft-failure cap that package rpc applies.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -61,19 +62,32 @@ type provRequest struct {
 	model, modelKind string
 	// invalid is the detail when a 2xx reply does not decode: the endpoint it should have come from.
 	invalid string
+	// maxIn and maxOut bound the tokens one attempt can be billed for
+	// (budget.go): under budget_usd every attempt holds their cost first.
+	maxIn, maxOut int64
 }
 
 // post sends r and decodes a 2xx reply with decode. A reply that does not
 // decode is an error the engine does not retry; what it quotes of the reply (a refusal)
 // is key-scrubbed, as error bodies are. A reply that decodes is scrubbed of
 // the endpoint's key too (scrubReply), before the caller caches or shows it.
+//
+// Under budget_usd the reply's usage settles what the attempt held; a
+// reply that reports none (no input tokens: no real call has none) or does
+// not decode was billed all the same, for all the provider said, so it
+// counts at its largest cost.
 func post[T any](ctx context.Context, r provRequest, decode func([]byte) (T, Usage, error)) (T, Usage, error) {
 	var zero T
-	body, err := r.ep.http.do(ctx, r)
+	body, settle, err := r.ep.http.do(ctx, r)
 	if err != nil {
 		return zero, Usage{}, err
 	}
 	v, u, err := decode(body)
+	if u.In > 0 {
+		settle(u)
+	} else {
+		settle(Usage{In: r.maxIn, Out: r.maxOut})
+	}
 	if err != nil {
 		return zero, Usage{}, &Error{Message: scrub(fmt.Sprintf("%s provider returned an invalid response: %v", r.what, err), r.ep.key), Detail: r.invalid}
 	}
@@ -81,35 +95,53 @@ func post[T any](ctx context.Context, r provRequest, decode func([]byte) (T, Usa
 }
 
 // do sends r, retrying 429, 5xx and network errors, and returns the body
-// of a 2xx response. Errors are *Error, or the context's error
-// (context.DeadlineExceeded when the batch deadline expired: 3002 TIMEOUT).
-func (h *httpDoer) do(ctx context.Context, r provRequest) ([]byte, error) {
+// of a 2xx response, with the settle of its budget hold for the caller to
+// call with the reply's usage. Errors are *Error, a *BudgetError, or the
+// context's error (context.DeadlineExceeded when the batch deadline
+// expired: 3002 TIMEOUT).
+//
+// budget_usd (budget.go) holds every attempt's largest cost before it is
+// sent, a retry too: a provider may bill each attempt it received. An
+// attempt answered with an HTTP error status, or whose connection was never
+// made, was not billed and releases its hold; one whose answer never
+// arrived (a timeout, a dropped connection, the batch deadline) may have
+// been billed, so it counts at its largest cost.
+func (h *httpDoer) do(ctx context.Context, r provRequest) ([]byte, func(Usage), error) {
 	if h.offline {
-		return nil, &Error{Offline: true,
+		return nil, nil, &Error{Offline: true,
 			Message: fmt.Sprintf("offline: no %s result for model %q in the cache, and offline mode makes no network call", r.what, r.model),
 			Detail:  "Record the result once with the same config and cache_dir without offline (or --offline), then replay offline."}
 	}
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// ATTEST_JUDGE_RPM: every request sent, a retry too, takes a token.
 		if err := r.ep.limiter.wait(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		body, retryAfter, pe := h.once(ctx, r)
+		settle, err := r.ep.spend.reserve(r.model, r.maxIn, r.maxOut)
+		if err != nil {
+			return nil, nil, err
+		}
+		body, retryAfter, unbilled, pe := h.once(ctx, r)
 		if pe == nil {
-			return body, nil
+			return body, settle, nil
+		}
+		if unbilled {
+			settle(Usage{})
+		} else {
+			settle(Usage{In: r.maxIn, Out: r.maxOut})
 		}
 		// A call cut short by the context failed because of it.
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !pe.Transient || attempt == maxAttempts {
-			return nil, pe
+			return nil, nil, pe
 		}
 		if err := sleepCtx(ctx, h.backoff(attempt, retryAfter)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 }
@@ -144,54 +176,59 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // message is already the one to surface. A failure while ctx is done is
 // reported by do as the context's error. An endpoint with a timeout
 // (ATTEST_JUDGE_TIMEOUT_S) bounds the attempt: one that runs out is retried.
-func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *Error) {
+// unbilled reports a failed attempt the provider cannot have billed: it
+// answered with an HTTP error status, or the request was never sent.
+func (h *httpDoer) once(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, unbilled bool, _ *Error) {
 	if r.ep.timeout <= 0 {
 		return h.attempt(ctx, r)
 	}
 	actx, cancel := context.WithTimeout(ctx, r.ep.timeout)
 	defer cancel()
-	body, retryAfter, pe := h.attempt(actx, r)
+	body, retryAfter, unbilled, pe := h.attempt(actx, r)
 	if pe != nil && actx.Err() != nil && ctx.Err() == nil {
 		pe = &Error{Transient: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider did not answer within %v (%s)", r.what, r.ep.timeout, envJudgeTimeout)}
 	}
-	return body, retryAfter, pe
+	return body, retryAfter, unbilled, pe
 }
 
 // attempt is once without the endpoint's own timeout.
-func (h *httpDoer) attempt(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, _ *Error) {
+func (h *httpDoer) attempt(ctx context.Context, r provRequest) (body []byte, retryAfter time.Duration, unbilled bool, _ *Error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.ep.base+r.path, bytes.NewReader(r.body))
 	if err != nil {
-		return nil, 0, &Error{Message: fmt.Sprintf("%s provider request could not be built: %s", r.what, scrub(err.Error(), r.ep.key)),
+		return nil, 0, true, &Error{Message: fmt.Sprintf("%s provider request could not be built: %s", r.what, scrub(err.Error(), r.ep.key)),
 			Detail: "Check the provider base_url in the --config file or the *_BASE_URL environment variable."}
 	}
 	req.Header = r.header.Clone()
 	resp, err := h.client().Do(req)
 	if err != nil {
-		return nil, 0, &Error{Transient: true, Detail: retryDetail,
+		// A connection that was never made sent nothing; any other
+		// failure may have come after the provider had the request.
+		var oe *net.OpError
+		return nil, 0, errors.As(err, &oe) && oe.Op == "dial", &Error{Transient: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider unreachable: %s", r.what, scrub(netErrText(err), r.ep.key))}
 	}
 	defer resp.Body.Close()
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if readErr != nil {
-		return nil, 0, &Error{Transient: true, Detail: retryDetail,
+		return nil, 0, false, &Error{Transient: true, Detail: retryDetail,
 			Message: fmt.Sprintf("%s provider response could not be read: %s", r.what, scrub(netErrText(readErr), r.ep.key))}
 	}
 	if len(body) > maxResponseBytes {
-		return nil, 0, &Error{
+		return nil, 0, false, &Error{
 			Message: fmt.Sprintf("%s provider response exceeds %d bytes", r.what, maxResponseBytes),
 			Detail:  "The provider sent an unexpectedly large response; check that base_url points at an OpenAI- or Anthropic-compatible API."}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return body, 0, nil
+		return body, 0, false, nil
 	}
 	msg := providerMessage(r, resp.StatusCode, body)
 	text := fmt.Sprintf("%s provider returned HTTP %d: %s", r.what, resp.StatusCode, msg)
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), true,
 			&Error{Message: text, Detail: retryDetail, Transient: true}
 	}
-	return nil, 0, &Error{Message: text, Detail: fix4xx(r, resp.StatusCode)}
+	return nil, 0, true, &Error{Message: text, Detail: fix4xx(r, resp.StatusCode)}
 }
 
 // fix4xx says what to change after a 4xx, which the engine does not retry.

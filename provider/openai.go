@@ -57,7 +57,7 @@ func (c *openAIClient) embed(ctx context.Context, model string, texts []string) 
 	body, _ := json.Marshal(openAIEmbedRequest{Model: model, Input: texts})
 	return post(ctx, provRequest{
 		ep: c.ep, what: c.what, path: "/v1/embeddings", header: c.header(), body: body, errText: openAIErrText,
-		model: model, modelKind: "an embedding model",
+		model: model, modelKind: "an embedding model", maxIn: inputBound(texts...),
 		invalid: "Check that the base URL points at an OpenAI-compatible /v1/embeddings endpoint and that '" + model + "' is an embedding model.",
 	}, func(b []byte) ([][]float32, Usage, error) { return decodeOpenAIEmbeddings(b, len(texts)) })
 }
@@ -155,7 +155,7 @@ func (c *openAIClient) complete(ctx context.Context, model, system, user string,
 	body, _ := json.Marshal(req)
 	return post(ctx, provRequest{
 		ep: c.ep, what: c.what, path: "/v1/chat/completions", header: c.header(), body: body, errText: openAIErrText,
-		model: model, modelKind: "a chat model that accepts temperature 0 and JSON mode",
+		model: model, modelKind: "a chat model that accepts temperature 0 and JSON mode", maxIn: inputBound(system, user), maxOut: judgeMaxTokens,
 		invalid: "Check that the base URL points at an OpenAI-compatible /v1/chat/completions endpoint.",
 	}, decodeOpenAIChat)
 }

@@ -4,6 +4,7 @@ package provider
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 )
@@ -44,7 +45,11 @@ func (b *bucket) wait(ctx context.Context) error {
 	b.tokens--
 	var d time.Duration
 	if b.tokens < 0 {
-		d = time.Duration(-b.tokens / b.rate * float64(time.Second))
+		// A rate low enough overflows a Duration: wait the longest one.
+		d = time.Duration(math.MaxInt64)
+		if s := -b.tokens / b.rate; s < d.Seconds() {
+			d = time.Duration(s * float64(time.Second))
+		}
 	}
 	b.mu.Unlock()
 	if d <= 0 {

@@ -182,3 +182,17 @@ func TestBudgetBoundsReply(t *testing.T) {
 		}
 	}
 }
+
+// TestBucketTinyRate: a rate so low that the wait overflows a Duration
+// still waits (the longest a Duration holds), never not at all.
+func TestBucketTinyRate(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	b := newBucket(1e-12, 1)
+	b.now, b.sleep = clk.now, clk.sleep
+	b.wait(context.Background())
+	start := clk.t
+	b.wait(context.Background())
+	if waited := clk.t.Sub(start); waited < 24*time.Hour {
+		t.Errorf("the second request at 1e-12 a minute waited %v", waited)
+	}
+}

@@ -3,6 +3,7 @@
 package report
 
 import (
+	"cmp"
 	"html/template"
 	"io"
 	"slices"
@@ -17,7 +18,8 @@ import (
 // HistoryKey is one assertion key's history as the page draws it, from
 // plain numbers (continuous evaluation's per-window summaries fill it).
 type HistoryKey struct {
-	Name   string       // the assertion key
+	Name   string       // how a person names the key: its label, else the key
+	Key    string       // the assertion key (package resultkey); "" when Name is it
 	Type   string       // its assertion type, "" when unknown
 	Points []TrendPoint // one per window, oldest first
 	Bins   []int        // score histogram over the windows (Histogram's bins)
@@ -51,7 +53,7 @@ type historyPage struct {
 }
 
 type historyKey struct {
-	Name, Type       string
+	Name, Key, Type  string
 	Trend, Histogram template.HTML
 	Alerts           []string
 	NAlerts          int
@@ -73,7 +75,7 @@ func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
 			}
 			return 1
 		}
-		return strings.Compare(a.Name, b.Name)
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Key, b.Key))
 	})
 	p := historyPage{NKeys: len(keys), CSS: template.CSS(htmlCSS), Script: template.JS(htmlScript), CSP: htmlCSP()}
 	if !generated.IsZero() {
@@ -92,7 +94,7 @@ func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
 		}
 		name := line(k.Name, htmlNameMax)
 		alerts := k.Alerts[max(0, len(k.Alerts)-historyMaxAlerts):]
-		hk := historyKey{Name: name, Type: line(k.Type, htmlNameMax), NAlerts: len(k.Alerts),
+		hk := historyKey{Name: name, Key: line(k.Key, htmlNameMax), Type: line(k.Type, htmlNameMax), NAlerts: len(k.Alerts),
 			Trend:     TrendChart(clip.String(k.Name, 60)+": pass rate and mean score", k.Points),
 			Histogram: Histogram("score histogram ("+strconv.Itoa(sum(k.Bins))+" results)", k.Bins)}
 		for _, a := range alerts {
@@ -138,7 +140,7 @@ var historyTemplate = sync.OnceValue(func() *template.Template {
 </header>
 <main>
 {{range .Keys}}<section class="key">
-<h2><bdi>{{.Name}}</bdi>{{if .Type}} <small><bdi>{{.Type}}</bdi></small>{{end}}{{if .NAlerts}} <span class="badge s-hard_fail">{{.AlertCount}}</span>{{end}}</h2>
+<h2><bdi>{{.Name}}</bdi>{{if .Type}} <small><bdi>{{.Type}}</bdi></small>{{end}}{{if .Key}} <small><bdi>{{.Key}}</bdi></small>{{end}}{{if .NAlerts}} <span class="badge s-hard_fail">{{.AlertCount}}</span>{{end}}</h2>
 <div class="charts">
 {{.Trend}}
 {{.Histogram}}

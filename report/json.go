@@ -15,7 +15,7 @@ import (
 // jsonReport writes one JSON document:
 //
 //	{"format_version":1,"traces":[
-//	{"name":…,"trace_id":…,"status":…,"duration_ms":…,"results":[…],"error":{…}},
+//	{"name":…,"trace_id":…,"case_key":…,"status":…,"duration_ms":…,"results":[…],"error":{…}},
 //	…
 //	],"totals":{…}}
 //
@@ -32,6 +32,7 @@ type jsonReport struct {
 type jsonTrace struct {
 	Name       string       `json:"name"`
 	TraceID    string       `json:"trace_id"`
+	CaseKey    string       `json:"case_key,omitempty"`
 	Status     string       `json:"status"`
 	DurationMS int64        `json:"duration_ms"`
 	Results    []jsonResult `json:"results"`
@@ -39,7 +40,14 @@ type jsonTrace struct {
 }
 
 type jsonResult struct {
-	AssertionID string   `json:"assertion_id"`
+	AssertionID  string `json:"assertion_id"`
+	AssertionKey string `json:"assertion_key,omitempty"`
+	// Label names the assertion key for a person (its type and spec).
+	Label string `json:"label,omitempty"`
+	// CaseKey is written only where it differs from its trace's (several
+	// batches of one trace_id over different inputs).
+	CaseKey     string   `json:"case_key,omitempty"`
+	Repeat      *int64   `json:"repeat,omitempty"`
 	Type        string   `json:"type,omitempty"`
 	Suite       string   `json:"suite,omitempty"`
 	Plugin      string   `json:"plugin,omitempty"`
@@ -102,22 +110,28 @@ func (j *jsonReport) Begin() error {
 }
 
 func (j *jsonReport) Trace(tr *Trace) error {
-	out := jsonTrace{Name: tr.Name, TraceID: tr.TraceID, Status: tr.Status(), DurationMS: tr.DurationMS, Results: []jsonResult{}}
-	for _, rec := range tr.Results {
+	out := jsonTrace{Name: tr.Name, TraceID: tr.TraceID, CaseKey: tr.CaseKey, Status: tr.Status(), DurationMS: tr.DurationMS, Results: []jsonResult{}}
+	for i := range tr.Results {
+		rec := &tr.Results[i]
 		r := rec.Result
 		sc := finite(r.Score)
 		out.Results = append(out.Results, jsonResult{
-			AssertionID: r.AssertionID, Type: rec.Type, Suite: rec.Suite, Plugin: rec.Plugin,
+			AssertionID: r.AssertionID, AssertionKey: rec.AssertionKey, Label: rec.KeyLabel, Type: rec.Type, Suite: rec.Suite, Plugin: rec.Plugin,
 			Status: string(r.Status), Score: &sc, Explanation: r.Explanation, Cost: finite(r.Cost),
 			DurationMS: r.DurationMS, RequestID: r.RequestID, Skipped: r.Skipped, FailedStep: r.FailedStep,
 		})
+		jr := &out.Results[len(out.Results)-1]
+		if rec.CaseKey != tr.CaseKey {
+			jr.CaseKey = rec.CaseKey
+		}
+		if rec.HasRepeat {
+			jr.Repeat = &rec.Repeat
+		}
 		if e := r.Failure; e != nil {
-			jr := &out.Results[len(out.Results)-1]
 			jr.Status, jr.Score = "error", nil
 			jr.Error = &jsonError{ErrorType: assert.ErrorType(e.Code), Code: e.Code, Message: e.Message, Detail: e.Detail, AssertionID: r.AssertionID, Type: rec.Type}
 		}
 		if j := r.Judge; j != nil {
-			jr := &out.Results[len(out.Results)-1]
 			jr.Samples, jr.Agreeing, jr.Split, jr.PositionConsistent, jr.Calibrated = j.Samples, j.Agreeing, j.Split, j.PositionConsistent, j.Calibrated
 		}
 	}

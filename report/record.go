@@ -16,8 +16,20 @@ type Recorded struct {
 	Type    string // the assertion type when the recorder knows it; "" otherwise (plugin results)
 	// Spec is the assertion's spec as the HTML report shows it (SpecText:
 	// indented JSON cut to 4 KiB), filled only for an HTML report.
-	Spec   string
-	Result assert.Result
+	Spec string
+	// CaseKey and AssertionKey are the result's stable keys (package
+	// resultkey): what was evaluated and what checked it, the same in every
+	// run of the suite. "" when the writer of the record computed none.
+	CaseKey, AssertionKey string
+	// KeyLabel is how a person names the assertion key (resultkey.Label:
+	// the type and the spec's canonical text, cut to 160 bytes), written
+	// beside it: a key's results in two runs carry different assertion_ids.
+	KeyLabel string
+	// Repeat is the run of a simulated scenario the result belongs to
+	// (evaluate_batch's repeat), when HasRepeat.
+	Repeat    int64
+	HasRepeat bool
+	Result    assert.Result
 }
 
 // byTrace gathers recorded results into one Trace per trace_id, traces in
@@ -36,7 +48,7 @@ func byTrace(list []Recorded) []Trace {
 			if name == "" {
 				name = "#" + strconv.Itoa(i+1)
 			}
-			out = append(out, Trace{Name: name, TraceID: rec.TraceID})
+			out = append(out, Trace{Name: name, TraceID: rec.TraceID, CaseKey: rec.CaseKey})
 		}
 		out[i].Results = append(out[i].Results, rec)
 		out[i].DurationMS += rec.Result.DurationMS

@@ -51,8 +51,11 @@ func FormatForPath(path string) Format {
 // Trace is one trace's part of a report: its results, or the error
 // that kept it from being evaluated.
 type Trace struct {
-	Name       string // trace_id; "#<n>" (1-based position in the input) when there is none
-	TraceID    string // "" when the trace has no usable trace_id
+	Name    string // trace_id; "#<n>" (1-based position in the input) when there is none
+	TraceID string // "" when the trace has no usable trace_id
+	// CaseKey is what was evaluated (package resultkey); "" when unknown.
+	// A server's trace takes its first result's.
+	CaseKey    string
 	Results    []Recorded
 	Err        *Error // set when the trace could not be evaluated; Results is then empty
 	DurationMS int64

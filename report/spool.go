@@ -278,7 +278,7 @@ func (s *Spool) writeSpilled(w io.Writer, f Format, tot Totals) (int, error) {
 				return 0, fmt.Errorf("reading spooled results: %w", err)
 			}
 			if tr.Name == "" { // as byTrace names a trace
-				tr.Name, tr.TraceID = r.TraceID, r.TraceID
+				tr.Name, tr.TraceID, tr.CaseKey = r.TraceID, r.TraceID, r.CaseKey
 				if tr.Name == "" {
 					tr.Name = "#" + strconv.Itoa(traces)
 				}

@@ -12,13 +12,14 @@ import (
 
 // A spooled record is its length (uvarint) then its fields: the strings
 // TraceID, Suite, Plugin, Type, Spec, AssertionID, Status, Explanation and
-// RequestID, each as a uvarint length and its bytes; Score and Cost as the
-// 8 bytes of their IEEE 754 bits; DurationMS as a varint; a byte of flags
-// (1 Skipped, 2 Replayed, 4 a FailedStep follows, 8 its AtEnd, 16 a
-// judge's fields follow, 32 a Failure follows); with a FailedStep, its Step
-// as a varint and its strings Location, AgentID, Tool and Reason as above;
-// then a judge's fields (Samples and Agreeing as varints, a byte of flags:
-// 1 Split, 2 PositionConsistent set, 4 its value, 8 Calibrated set, 16 its
+// RequestID, CaseKey, AssertionKey and KeyLabel, each as a uvarint length and its
+// bytes; Score and Cost as the 8 bytes of their IEEE 754 bits; DurationMS
+// and Repeat as varints; a byte of flags (1 Skipped, 2 Replayed, 4 a
+// FailedStep follows, 8 its AtEnd, 16 a judge's fields follow, 32 a
+// Failure follows, 64 HasRepeat); with a FailedStep, its Step as a varint
+// and its strings Location, AgentID, Tool and Reason as above; then a
+// judge's fields (Samples and Agreeing as varints, a byte of flags: 1
+// Split, 2 PositionConsistent set, 4 its value, 8 Calibrated set, 16 its
 // value) and a Failure (Code as a varint, a byte 1 when Retryable, the
 // strings AssertionID, Message and Detail). Binary, not JSON: a report read back from the
 // spool must be the report the same results make in memory, byte for byte,
@@ -34,14 +35,18 @@ func appendRecord(b []byte, r *Recorded) []byte {
 	b = append(b, make([]byte, binary.MaxVarintLen64)...) // room for the length, moved down below
 	body := len(b)
 	for _, s := range [...]string{r.TraceID, r.Suite, r.Plugin, r.Type, r.Spec, r.Result.AssertionID,
-		string(r.Result.Status), r.Result.Explanation, r.Result.RequestID} {
+		string(r.Result.Status), r.Result.Explanation, r.Result.RequestID, r.CaseKey, r.AssertionKey, r.KeyLabel} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(r.Result.Score))
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(r.Result.Cost))
 	b = binary.AppendVarint(b, r.Result.DurationMS)
+	b = binary.AppendVarint(b, r.Repeat)
 	var flags byte
+	if r.HasRepeat {
+		flags |= 64
+	}
 	if r.Result.Skipped {
 		flags |= 1
 	}
@@ -112,7 +117,7 @@ func appendRecord(b []byte, r *Recorded) []byte {
 // the length).
 func decodeRecord(body []byte) (Recorded, error) {
 	var r Recorded
-	var strs [9]string
+	var strs [12]string
 	var ok bool
 	if body, ok = readStrings(body, strs[:]); !ok {
 		return r, errSpoolRecord
@@ -120,7 +125,7 @@ func decodeRecord(body []byte) (Recorded, error) {
 	if len(body) < 16 {
 		return r, errSpoolRecord
 	}
-	r.TraceID, r.Suite, r.Plugin, r.Type, r.Spec = strs[0], strs[1], strs[2], strs[3], strs[4]
+	r.TraceID, r.Suite, r.Plugin, r.Type, r.Spec, r.CaseKey, r.AssertionKey, r.KeyLabel = strs[0], strs[1], strs[2], strs[3], strs[4], strs[9], strs[10], strs[11]
 	r.Result = assert.Result{AssertionID: strs[5], Status: assert.Status(strs[6]), Explanation: strs[7], RequestID: strs[8],
 		Score: math.Float64frombits(binary.BigEndian.Uint64(body)), Cost: math.Float64frombits(binary.BigEndian.Uint64(body[8:]))}
 	body = body[16:]
@@ -129,9 +134,13 @@ func decodeRecord(body []byte) (Recorded, error) {
 		return r, errSpoolRecord
 	}
 	r.Result.DurationMS = d
+	body = body[k:]
+	if r.Repeat, k = binary.Varint(body); k <= 0 || len(body) < k+1 {
+		return r, errSpoolRecord
+	}
 	flags := body[k]
 	body = body[k+1:]
-	r.Result.Skipped, r.Result.Replayed = flags&1 != 0, flags&2 != 0
+	r.Result.Skipped, r.Result.Replayed, r.HasRepeat = flags&1 != 0, flags&2 != 0, flags&64 != 0
 	if flags&4 != 0 {
 		step, k := binary.Varint(body)
 		if k <= 0 {
@@ -202,11 +211,11 @@ func readStrings(body []byte, strs []string) ([]byte, bool) {
 }
 
 // recordSize is what a record costs held in memory: its strings and the
-// struct (Recorded with its Result is 200 bytes on 64-bit systems), a
+// struct (Recorded with its Result is 264 bytes on 64-bit systems), a
 // FailedStep's (80 bytes and its strings), a judge's fields (48 bytes) and
 // a Failure's (80 bytes and its strings).
 func recordSize(r *Recorded) int {
-	n := 200 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) +
+	n := 264 + len(r.TraceID) + len(r.Suite) + len(r.Plugin) + len(r.Type) + len(r.Spec) + len(r.CaseKey) + len(r.AssertionKey) + len(r.KeyLabel) +
 		len(r.Result.AssertionID) + len(r.Result.Status) + len(r.Result.Explanation) + len(r.Result.RequestID)
 	if f := r.Result.FailedStep; f != nil {
 		n += 80 + len(f.Location) + len(f.AgentID) + len(f.Tool) + len(f.Reason)

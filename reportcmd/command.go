@@ -3,6 +3,7 @@
 package reportcmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -72,7 +73,7 @@ func historyKeys(s *history.Store) []report.HistoryKey {
 		if !ok {
 			continue
 		}
-		k := report.HistoryKey{Name: name, Type: ser.Type, Bins: make([]int, history.HistBins)}
+		k := report.HistoryKey{Name: cmp.Or(ser.Label, name), Key: name, Type: ser.Type, Bins: make([]int, history.HistBins)}
 		raised := map[int64]string{}
 		for _, a := range ser.Alerts {
 			if raised[a.Window] != "" {
@@ -101,6 +102,9 @@ func historyKeys(s *history.Store) []report.HistoryKey {
 // (count windows: "traces 1001–1020", by input position) or when it
 // started (time windows, UTC).
 func windowLabel(ser *history.Series, w int64) string {
+	if ser.WindowRuns {
+		return "run " + strconv.FormatInt(w+1, 10)
+	}
 	if ser.WindowDuration > 0 {
 		start := time.Unix(0, w*int64(ser.WindowDuration)).UTC()
 		switch {

@@ -1,10 +1,11 @@
 // drift.go: the session's result history (--state-dir): results
-// recorded by assertion_id, query_drift, and drift_alert notifications for a
-// client that asked for them at initialize.
+// recorded by assertion key (package resultkey), query_drift, and
+// drift_alert notifications for a client that asked for them at initialize.
 
 package rpc
 
 import (
+	"cmp"
 	"encoding/json"
 	"time"
 
@@ -41,7 +42,7 @@ type driftNote struct {
 // drift_alert lines to write before its answer (none unless the client
 // opted in). The batch's results are recorded together (history.AddAll: one
 // write call, and one fsync under --fsync always, per batch, not per result).
-func (s *Server) recordHistory(traceID string, list []assert.Assertion, results []assert.Result) []byte {
+func (s *Server) recordHistory(traceID string, list []assert.Assertion, results []assert.Result, keys *batchKeys) []byte {
 	if s.history == nil || len(list) != len(results) {
 		return nil
 	}
@@ -64,10 +65,12 @@ func (s *Server) recordHistory(traceID string, list []assert.Assertion, results 
 		// trace id evaluated before too (a test suite run again, its ids
 		// fixed); the history's verdict index refuses or replaces only
 		// results that carry one (watch's). A retried request_id is told
-		// above (Replayed).
+		// above (Replayed). The assertion key, else (a spec with no
+		// canonical text) its id.
+		key, label := cmp.Or(keys.keys[i], a.ID), keys.labels[i]
 		hr := history.Result{
-			TraceID: traceID, Assertion: a.ID, Type: a.Type, Status: st, Score: min(max(r.Score, 0), 1),
-			Timestamp: now,
+			TraceID: traceID, Assertion: key, Label: label, Type: a.Type, Status: st, Score: min(max(r.Score, 0), 1),
+			Timestamp: now, Seq: s.runNo,
 		}
 		if err := hr.Validate(); err != nil { // checked here so that AddAll fails only as a whole
 			s.repeats.warn(s.log, "recording a result in --state-dir failed: "+err.Error(), traceID)
@@ -88,27 +91,26 @@ func (s *Server) recordHistory(traceID string, list []assert.Assertion, results 
 	}
 	var lines []byte
 	for k, r := range rs {
-		// An assertion_id is unique within a batch (assert.Run refuses a
-		// duplicate): its alerts are those that name it, in order.
+		// A key's alerts are those that name it, in order; two assertions
+		// of a batch with one key (the same check twice) share them, and
+		// the first takes them.
+		a := list[recorded[k]]
 		fired := false
 		for j := range alerts {
 			if alerts[j].Assertion == r.Assertion {
-				lines, fired = s.appendDriftNote(lines, r.Assertion, &alerts[j], "drift"), true
+				lines, fired = s.appendDriftNote(lines, a.ID, r.Assertion, &alerts[j], "drift"), true
+				alerts[j].Assertion = "" // taken
 			}
 		}
-		a := list[recorded[k]]
 		if !fired && r.Status != history.Pass && r.Status != history.Skipped && a.Spec["threshold"] == "dynamic" {
-			lines = s.appendDriftNote(lines, a.ID, nil, "dynamic_threshold_failed")
+			lines = s.appendDriftNote(lines, a.ID, r.Assertion, nil, "dynamic_threshold_failed")
 		}
 	}
 	return lines
 }
 
-func (s *Server) appendDriftNote(b []byte, id string, a *history.Alert, reason string) []byte {
-	rep, ok := s.history.Drift(id, defaultDriftWindow)
-	if !ok {
-		rep = emptyReport(id)
-	}
+func (s *Server) appendDriftNote(b []byte, id, key string, a *history.Alert, reason string) []byte {
+	rep := s.drift(id, key, defaultDriftWindow)
 	params, err := json.Marshal(driftNote{Report: rep, Alert: a, Reason: reason})
 	if err != nil {
 		return b
@@ -118,8 +120,18 @@ func (s *Server) appendDriftNote(b []byte, id string, a *history.Alert, reason s
 	return append(b, "}\n"...)
 }
 
-func emptyReport(id string) history.Report {
-	return history.Report{AssertionID: id, Status: history.StatusOK, Phase: "baseline", Alerts: []history.Alert{}}
+// drift is the report of key, named by id: the assertion_id the client
+// knows it by, with assertion_key the history's key when they differ.
+func (s *Server) drift(id, key string, windowSize int) history.Report {
+	rep, ok := s.history.Drift(key, windowSize)
+	if !ok {
+		rep = history.Report{Status: history.StatusOK, Phase: "baseline", Alerts: []history.Alert{}}
+	}
+	rep.AssertionID, rep.AssertionKey = id, ""
+	if key != id {
+		rep.AssertionKey = key
+	}
+	return rep
 }
 
 // notifies reports whether the client opted in to drift_alert.
@@ -132,8 +144,11 @@ func (s *Server) notifies() bool {
 // queryDrift answers query_drift {assertion_id, window_size}: the earlier
 // engine's {report: {assertion_id, mean, stddev, count, latest_score,
 // deviation, status}} (../shared/sdk-compat.md) plus the history's own
-// fields (history.Report). An assertion with no history has count 0 and
-// status "ok".
+// fields (history.Report). The history is keyed by assertion key: an
+// assertion_id this session evaluated is read as its key (the SDKs draw a
+// new id every run; the key stays), anything else as a key itself (the
+// answer then names it assertion_id, as asked). An assertion with no
+// history has count 0 and status "ok".
 func (s *Server) queryDrift(req *request) {
 	if s.history == nil {
 		s.replyError(req, newError(codeMethodNotFound, "query_drift needs the result history: start the engine with --state-dir DIR.", "method not found: query_drift (no --state-dir)"))
@@ -154,10 +169,7 @@ func (s *Server) queryDrift(req *request) {
 		s.replyError(req, newError(codeInvalidParams, "query_drift takes {assertion_id: string, window_size: integer 1..1000000 (default 50)}.", "invalid params: %s", err.Error()))
 		return
 	}
-	rep, ok := s.history.Drift(id, int(ws))
-	if !ok {
-		rep = emptyReport(id)
-	}
+	rep := s.drift(id, s.historyKey(id), int(ws))
 	body, err := json.Marshal(rep)
 	if err != nil { // a Report always marshals: finite numbers, valid strings
 		s.replyError(req, newError(codeEngineError, "", "internal error: %s", err.Error()))

@@ -36,7 +36,7 @@ func startLive(t *testing.T, store *history.Store, cfg assert.Config) *live {
 		t.Fatal(err)
 	}
 	if store != nil {
-		eng.SetThresholds(store.Threshold)
+		eng.SetThresholds(Thresholds(store))
 	}
 	s := New(Options{Engine: eng, History: store})
 	inR, inW := io.Pipe()
@@ -209,31 +209,35 @@ func TestQueryDriftWithoutHistory(t *testing.T) {
 	}
 }
 
-// TestDynamicThresholdSession: "threshold": "dynamic" is an ASSERTION_ERROR
-// until the assertion has history, then judged against the learned
-// threshold; a failure notifies an opted-in client before the answer.
+// TestDynamicThresholdSession: "threshold": "dynamic" is judged against the
+// default threshold, saying so, until the assertion (its key: the ids
+// change every batch, as an SDK draws them) has history, then against the
+// learned threshold; a failure notifies an opted-in client before the
+// answer.
 func TestDynamicThresholdSession(t *testing.T) {
 	cfg := assert.Config{Settings: provider.Settings{Embedding: provider.Config{Provider: "lexical"}, Getenv: func(string) string { return "" }}}
 	l := startLive(t, openStore(t), cfg)
 	defer l.close()
 	l.call(initLine(`,"notifications":["drift_alert"]`))
-	emb := func(id int, msg, threshold string) string {
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"evaluate_batch","params":{"trace":{"schema_version":1,"trace_id":"t%d","output":{"message":%q}},"assertions":[{"assertion_id":"similar","type":"embedding","spec":{"target":"output.message","reference":"your refund was processed","threshold":%s,"model":"lexical"}}]}}`, id, id, msg, threshold)
+	emb := func(id int, msg string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"evaluate_batch","params":{"trace":{"schema_version":1,"trace_id":"t%d","output":{"message":%q}},"assertions":[{"assertion_id":"assert_%08x","type":"embedding","spec":{"target":"output.message","reference":"your refund was processed","threshold":"dynamic","model":"lexical"}}]}}`, id, id, msg, id)
 	}
-	lines := l.call(emb(1, "your refund was processed today", `"dynamic"`))
-	if e, _ := lines[0]["error"].(map[string]any); e["code"] != 1002.0 || !strings.Contains(e["message"].(string), "threshold 'dynamic': not enough history") {
-		t.Fatalf("no history: %v, want 1002 not enough history", lines)
+	result := func(lines []map[string]any) map[string]any {
+		return lines[len(lines)-1]["result"].(map[string]any)["results"].([]any)[0].(map[string]any)
+	}
+	r := result(l.call(emb(1, "your refund was processed today")))
+	if r["status"] != "pass" || !strings.Contains(r["explanation"].(string), "(the default while 'dynamic' learns: too few earlier results to learn a threshold: assertion \"ak_") {
+		t.Fatalf("no history: %v, want judged against the default, saying so", r)
 	}
 	for i := 2; i < 40; i++ {
-		l.call(emb(i, "your refund was processed today", "0.1"))
+		l.call(emb(i, "your refund was processed today"))
 	}
-	lines = l.call(emb(40, "your refund was processed today", `"dynamic"`))
-	r := lines[len(lines)-1]["result"].(map[string]any)["results"].([]any)[0].(map[string]any)
+	r = result(l.call(emb(40, "your refund was processed today")))
 	if r["status"] != "pass" || !strings.Contains(r["explanation"].(string), "(dynamic threshold ") {
 		t.Errorf("same text: %v, want pass against the learned threshold", r)
 	}
-	lines = l.call(emb(41, "the weather is fine", `"dynamic"`))
-	r = lines[len(lines)-1]["result"].(map[string]any)["results"].([]any)[0].(map[string]any)
+	lines := l.call(emb(41, "the weather is fine"))
+	r = result(lines)
 	if r["status"] != "hard_fail" || len(lines) != 2 || lines[0]["method"] != "drift_alert" || lines[0]["params"].(map[string]any)["reason"] != "dynamic_threshold_failed" {
 		t.Errorf("other text: %v, want hard_fail after a drift_alert", lines)
 	}
@@ -241,8 +245,9 @@ func TestDynamicThresholdSession(t *testing.T) {
 
 // BenchmarkHistory: the spec batch over 64 distinct traces (stable
 // assertion ids, nothing answered from the idempotency record), with no
-// history and with --state-dir (fsync never and interval): what recording
-// five results per batch costs against evaluating them.
+// history, with a report, and with --state-dir (fsync never and interval):
+// what recording five results per batch, with their keys, costs against
+// evaluating them.
 func BenchmarkHistory(b *testing.B) {
 	line := []byte(specBatchLine(b))
 	var lines [][]byte
@@ -250,9 +255,10 @@ func BenchmarkHistory(b *testing.B) {
 		lines = append(lines, []byte(strings.Replace(string(line), `"trace_id":"trc_abc123"`, fmt.Sprintf(`"trace_id":"trc_%03d"`, i), 1)))
 	}
 	for _, tc := range []struct {
-		name string
-		sync history.SyncPolicy
-	}{{"off", 0}, {"sync=never", history.SyncNever}, {"sync=interval", history.SyncInterval}} {
+		name   string
+		sync   history.SyncPolicy
+		report bool
+	}{{"off", 0, false}, {"report", 0, true}, {"sync=never", history.SyncNever, false}, {"sync=interval", history.SyncInterval, false}} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := newReadyServer(b)
 			if tc.sync != 0 {
@@ -261,7 +267,10 @@ func BenchmarkHistory(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer st.Close()
-				s.history = st
+				s.history, s.ids = st, newSessionIDs() // as New sets them
+			}
+			if tc.report { // --report: every result handed over, its keys computed
+				s.RecordTo(func(Record) {}, func() {})
 			}
 			ctx := context.Background()
 			b.ReportAllocs()
@@ -300,7 +309,7 @@ func FuzzHistorySession(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer store.Close()
-	eng.SetThresholds(store.Threshold)
+	eng.SetThresholds(Thresholds(store))
 	init := initLine(`,"notifications":["drift_alert"]`) + "\n"
 	f.Fuzz(func(t *testing.T, input []byte) {
 		s := New(Options{Engine: eng, History: store})

@@ -15,8 +15,8 @@ import (
 // provider call made, and the answer
 //
 //	{"estimates": [{"assertion_id", "provider", "model", "paid_calls_min",
-//	  "paid_calls_max", "cached", "max_cost_usd"}, …],
-//	 "paid_calls_min": n, "paid_calls_max": m, "max_cost_usd": x}
+//	  "paid_calls_max", "cached", "max_cost_usd"[, "unpriced_calls"]}, …],
+//	 "paid_calls_min": n, "paid_calls_max": m, "max_cost_usd": x[, "unpriced_calls": u]}
 //
 // one entry per costly assertion (layers 5–6), as eval --dry-run counts
 // them (assert.Engine.Plan, docs/judges.md): a paid call is one the result
@@ -35,7 +35,7 @@ func (s *Server) estimate(_ context.Context, req *request) ([]byte, error) {
 	}
 	b := appendHead(make([]byte, 0, 256), req.id)
 	b = append(b, `,"result":{"estimates":[`...)
-	var minCalls, maxCalls int
+	var minCalls, maxCalls, unpriced int
 	var cost float64
 	for i, e := range ests {
 		if i > 0 {
@@ -55,8 +55,9 @@ func (s *Server) estimate(_ context.Context, req *request) ([]byte, error) {
 		b = strconv.AppendInt(b, int64(e.Cached), 10)
 		b = append(b, `,"max_cost_usd":`...)
 		b = appendFloat(b, e.MaxCost)
+		b = appendUnpriced(b, e.Unpriced)
 		b = append(b, '}')
-		minCalls, maxCalls, cost = minCalls+e.MinCalls, maxCalls+e.MaxCalls, cost+e.MaxCost
+		minCalls, maxCalls, cost, unpriced = minCalls+e.MinCalls, maxCalls+e.MaxCalls, cost+e.MaxCost, unpriced+e.Unpriced
 	}
 	b = append(b, `],"paid_calls_min":`...)
 	b = strconv.AppendInt(b, int64(minCalls), 10)
@@ -64,5 +65,17 @@ func (s *Server) estimate(_ context.Context, req *request) ([]byte, error) {
 	b = strconv.AppendInt(b, int64(maxCalls), 10)
 	b = append(b, `,"max_cost_usd":`...)
 	b = appendFloat(b, cost)
+	b = appendUnpriced(b, unpriced)
 	return append(b, "}}\n"...), nil
+}
+
+// appendUnpriced writes "unpriced_calls" when some paid calls go to a
+// model with no price: max_cost_usd does not bound them, and a client
+// must not read it as their cost.
+func appendUnpriced(b []byte, n int) []byte {
+	if n == 0 {
+		return b
+	}
+	b = append(b, `,"unpriced_calls":`...)
+	return strconv.AppendInt(b, int64(n), 10)
 }

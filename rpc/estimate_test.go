@@ -29,6 +29,8 @@ func TestEstimateBatch(t *testing.T) {
 			`{"assertion_id":"s","type":"llm_judge","spec":{"rubric":"tone","consistency":{"mode":"sequential","max":5}}}]}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"estimate_batch","params":{"trace":{"schema_version":1},"assertions":[]}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"estimate_batch","params":{"trace":` + trace + `,"assertions":[{"assertion_id":"x","type":"llm_judge","spec":{"rubric":"nope"}}]}}`,
+		// A model with no price: its calls are counted apart, never as $0.
+		`{"jsonrpc":"2.0","id":4,"method":"estimate_batch","params":{"trace":` + trace + `,"assertions":[{"assertion_id":"u","type":"llm_judge","spec":{"rubric":"tone","model":"my-local-model","consistency":{"mode":"confirm_on_fail"}}}]}}`,
 	}, "\n") + "\n"
 	var out bytes.Buffer
 	if err := s.Serve(context.Background(), strings.NewReader(lines), &out); err != nil {
@@ -41,6 +43,7 @@ func TestEstimateBatch(t *testing.T) {
 		`"paid_calls_min":3,"paid_calls_max":6,"max_cost_usd":`,
 		`"id":2,"error":{"code":1001`,
 		`"id":3,"error":{"code":1002`,
+		`{"jsonrpc":"2.0","id":4,"result":{"estimates":[{"assertion_id":"u","provider":"openai","model":"my-local-model","paid_calls_min":1,"paid_calls_max":3,"cached":0,"max_cost_usd":0.0,"unpriced_calls":3}],"paid_calls_min":1,"paid_calls_max":3,"max_cost_usd":0.0,"unpriced_calls":3}}`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("answers lack %s:\n%s", want, got)

@@ -70,8 +70,9 @@ func (s *Server) evaluate(ctx context.Context, req *request) ([]byte, error) {
 	var notes []byte
 	if s.record.on || s.history != nil {
 		id := traceID()
-		s.record.addBatch(id, suite, list, results)
-		notes = s.recordHistory(id, list, results) // drift_alert lines go before the answer
+		keys := s.keysOf(trace, req.paramsTape.Get("assertions"), list, scenario, repeat, hasRepeat)
+		s.record.addBatch(id, suite, list, results, keys)
+		notes = s.recordHistory(id, list, results, keys) // drift_alert lines go before the answer
 	}
 	elapsed := time.Since(start)
 	if s.log.Enabled(ctx, slog.LevelInfo) {

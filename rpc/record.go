@@ -15,7 +15,13 @@ type Record struct {
 	Plugin  string // plugin_name for submit_plugin_result results; "" for native ones
 	Type    string // the assertion's type; "" for plugin results
 	Spec    string // Options.ReportSpec of the assertion's spec; "" without it, and for plugin results
-	Result  assert.Result
+	// CaseKey and AssertionKey are the result's stable keys (package resultkey); "" for plugin results.
+	CaseKey, AssertionKey string
+	KeyLabel              string // how a person names the assertion key (resultkey.Label)
+	// Repeat is the batch's repeat when HasRepeat (a run of a simulated scenario).
+	Repeat    int64
+	HasRepeat bool
+	Result    assert.Result
 }
 
 // recorder hands results on only when a report was asked for (RecordTo);
@@ -57,16 +63,16 @@ func (r *recorder) add(traceID, suite, plugin string, results ...assert.Result) 
 // assertions, results one per assertion in the same order, as
 // assert.Engine.Run answers). The text is kept rather than the decoded
 // spec, which could be a large schema held for the whole session.
-func (r *recorder) addBatch(traceID, suite string, list []assert.Assertion, results []assert.Result) {
+func (r *recorder) addBatch(traceID, suite string, list []assert.Assertion, results []assert.Result, k *batchKeys) {
 	if !r.on {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, res := range results {
-		rec := Record{TraceID: traceID, Suite: suite, Result: res}
+		rec := Record{TraceID: traceID, Suite: suite, Result: res, CaseKey: k.caseKey, Repeat: k.repeat, HasRepeat: k.hasRepeat}
 		if i < len(list) && list[i].ID == res.AssertionID {
-			rec.Type = list[i].Type
+			rec.Type, rec.AssertionKey, rec.KeyLabel = list[i].Type, k.keys[i], k.labels[i]
 			if r.spec != nil {
 				rec.Spec = r.spec(list[i].Spec)
 			}

@@ -166,5 +166,5 @@ func TestNoReportNoRecord(t *testing.T) {
 		t.Fatal("the recorder is on without RecordTo")
 	}
 	s.record.add("trc", "", "", assert.Result{AssertionID: "a"})
-	s.record.addBatch("trc", "", nil, []assert.Result{{AssertionID: "a"}})
+	s.record.addBatch("trc", "", nil, []assert.Result{{AssertionID: "a"}}, &batchKeys{})
 }

@@ -15,6 +15,7 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/history"
+	"attest-engine/lru"
 	"attest-engine/trace"
 	"attest-engine/version"
 )
@@ -39,8 +40,8 @@ type Options struct {
 	// text is bounded, report.SpecText); nil: no spec is kept.
 	ReportSpec func(spec map[string]any) string
 	// History, when set (--state-dir), records every evaluate_batch result
-	// by assertion_id and answers query_drift (drift.go); the caller opens
-	// and closes it.
+	// by assertion key (package resultkey) and answers query_drift
+	// (drift.go); the caller opens and closes it.
 	History *history.Store
 }
 
@@ -61,6 +62,9 @@ type Server struct {
 	log         *slog.Logger
 	version     string
 	history     *history.Store
+	ids         *lru.Cache[string, string]   // with a history: assertion_id → assertion key (keys.go)
+	keyCache    *lru.Cache[uint64, knownKey] // assertion keys by spec text (keys.go)
+	runNo       uint64                       // with a history of per-run windows: this session's run number
 
 	out *lineWriter
 	// writeFailed counts failed stdout writes: the first is logged, the
@@ -117,6 +121,13 @@ func New(opts Options) *Server {
 		history:     opts.History,
 	}
 	s.record.spec = opts.ReportSpec
+	s.keyCache = newKeyCache()
+	if s.history != nil {
+		s.ids = newSessionIDs()
+		if s.history.WindowRuns() {
+			s.runNo = s.history.LastRun() + 1
+		}
+	}
 	if s.evalTimeout <= 0 {
 		s.evalTimeout = defaultTimeout
 	}

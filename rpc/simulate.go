@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"attest-engine/assert"
+	"attest-engine/clip"
 	"attest-engine/jsonschema"
 	"attest-engine/provider"
 	"attest-engine/simulate"
@@ -66,7 +67,7 @@ func isSimulation(method string) bool {
 // refuses invalid UTF-8 bytes.
 func loneSurrogate(path string) *Error {
 	return newError(codeInvalidParams, "Simulation canonicalises its params as RFC 8785 (I-JSON) text: a \\ud800–\\udfff escape must be half of a surrogate pair; send the text as valid Unicode.",
-		"invalid params: %s: a lone surrogate escape (not valid Unicode)", path)
+		"invalid params: %s: a lone surrogate escape (not valid Unicode)", clip.String(path, 256))
 }
 
 // simTable returns the rules of a call: the request's mocks and faults where it sends them, else the
@@ -233,6 +234,9 @@ func (s *Server) generateUserMessage(ctx context.Context, req *request) ([]byte,
 			return nil, err
 		}
 		rep = r.Finish(text)
+		// The stop tokens removed may have stood inside an echoed key,
+		// which the reply's scrub then did not see whole.
+		rep.Message = ep.ScrubReply(rep.Message)
 		cost = prov.Cost(model, u)
 		tokens = u.In + u.Out
 	}

@@ -6,6 +6,7 @@ package rundiff
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -61,4 +62,81 @@ func BenchmarkCompare(b *testing.B) {
 	}
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-MiB")
+}
+
+// signFlipPerPair is the sign-flip test's draws one random bit per pair, one direction a call: the
+// baseline BenchmarkSignFlip measures signFlip against.
+func signFlipPerPair(diffs []float64, rng *rand.Rand) float64 {
+	abs := make([]float64, 0, len(diffs))
+	obs, total := 0.0, 0.0
+	for _, d := range diffs {
+		if d != 0 {
+			abs = append(abs, math.Abs(d))
+			obs += d
+			total += math.Abs(d)
+		}
+	}
+	tol := 1e-9 * (1 + total)
+	count := 0
+	for range signFlipResamples {
+		s := 0.0
+		word, left := uint64(0), 0
+		for _, a := range abs {
+			if left == 0 {
+				word, left = rng.Uint64(), 64
+			}
+			if word&1 != 0 {
+				s -= a
+			} else {
+				s += a
+			}
+			word >>= 1
+			left--
+		}
+		if s <= obs+tol {
+			count++
+		}
+	}
+	return float64(1+count) / float64(1+signFlipResamples)
+}
+
+// BenchmarkSignFlip: one graded key's test both ways on 20,000 pairs of a judge's rubric scores (0, ¼, …,
+// 1) with no change, by per-pair draws of the whole count (two calls: the baseline) and by signFlip
+// (grouped draws, stopping early); and by signFlip on a key whose scores dropped (its p-value toward a
+// drop is small, so that direction draws the whole count):
+//
+//	go test ./rundiff -run '^$' -bench SignFlip -benchtime 3x
+func BenchmarkSignFlip(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	d := make([]float64, 20_000)
+	dropped := make([]float64, len(d))
+	for i := range d {
+		d[i] = float64(rng.IntN(5)-rng.IntN(5)) / 4
+		dropped[i] = d[i]
+		if i%5 == 0 {
+			dropped[i] = -0.25
+		}
+	}
+	neg := make([]float64, len(d))
+	for i, x := range d {
+		neg[i] = -x
+	}
+	b.Run("per-pair", func(b *testing.B) {
+		for b.Loop() {
+			signFlipPerPair(d, rand.New(rand.NewPCG(1, 1)))
+			signFlipPerPair(neg, rand.New(rand.NewPCG(2, 1)))
+		}
+	})
+	b.Run("grouped", func(b *testing.B) {
+		for b.Loop() {
+			signFlip(d, rand.New(rand.NewPCG(1, 1)))
+		}
+	})
+	b.Run("grouped-dropped", func(b *testing.B) {
+		for b.Loop() {
+			if down, _ := signFlip(dropped, rand.New(rand.NewPCG(1, 1))); down > 0.01 {
+				b.Fatalf("p %g toward a drop of a fifth of the pairs by a quarter", down)
+			}
+		}
+	})
 }

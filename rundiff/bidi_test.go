@@ -11,7 +11,7 @@ import (
 
 // TestDiffOutputEscapesLabels: a label with an unterminated U+202E and an
 // escape sequence, and a case key with U+2067, are shown escaped in the
-// text, Markdown and JUnit outputs, so "REGRESSED  label  pass 90% → 50%"
+// text, Markdown, JUnit and JSON outputs (JSON: as its own escapes), so "REGRESSED  label  pass 90% → 50%"
 // reads in order and the terminal is not driven.
 func TestDiffOutputEscapesLabels(t *testing.T) {
 	r := &Report{Base: "a.json", Head: "b.json", Regressed: 1,
@@ -21,6 +21,7 @@ func TestDiffOutputEscapesLabels(t *testing.T) {
 		"text":     func(b *strings.Builder) error { return writeText(b, r) },
 		"markdown": func(b *strings.Builder) error { return writeMarkdown(b, r) },
 		"junit":    func(b *strings.Builder) error { return writeJUnit(b, r) },
+		"json":     func(b *strings.Builder) error { return writeJSON(b, r) },
 	} {
 		var b strings.Builder
 		if err := write(&b); err != nil {
@@ -33,8 +34,44 @@ func TestDiffOutputEscapesLabels(t *testing.T) {
 				break
 			}
 		}
-		if !strings.Contains(out, `refund\u202e\u001b`) {
+		want := `refund\u202e\u001b`
+		if format == "markdown" { // a backslash is escaped in Markdown, to show as one
+			want = `refund\\u202e\\u001b`
+		}
+		if !strings.Contains(out, want) {
 			t.Errorf("%s: the label is not shown escaped:\n%s", format, out)
+		}
+	}
+}
+
+// TestMarkdownCellKeepsTheTable: a label's backslashes and pipes cannot end its cell early: every row of
+// the table has the header's 8 unescaped pipes (GitHub Flavored Markdown splits a row on a pipe that no
+// backslash escapes, and "\\" is an escaped backslash).
+func TestMarkdownCellKeepsTheTable(t *testing.T) {
+	for _, label := range []string{`a|b`, `a\|b`, `a\\|b`, `a\`, `\`, `|\|`} {
+		r := &Report{Keys: []KeyResult{{AssertionKey: "k", Label: label, Verdict: Unchanged}}}
+		var b strings.Builder
+		if err := writeMarkdown(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range strings.Split(b.String(), "\n") {
+			if !strings.HasPrefix(row, "|") {
+				continue
+			}
+			pipes, escaped := 0, false
+			for _, c := range row {
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '|':
+					pipes++
+				}
+			}
+			if pipes != 8 {
+				t.Errorf("label %q: row %q has %d cell pipes, want 8", label, row, pipes)
+			}
 		}
 	}
 }

@@ -96,7 +96,7 @@ func Compare(basePath, headPath string, o Options) (*Report, error) {
 	}
 	p := pairRuns(base, head)
 	r := &Report{Base: basePath, Head: headPath, Alpha: o.Alpha, Detectable: o.Detectable, Seed: o.Seed,
-		Keys: decide(p, o), OnlyBase: []Unpaired{}, OnlyHead: []Unpaired{}}
+		Keys: decide(p, o), OnlyBase: []Unpaired{}, OnlyHead: []Unpaired{}, ReplacedBase: base.replaced, ReplacedHead: head.replaced}
 	for i := range r.Keys {
 		k := &r.Keys[i]
 		r.Pairs += k.Pairs
@@ -136,5 +136,8 @@ func unpaired(path string, positions []int32) ([]Unpaired, error) {
 		pos++
 		return nil
 	})
+	if err == nil && len(out) < len(positions) {
+		err = &InputError{Path: path, Msg: "changed while diff read it: read again, it no longer holds the results with no pair"}
+	}
 	return out, err
 }

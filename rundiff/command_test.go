@@ -6,6 +6,7 @@ package rundiff
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -30,7 +31,8 @@ func writeRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2026, 11))
 	var base, head bytes.Buffer
 	line := func(w *bytes.Buffer, trace, assertion, typ, status string, score float64) {
-		fmt.Fprintf(w, `{"trace_id":%q,"assertion":%q,"type":%q,"status":%q,"score":%g,"explanation":"","result_id":"x"}`+"\n", trace, assertion, typ, status, score)
+		id := sha256.Sum256([]byte(trace + "\x00" + assertion))
+		fmt.Fprintf(w, `{"trace_id":%q,"assertion":%q,"type":%q,"status":%q,"score":%g,"explanation":"","result_id":"%x"}`+"\n", trace, assertion, typ, status, score, id[:16])
 	}
 	pf := func(pass bool) (string, float64) {
 		if pass {
@@ -150,6 +152,9 @@ func TestDiffBadInput(t *testing.T) {
 		{"duplicate member", []string{"--base", good, "--head", write("d.jsonl", `{"assertion":"a","assertion":"b","status":"pass"}`+"\n")}, "d.jsonl:1:"},
 		{"bad status", []string{"--base", good, "--head", write("s.jsonl", `{"trace_id":"t","assertion":"a","status":"great"}`+"\n")}, `status "great"`},
 		{"a directory", []string{"--base", good, "--head", tmp}, "a directory"},
+		// 1e308 against -1e308: the difference is infinite, the sign-flip sums NaN, and the key was called regressed.
+		{"score out of range", []string{"--base", write("big.jsonl", `{"trace_id":"t","assertion":"a","status":"pass","score":1e308}`+"\n"+`{"trace_id":"u","assertion":"a","status":"pass","score":-1e308}`+"\n"),
+			"--head", write("neg.jsonl", `{"trace_id":"t","assertion":"a","status":"pass","score":-1e308}`+"\n"+`{"trace_id":"u","assertion":"a","status":"pass","score":1e308}`+"\n")}, "big.jsonl:1: score 1e308: want a number from 0 to 1"},
 		{"a report in another layout", []string{"--base", good, "--head", write("r.json", `{"format_version":1,"traces":[{"name":"t","results":[]}]}`)}, "one trace per line"},
 	} {
 		var out, errb bytes.Buffer
@@ -187,5 +192,118 @@ func TestPairsInOrderOfAppearance(t *testing.T) {
 	// In order: pass/pass, pass/hard_fail; repeat 3 pass/pass, repeat 4 hard_fail/pass; the third unnamed one alone.
 	if k.BothPass != 2 || k.Regressions != 1 || k.Improvements != 1 || k.BothFail != 0 || k.OnlyBase != 1 || k.OnlyHead != 0 {
 		t.Errorf("%+v", k)
+	}
+}
+
+// TestSkippedInReport: a result a JSON report marks "skipped": true (its
+// status soft_fail, as spec §2.2 has skipped results: budget_usd or
+// skip_after_hard_fail stopped it), or "calibrated": false (an
+// uncalibrated judge's soft_fail, its verdict not used), has no verdict to
+// compare: a head run whose budget stopped a judge, or whose certificate
+// went stale, is 40 pairs not compared, not 40 regressions.
+func TestSkippedInReport(t *testing.T) {
+	tmp := t.TempDir()
+	report := func(name, mark string) string {
+		var b strings.Builder
+		b.WriteString(`{"format_version":1,"traces":[` + "\n")
+		for i := range 40 {
+			r := `{"assertion_id":"j","type":"llm_judge","status":"pass","score":0.9,"explanation":"Good.","cost":0,"duration_ms":0}`
+			if mark != "" {
+				r = `{"assertion_id":"j","type":"llm_judge","status":"soft_fail","score":0.9,"explanation":"Not evaluated, or uncalibrated.","cost":0,"duration_ms":0,` + mark + `}`
+			}
+			sep := ","
+			if i == 39 {
+				sep = ""
+			}
+			fmt.Fprintf(&b, `{"name":"t%d","trace_id":"t%d","results":[%s]}%s`+"\n", i, i, r, sep)
+		}
+		b.WriteString(`],"totals":{}}` + "\n")
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := report("base.json", "")
+	for _, head := range []string{`"skipped":true`, `"calibrated":false`} {
+		r, err := Compare(base, report("head.json", head), Options{Alpha: 0.05, Detectable: 0.1, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Keys) != 1 || r.Keys[0].Regressions != 0 || r.Keys[0].NotComparable != 40 || r.Keys[0].Verdict == Regressed {
+			t.Errorf("head %s: %+v", head, r.Keys)
+		}
+	}
+}
+
+// TestWatchLinesDeduplicated: watch's result lines are read as docs/watch.md says to de-duplicate them: a
+// line written twice (the same result_id) counts once, and a verdict that supersedes another (late spans)
+// takes its place; lines without a result_id still pair in order of appearance.
+func TestWatchLinesDeduplicated(t *testing.T) {
+	tmp := t.TempDir()
+	write := func(name string, lines ...string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	l := func(trace, status, id, supersedes string) string {
+		s := ""
+		if supersedes != "" {
+			s = fmt.Sprintf(`,"supersedes":%q`, supersedes)
+		}
+		return fmt.Sprintf(`{"trace_id":%q,"assertion":"a","status":%q,"result_id":%q%s}`, trace, status, id, s)
+	}
+	const (
+		t1 = "00000000000000000000000000000001"
+		t2 = "00000000000000000000000000000002"
+		t3 = "00000000000000000000000000000003"
+		t4 = "00000000000000000000000000000004"
+		t5 = "00000000000000000000000000000005"
+	)
+	base := write("b",
+		l("t1", "pass", t1, ""),
+		l("t2", "pass", t2, ""),
+		l("t2", "hard_fail", t3, t2), // t2 judged again with late spans: a failure
+		l("t3", "pass", t4, ""),
+		l("t3", "pass", t4, ""), // written twice across a crash
+		l("t4", "hard_fail", t5, ""),
+	)
+	head := write("h",
+		l("t1", "pass", t1, ""),
+		l("t2", "pass", t2, ""),
+		l("t3", "pass", t4, ""),
+		l("t4", "pass", t5, ""),
+	)
+	r, err := Compare(base, head, Options{Alpha: 0.05, Detectable: 0.1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := r.Keys[0]
+	// t1 and t3 pass in both; t2 failed in base (its late verdict) and passes in head; t4 improved.
+	if k.BothPass != 2 || k.Improvements != 2 || k.Regressions != 0 || k.BothFail != 0 || k.OnlyBase != 0 || k.OnlyHead != 0 || r.ReplacedBase != 2 || r.ReplacedHead != 0 {
+		t.Errorf("both pass %d, improvements %d, regressions %d, both fail %d, only base %d, only head %d, replaced %d/%d; want 2, 2, 0, 0, 0, 0, 2/0",
+			k.BothPass, k.Improvements, k.Regressions, k.BothFail, k.OnlyBase, k.OnlyHead, r.ReplacedBase, r.ReplacedHead)
+	}
+	// Many lines of one trace and assertion (past the scan, into the map): 30 verdicts, each written
+	// twice in base, the last 10 superseded by failures; once in head.
+	var bl, hl []string
+	for i := range 30 {
+		id := fmt.Sprintf("%032x", 100+i)
+		bl = append(bl, l("t9", "pass", id, ""))
+		hl = append(hl, l("t9", "pass", id, ""))
+	}
+	bl = append(bl, bl...)
+	for i := 20; i < 30; i++ {
+		bl = append(bl, l("t9", "hard_fail", fmt.Sprintf("%032x", 200+i), fmt.Sprintf("%032x", 100+i)))
+	}
+	r, err = Compare(write("b2", bl...), write("h2", hl...), Options{Alpha: 0.05, Detectable: 0.1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := r.Keys[0]; k.BothPass != 20 || k.Improvements != 10 || k.OnlyBase != 0 || k.OnlyHead != 0 || r.ReplacedBase != 40 {
+		t.Errorf("one trace's 30 verdicts: both pass %d, improvements %d, only base %d, only head %d, replaced %d; want 20, 10, 0, 0, 40",
+			k.BothPass, k.Improvements, k.OnlyBase, k.OnlyHead, r.ReplacedBase)
 	}
 }

@@ -10,28 +10,37 @@
 // its repeat. The keys are the results' case_key and assertion_key where the run wrote them; else a JSON
 // report's trace name and the assertion's id and type, and a result line's trace_id and suite name. The
 // repeat is the result's repeat where it names one. Results that share all three pair with their
-// counterparts in the other run in order of appearance. A result without a counterpart is listed, never
+// counterparts in the other run in order of appearance. Watch's result lines are de-duplicated first, as
+// docs/watch.md says: among the lines of one trace and assertion, a result_id seen before is skipped, and a
+// line that supersedes a result_id takes that line's place. A result without a counterpart is listed, never
 // dropped: text and Markdown name the first 20 of each run, JSON all of them.
 //
 // # Tests
 //
 // For each assertion key, over its pairs where both sides have a verdict (pass, soft_fail or hard_fail;
-// a skipped or error result is counted as not comparable), a pass is status pass:
+// a skipped or error result — a JSON report's soft_fail with "skipped": true or "calibrated": false
+// included — is counted as not comparable), a pass is status pass:
 //
 //   - pass/fail: McNemar's exact conditional test on the discordant pairs, one-sided toward a regression
 //     (and separately toward an improvement), with Lancaster's mid-p: P(X > r) + ½·P(X = r), X ~
 //     Binomial(pass→fail + fail→pass, ½), r the pairs that moved that way. The conventional exact p-value
 //     is conservative (its size falls well below α); the mid-p keeps the false-regression rate at α.
 //   - graded scores (a key with a score other than 0 and 1): the paired sign-flip permutation test on the
-//     score differences, one-sided; every assignment of signs when at most 16 pairs differ, else 20,000
-//     drawn from a PCG generator seeded by --seed and the key's text (FNV-1a), p = (1 + count)/(1 + draws).
+//     score differences, one-sided each way; every assignment of signs when at most 16 pairs differ, else
+//     assignments drawn from a PCG generator seeded by --seed and the key's text (FNV-1a), both directions
+//     counted on the same draws, each with Besag and Clifford's sequential p-value: it stops once 50 draws
+//     reached the observed sum (p = 50/draws), else after 20,000 (p = (1 + count)/(1 + 20,000)). Pairs
+//     whose |difference| is the same are drawn together (their sum is that value times the signs'
+//     balance, a count of ones in random bits), so a draw costs a word per 64 pairs when the scores take
+//     few values.
 //
 // Each direction's hypotheses (every key's pass/fail test, and score test where graded) form one family,
 // adjusted with Holm's step-down method, so the chance of calling any key regressed when none did is at
 // most α (--alpha, 0.05). A key is regressed when one of its hypotheses' adjusted p-values is at most α,
 // else improved likewise, else unchanged when the data could have shown a drop in pass rate of --detectable
 // (10 points) with power 0.8 — the smallest such drop is reported, from the normal approximation to the
-// one-sided test over the key's pairs and discordance —, else underpowered. The pass-rate difference
+// one-sided test over the key's pairs and discordance, at level α/m for the m hypotheses of the family (the
+// threshold a lone regression must pass at Holm's first step) —, else underpowered. The pass-rate difference
 // (head − base) carries Newcombe's 95% interval for paired proportions (1998, method 10).
 //
 // # Output and exit status
@@ -42,7 +51,9 @@
 //
 // # Bounds
 //
-// Inputs are files (each is read twice when results have no pair, to name them). A line is at most 64 MiB
+// Inputs are regular files (each is read twice when results have no pair, to name them; a pipe or FIFO
+// is refused, and a file changed between the reads is an error). A line is at most 64 MiB
 // and a run at most 100,000 assertion keys. While pairing, a result takes 48 bytes (its identity is a
-// 16-byte digest); what is kept per key is its counts, and for graded keys one 8-byte difference per pair.
+// 16-byte digest, and 8 bytes of a watch line's result_id); what is kept per key is its counts, and for
+// graded keys one 8-byte difference per pair.
 package rundiff

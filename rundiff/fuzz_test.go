@@ -5,8 +5,10 @@ package rundiff
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -33,4 +35,59 @@ func FuzzScanResults(f *testing.F) {
 			t.Fatalf("%T %v: want an *InputError", err, err)
 		}
 	})
+}
+
+// FuzzCompare: any two inputs are compared or refused with an *InputError; no panic, every figure
+// encodes as JSON (no NaN or infinity), each run's results are all accounted for (paired, not compared
+// or unpaired), and the unpaired ones are all named.
+func FuzzCompare(f *testing.F) {
+	l := func(trace, status, score, id, sup string) string {
+		return `{"trace_id":"` + trace + `","assertion":"a","status":"` + status + `","score":` + score + `,"result_id":"` + id + `","supersedes":"` + sup + `"}` + "\n"
+	}
+	f.Add([]byte(l("t", "pass", "1", "x", "")+l("t", "hard_fail", "0", "y", "x")+l("u", "pass", "0.5", "z", "")),
+		[]byte(l("t", "pass", "1", "x", "")+l("u", "soft_fail", "0.25", "z", "")+l("u", "pass", "1", "z", "")))
+	f.Add([]byte(l("t", "pass", "0.3", "", "")+l("t", "pass", "0.7", "", "")), []byte(l("t", "error", "0", "", "")+l("v", "skipped", "1", "", "")))
+	f.Fuzz(func(t *testing.T, base, head []byte) {
+		tmp := t.TempDir()
+		bp, hp := filepath.Join(tmp, "b"), filepath.Join(tmp, "h")
+		if err := os.WriteFile(bp, base, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(hp, head, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Compare(bp, hp, Options{Alpha: 0.05, Detectable: 0.1, Seed: 1})
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) && !strings.Contains(err.Error(), "assertion keys") {
+				t.Fatalf("%T %v: want an *InputError", err, err)
+			}
+			return
+		}
+		if err := writeJSON(io.Discard, r); err != nil {
+			t.Fatalf("the comparison does not encode: %v", err)
+		}
+		count := func(path string) (n int) {
+			scanResults(path, bytes.NewReader(map[string][]byte{bp: base, hp: head}[path]), func(*result) error { n++; return nil })
+			return n
+		}
+		var inBase, inHead int
+		for _, k := range r.Keys {
+			inBase += k.Pairs + k.NotComparable + k.OnlyBase
+			inHead += k.Pairs + k.NotComparable + k.OnlyHead
+		}
+		if inBase+r.ReplacedBase != count(bp) || inHead+r.ReplacedHead != count(hp) {
+			t.Fatalf("results accounted for: base %d+%d of %d, head %d+%d of %d", inBase, r.ReplacedBase, count(bp), inHead, r.ReplacedHead, count(hp))
+		}
+		if len(r.OnlyBase) != inBase-sumPairs(r) || len(r.OnlyHead) != inHead-sumPairs(r) {
+			t.Fatalf("unpaired named: %d and %d, counted %d and %d", len(r.OnlyBase), len(r.OnlyHead), inBase-sumPairs(r), inHead-sumPairs(r))
+		}
+	})
+}
+
+func sumPairs(r *Report) (n int) {
+	for _, k := range r.Keys {
+		n += k.Pairs + k.NotComparable
+	}
+	return n
 }

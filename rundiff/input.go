@@ -6,6 +6,7 @@ package rundiff
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,9 @@ type result struct {
 	status    string  // pass, soft_fail, hard_fail, skipped, error
 	score     float64 // 0 when the result has none
 	repeat    int64   // the run's repeat when the result names one, else -1
+	// A watch result line's result_id and the result_id it supersedes ("" when it names none): watch may
+	// write a line twice (the same result_id) and writes a late verdict that replaces an earlier one.
+	resultID, supersedes string
 }
 
 // comparable reports whether a result has a verdict to compare: skipped and error results have none.
@@ -52,16 +56,37 @@ func (e *InputError) Error() string {
 // first line: a JSON report (eval --format json, the server's --report x.json) opens with
 // {"format_version":…,"traces":[ and holds one trace per line; anything else is read as NDJSON result
 // lines (watch's output).
+//
+// A run is read twice when results have no pair (to name them), so it must be a regular file: a pipe would
+// be empty the second time, and opening a FIFO again would wait for a writer for good. It is checked before
+// the file is opened (a FIFO's open blocks) and again once it is.
 func readResults(path string, fn func(*result) error) error {
+	if err := regular(path, os.Stat); err != nil {
+		return err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return &InputError{Path: path, Msg: err.Error()}
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return &InputError{Path: path, Msg: "a directory: diff reads a JSON report or result lines (a state dir's history keeps summaries, not results)"}
+	if err := regular(path, func(string) (os.FileInfo, error) { return f.Stat() }); err != nil {
+		return err
 	}
 	return scanResults(path, f, fn)
+}
+
+// regular refuses a path that is not a regular file, as stat reports it.
+func regular(path string, stat func(string) (os.FileInfo, error)) error {
+	st, err := stat(path)
+	switch {
+	case err != nil:
+		return &InputError{Path: path, Msg: err.Error()}
+	case st.IsDir():
+		return &InputError{Path: path, Msg: "a directory: diff reads a JSON report or result lines (a state dir's history keeps summaries, not results)"}
+	case !st.Mode().IsRegular():
+		return &InputError{Path: path, Msg: "not a regular file (a pipe or a device): diff reads a run twice, to name the results with no pair; write it to a file first"}
+	}
+	return nil
 }
 
 func scanResults(path string, r io.Reader, fn func(*result) error) error {
@@ -164,10 +189,14 @@ func traceResults(t tape.Value, res *result, fn func(*result) error) error {
 		if r.Kind() != tape.Object {
 			return errors.New("a result of the report is not an object")
 		}
-		*res = result{caseKey: caseKey, label: str(r.Get("assertion_id")), typ: str(r.Get("type")), status: str(r.Get("status"))}
+		// A result's own case_key (the engine writes one where it differs
+		// from its trace's) wins over its trace's.
+		id := str(r.Get("assertion_id"))
+		// The key's label where the engine wrote one (the id differs from run to run), else the id.
+		*res = result{caseKey: cmp.Or(str(r.Get("case_key")), caseKey), label: cmp.Or(str(r.Get("label")), id), typ: str(r.Get("type")), status: str(r.Get("status"))}
 		res.assertion = str(r.Get("assertion_key"))
 		if res.assertion == "" {
-			res.assertion = "assertion_id:" + res.label + "/" + res.typ
+			res.assertion = "assertion_id:" + id + "/" + res.typ
 		}
 		if err := common(r, res); err != nil {
 			return err
@@ -196,6 +225,7 @@ func lineResult(l tape.Value, res *result) error {
 	if res.assertion == "" {
 		res.assertion = "assertion:" + res.label
 	}
+	res.resultID, res.supersedes = str(l.Get("result_id")), str(l.Get("supersedes"))
 	return common(l, res)
 }
 
@@ -206,10 +236,23 @@ func common(v tape.Value, res *result) error {
 	default:
 		return fmt.Errorf("status %q: want pass, soft_fail, hard_fail, skipped or error", res.status)
 	}
+	// A JSON report writes a result that was not evaluated (budget_usd,
+	// skip_after_hard_fail) as the wire does: soft_fail with "skipped":
+	// true; and an uncalibrated judge's (require_calibration) as soft_fail
+	// with "calibrated": false, its verdict not used. Neither has a verdict
+	// to compare.
+	if v.Get("skipped").Bool() || v.Get("calibrated").Kind() == tape.Bool && !v.Get("calibrated").Bool() {
+		res.status = "skipped"
+	}
 	if s := v.Get("score"); s.Kind() == tape.Number {
 		f, err := strconv.ParseFloat(string(s.Number()), 64)
 		if err != nil {
 			return fmt.Errorf("score %s: %v", s.Number(), err)
+		}
+		// Spec §2.2: a score is 0.0 to 1.0. One far outside would make the pairs' differences infinite
+		// and the sign-flip test's sums NaN, which decided "regressed".
+		if !(f >= 0 && f <= 1) {
+			return fmt.Errorf("score %s: want a number from 0 to 1 (spec §2.2)", s.Number())
 		}
 		res.score = f
 	}

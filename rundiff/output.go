@@ -36,15 +36,33 @@ type Report struct {
 	// Every result with no pair, by run, in input order.
 	OnlyBase []Unpaired `json:"only_in_base"`
 	OnlyHead []Unpaired `json:"only_in_head"`
+	// Watch result lines left out: repeated (a result_id seen before) or replaced by a later line that
+	// supersedes them.
+	ReplacedBase int `json:"replaced_in_base,omitempty"`
+	ReplacedHead int `json:"replaced_in_head,omitempty"`
 }
 
 // listed is how many unpaired results the text and Markdown outputs name; JSON names them all.
 const listed = 20
 
+// writeJSON writes r as one line of JSON, its bidirectional formatting
+// characters as JSON escapes (report.EscapeBidi), as the engine's JSON
+// reports write them: the same strings to a program, inert on a screen.
 func writeJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(bidiWriter{w})
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
+}
+
+// bidiWriter writes through report.EscapeBidi. A json.Encoder gives it
+// each value whole, in one Write call, so no character is split.
+type bidiWriter struct{ w io.Writer }
+
+func (b bidiWriter) Write(p []byte) (int, error) {
+	if _, err := b.w.Write(report.EscapeBidi(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
@@ -112,6 +130,9 @@ func writeText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "              %d pairs not compared (skipped or error on a side)\n", k.NotComparable)
 		}
 	}
+	if r.ReplacedBase+r.ReplacedHead > 0 {
+		fmt.Fprintf(&b, "%d result lines of base and %d of head left out: repeated (the same result_id) or superseded by a later line\n", r.ReplacedBase, r.ReplacedHead)
+	}
 	unpairedText(&b, "only in base", r.OnlyBase)
 	unpairedText(&b, "only in head", r.OnlyHead)
 	_, err := io.WriteString(w, b.String())
@@ -154,7 +175,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 
 // mdCell keeps a cell's text from breaking the table or running markup.
 func mdCell(s string) string {
-	r := strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "`", "'", "*", `\*`, "_", `\_`, "[", `\[`)
+	r := strings.NewReplacer(`\`, `\\`, "|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "`", "'", "*", `\*`, "_", `\_`, "[", `\[`)
 	return r.Replace(s)
 }
 

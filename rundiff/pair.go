@@ -16,13 +16,14 @@ import (
 // scores, the pairs' differences) is bounded by it and by the pairs.
 const MaxKeys = 100_000
 
-// entry is one result, as compact as pairing needs: 40 bytes a result while the two runs are paired.
+// entry is one result, as compact as pairing needs: 48 bytes a result while the two runs are paired.
 type entry struct {
 	id    [16]byte // SHA-256 of case key, assertion key and repeat: equal ids pair, in order of pos
 	score float64
-	key   int32 // the assertion key's index in its run's keys
-	pos   int32 // the result's index in its input: pairs results that share an id in order of appearance
-	flags uint8 // 1 comparable, 2 pass
+	rid   uint64 // a watch line's result_id, 64 bits of it (dedupe.go); 0 for none
+	key   int32  // the assertion key's index in its run's keys
+	pos   int32  // the result's index in its input: pairs results that share an id in order of appearance
+	flags uint8  // 1 comparable, 2 pass
 }
 
 const (
@@ -35,16 +36,21 @@ type keyInfo struct{ key, label, typ string }
 
 // run is one side's results, sorted by id, and its assertion keys.
 type run struct {
-	entries []entry
-	keys    []keyInfo
+	entries  []entry
+	keys     []keyInfo
+	replaced int // watch result lines left out: repeated (result_id) or superseded (dedupe.go)
+	// supersedes holds, by position, the result_id (64 bits) each watch line that supersedes one names.
+	supersedes map[int32]uint64
 }
 
 // load reads a run: each result's id is its case key, assertion key and repeat (the run's own when the
 // result names one, else -1); results that share an id pair with their counterparts in the other run in
-// order of appearance (the entries are sorted by id, then position).
+// order of appearance (the entries are sorted by id, then position), once watch's result lines are
+// de-duplicated (dedupe).
 func load(path string) (*run, error) {
 	r := &run{}
 	index := map[string]int32{}
+	watchIDs := false
 	var buf []byte
 	err := readResults(path, func(res *result) error {
 		k, ok := index[res.assertion]
@@ -66,8 +72,15 @@ func load(path string) (*run, error) {
 		if len(r.entries) == math.MaxInt32 {
 			return fmt.Errorf("more than %d results", math.MaxInt32)
 		}
-		e := entry{score: res.score, key: k, pos: int32(len(r.entries))}
+		e := entry{score: res.score, key: k, pos: int32(len(r.entries)), rid: resultIDHash(res.resultID)}
 		copy(e.id[:], h[:16])
+		watchIDs = watchIDs || e.rid != 0
+		if res.supersedes != "" {
+			if r.supersedes == nil {
+				r.supersedes = map[int32]uint64{}
+			}
+			r.supersedes[e.pos] = resultIDHash(res.supersedes)
+		}
 		if res.comparable() {
 			e.flags |= comparableFlag
 			if res.status == "pass" {
@@ -86,6 +99,9 @@ func load(path string) (*run, error) {
 		}
 		return cmp.Compare(a.pos, b.pos)
 	})
+	if watchIDs {
+		r.dedupe()
+	}
 	return r, nil
 }
 

@@ -238,10 +238,15 @@ func newcombeByHand(a, b, c, d int) (float64, float64) {
 	return lo, hi
 }
 
-// TestNewcombePaired: the engine's interval equals the by-hand one on 40 seeded tables to 1e-12, and
-// swapping the discordant cells mirrors it.
+// TestNewcombePaired: a published worked example (Fagerland, Lydersen and Laake, "Statistical Analysis of
+// Contingency Tables", 2017, chapter 8: complete response before and after consolidation therapy, Cavo et
+// al. 2012, 59 6 / 16 80: −0.0621, 95% CI −0.1186 to −0.0046); the engine's interval equals the by-hand one
+// on 40 seeded tables to 1e-12, and swapping the discordant cells mirrors it.
 func TestNewcombePaired(t *testing.T) {
 	z := zQuantile(0.975)
+	if lo, hi := newcombePaired(59, 6, 16, 80, z); math.Round(lo*1e4) != -1186 || math.Round(hi*1e4) != -46 {
+		t.Errorf("newcombePaired(59, 6, 16, 80) = [%.4f, %.4f], published [-0.1186, -0.0046]", lo, hi)
+	}
 	rng := rand.New(rand.NewPCG(29, 3))
 	for range 40 {
 		a, b, c, d := rng.IntN(200), rng.IntN(60), rng.IntN(60), rng.IntN(200)
@@ -287,30 +292,87 @@ func signFlipByRecursion(diffs []float64) float64 {
 	return float64(count(0, 0)) / math.Pow(2, float64(len(abs)))
 }
 
-// TestSignFlip: enumerated exactly up to 16 differing pairs, equal to the recursion; drawn beyond, within
-// four standard errors of the exact value (20 pairs, enumerated here).
+// TestSignFlip: enumerated exactly up to 16 differing pairs, equal to the recursion each way (a rise is
+// a drop of the negated differences); drawn beyond, within four standard errors of the exact value (20
+// pairs, enumerated here), with magnitudes all distinct and with few that repeat (drawn a group at a time).
 func TestSignFlip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 4))
+	neg := func(d []float64) []float64 {
+		out := make([]float64, len(d))
+		for i, x := range d {
+			out[i] = -x
+		}
+		return out
+	}
 	for range 25 {
 		n := 1 + rng.IntN(16)
 		d := make([]float64, n)
 		for i := range d {
 			d[i] = math.Round((rng.Float64()-0.6)*100) / 100
 		}
-		if got, want := signFlipP(d, rng), signFlipByRecursion(d); math.Abs(got-want) > 1e-12 {
-			t.Fatalf("signFlipP(%v) = %g, exact %g", d, got, want)
+		down, up := signFlip(d, rng)
+		if want := signFlipByRecursion(d); math.Abs(down-want) > 1e-12 {
+			t.Fatalf("signFlip(%v) down = %g, exact %g", d, down, want)
+		}
+		if want := signFlipByRecursion(neg(d)); math.Abs(up-want) > 1e-12 {
+			t.Fatalf("signFlip(%v) up = %g, exact %g", d, up, want)
 		}
 	}
-	d := make([]float64, 20)
-	for i := range d {
-		d[i] = math.Round((rng.Float64()-0.65)*1000) / 1000
+	for _, tc := range []struct {
+		name  string
+		value func() float64
+	}{
+		{"distinct magnitudes", func() float64 { return math.Round((rng.Float64()-0.65)*1000) / 1000 }},
+		{"a rubric's steps", func() float64 { return float64(rng.IntN(9)-5) / 4 }},
+	} {
+		d := make([]float64, 20)
+		for i := range d {
+			d[i] = tc.value()
+		}
+		down, up := signFlip(d, rand.New(rand.NewPCG(1, 1)))
+		for _, c := range []struct {
+			dir       string
+			got, want float64
+		}{{"down", down, signFlipByRecursion(d)}, {"up", up, signFlipByRecursion(neg(d))}} {
+			// A direction stops after signFlipStop draws reach the observed sum: about signFlipStop/p draws.
+			se := math.Sqrt(c.want * (1 - c.want) / min(signFlipResamples, signFlipStop/c.want))
+			if math.Abs(c.got-c.want) > 4*se+1.0/signFlipResamples {
+				t.Errorf("%s, 20 pairs %v: drawn p %s %g, exact %g (standard error %.2g)", tc.name, d, c.dir, c.got, c.want, se)
+			}
+		}
 	}
-	exact := signFlipByRecursion(d)
-	got := signFlipP(d, rand.New(rand.NewPCG(1, 1)))
-	se := math.Sqrt(exact * (1 - exact) / signFlipResamples)
-	if math.Abs(got-exact) > 4*se+1.0/signFlipResamples {
-		t.Errorf("20 pairs: drawn p %g, exact %g (standard error %.2g)", got, exact, se)
+}
+
+// TestSignFlipSize: on 4,000 simulated graded keys of 30 pairs with no true difference (continuous
+// scores, so no two sums tie), the share whose sign-flip p-value toward a drop is at most 0.05 is 5% within
+// three standard errors, as is the share toward a rise: the sequential p-value keeps the test's size.
+func TestSignFlipSize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(simSeed(t), 31))
+	const keys, n = 4000, 30
+	down, up := 0, 0
+	d := make([]float64, n)
+	for range keys {
+		for i := range d {
+			d[i] = rng.Float64() - rng.Float64()
+		}
+		pd, pu := signFlip(d, rng)
+		if pd <= 0.05 {
+			down++
+		}
+		if pu <= 0.05 {
+			up++
+		}
 	}
+	se := math.Sqrt(0.05 * 0.95 / keys)
+	for _, c := range []struct {
+		dir string
+		n   int
+	}{{"down", down}, {"up", up}} {
+		if share := float64(c.n) / keys; math.Abs(share-0.05) > 3*se {
+			t.Errorf("%s: %.2f%% of null keys at p ≤ 0.05, want 5%% ± %.2f", c.dir, 100*share, 300*se)
+		}
+	}
+	t.Logf("null keys at p ≤ 0.05: %.2f%% down, %.2f%% up", 100*float64(down)/keys, 100*float64(up)/keys)
 }
 
 // TestDetectableDrop: the drop reported has the stated power by the same approximation, and shrinks as

@@ -50,7 +50,8 @@ type KeyResult struct {
 	PScoreImprovement float64 `json:"p_score_improvement,omitempty"`
 	AdjRegression     float64 `json:"holm_regression"`
 	AdjImprovement    float64 `json:"holm_improvement"`
-	// The smallest drop the data could have shown (power 0.8 at Alpha): in pass rate, and in mean score.
+	// The smallest drop the data could have shown (power 0.8) at Holm's first step (Alpha over the
+	// hypotheses tested): in pass rate, and in mean score.
 	DetectableDrop      float64 `json:"detectable_drop"`
 	DetectableScoreDrop float64 `json:"detectable_score_drop,omitempty"`
 	NotComparable       int     `json:"not_comparable"`
@@ -91,22 +92,26 @@ func decide(p *paired, o Options) []KeyResult {
 		r.PImprovement = mcnemarMidP(k.improvements, disc)
 		regress = append(regress, hypothesis{i, r.PRegression})
 		improve = append(improve, hypothesis{i, r.PImprovement})
-		r.DetectableDrop = detectableDrop(n, float64(disc)/fn, o.Alpha)
 
 		diffs := k.scoreDiffs()
 		mean, sd := meanSD(diffs)
 		r.MeanScoreDiff = mean
 		if k.graded {
-			rng := keyRand(o.Seed, k.info.key)
-			r.PScoreRegression = signFlipP(diffs, rng)
-			neg := make([]float64, len(diffs))
-			for j, d := range diffs {
-				neg[j] = -d
-			}
-			r.PScoreImprovement = signFlipP(neg, keyRand(o.Seed+1, k.info.key))
+			r.PScoreRegression, r.PScoreImprovement = signFlip(diffs, keyRand(o.Seed, k.info.key))
 			regress = append(regress, hypothesis{i, r.PScoreRegression})
 			improve = append(improve, hypothesis{i, r.PScoreImprovement})
-			r.DetectableScoreDrop = detectableScoreDrop(n, sd, o.Alpha)
+			r.DetectableScoreDrop = sd // the differences' standard deviation, until the level is known (below)
+		}
+	}
+	// The smallest drop the data could have shown is the family's: a lone regression among the m
+	// hypotheses tested must pass Holm's first step, p ≤ α/m (at one key, α itself).
+	level := o.Alpha / float64(max(1, len(regress)))
+	for i, k := range p.keys {
+		if r := &out[i]; r.Pairs > 0 {
+			r.DetectableDrop = detectableDrop(r.Pairs, float64(k.regressions+k.improvements)/float64(r.Pairs), level)
+			if r.Graded {
+				r.DetectableScoreDrop = detectableScoreDrop(r.Pairs, r.DetectableScoreDrop, level)
+			}
 		}
 	}
 	for _, fam := range []struct {

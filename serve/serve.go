@@ -78,18 +78,25 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		logger.Warn(w)
 	}
 	opts := rpc.Options{Engine: engine, Config: cfg, EvalTimeout: o.evalTimeout, Logger: logger, Version: version.Engine}
-	if o.stateDir != "" {
-		store, err := history.Open(o.stateDir, history.Options{Logger: logger})
-		if err != nil {
+	dir, from := stateDir(o.stateDir, cfg.StateDir, os.Getenv(StateDirEnv))
+	if dir != "" {
+		// A new dir's windows are the sessions (CI runs) that wrote it; an
+		// existing one keeps its windowing.
+		store, err := history.Open(dir, history.Options{Logger: logger, WindowRuns: true, AdoptWindowing: true})
+		if err != nil && from == "--state-dir" {
 			return fail("--state-dir: ", err)
 		}
-		defer func() {
-			if err := store.Close(); err != nil {
-				logger.Error("closing --state-dir", "error", err.Error())
-			}
-		}()
-		engine.SetThresholds(store.Threshold)
-		opts.History = store
+		if err != nil {
+			// The SDKs start the engine without flags and never read
+			// stderr: a history that cannot be had (another session holds
+			// the dir, say) must not fail the user's test run.
+			logger.Warn(noHistory(from, dir, err))
+		}
+		if err == nil {
+			defer closeStore(store, logger)
+			engine.SetThresholds(rpc.Thresholds(store))
+			opts.History = store
+		}
 	}
 	if o.reportPath != "" && report.FormatForPath(o.reportPath) == report.FormatHTML {
 		opts.ReportSpec = report.SpecText // the page shows each assertion's spec on demand

@@ -83,7 +83,9 @@
 // fault id): it does not depend on call order, concurrency, process or platform. The seed's text is a
 // string as given or an integer's decimal digits (so -0 is "0"). occurrence is 1 for the first call of a tool with
 // canonically equal args in a scenario, 2 for the second, and so on; attempt is the SDK's attempt number
-// when it sends one, else the occurrence (an agent's retry repeats the call). For each fault that
+// when it sends one, else the occurrence (an agent's retry repeats the call), written in decimal digits
+// however the request wrote the integer (3, 3.0 and 3e0 are the attempt "3"; a seed, by contrast, is
+// digits or a string: 1.0 is refused). For each fault that
 // applies, in declared order:
 //
 //	fields = ["attest-simulate-v1", seed, scenario_id, tool, canonical args, str(occurrence),

@@ -119,3 +119,42 @@ func TestLedgerPage(t *testing.T) {
 		t.Error("an unknown scenario reported as existing")
 	}
 }
+
+// TestLedgerPageWireBytes: a page's entries, written as the answer writes them (canonical JSON), take at
+// most maxBytes, however their tool names and rule ids are escaped: a tool of 256 control characters is
+// 1,536 bytes on the wire. It failed when a page counted a tool and a rule id by their raw bytes (254 KB of
+// entries for a bound of 64 KiB).
+func TestLedgerPageWireBytes(t *testing.T) {
+	for _, tc := range []struct{ name, tool, rule string }{
+		{"control characters", strings.Repeat("\x01", MaxIDText), "m"},
+		{"quotes and backslashes", strings.Repeat(`"\`, MaxIDText/2), "m"},
+		{"a rule id escaped", "t", strings.Repeat("\x1f", 128)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rule, _ := Canonical(tc.rule)
+			tb := table(t, `{"mocks": [{"id": `+string(rule)+`, "tool": "*", "result": "ok"}]}`)
+			sim := New()
+			for i := range 2000 {
+				if _, err := sim.Call(tb, Call{ScenarioID: "s", Seed: "1", Tool: tc.tool, Args: map[string]any{"i": fmt.Sprint(i)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			const maxBytes = 64 << 10
+			for offset := 0; offset < 2000; {
+				es, _, _ := sim.LedgerPage("s", offset, MaxCalls, maxBytes)
+				list := make([]any, len(es))
+				for i := range es {
+					list[i] = es[i].Wire()
+				}
+				c, err := Canonical(list)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(es) > 1 && len(c) > maxBytes {
+					t.Fatalf("the page at offset %d: %d entries take %d bytes of answer, more than %d", offset, len(es), len(c), maxBytes)
+				}
+				offset += len(es)
+			}
+		})
+	}
+}

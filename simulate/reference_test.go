@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"attest-engine/jsonschema"
 )
 
 // referenceTable covers every fault kind and variant, sequences, mocks' own errors, overlapping mocks,
@@ -101,7 +103,9 @@ func TestPythonDecisionReference(t *testing.T) {
 		params := fmt.Sprintf(`{"scenario_id": "s%d", "seed": %s, "tool": %q, "args": %s`,
 			rng.IntN(3), seeds[rng.IntN(len(seeds))], referenceTools[rng.IntN(len(referenceTools))], referenceArgs[rng.IntN(len(referenceArgs))])
 		if rng.IntN(4) == 0 {
-			params += fmt.Sprintf(`, "attempt": %d`, 1+rng.IntN(5))
+			// An integer as JSON may write it: 3, 3.0 or 3e0 are the attempt 3 (rpc reads it with
+			// jsonschema.Integer).
+			params += fmt.Sprintf(`, "attempt": %d%s`, 1+rng.IntN(5), []string{"", "", ".0", "e0"}[rng.IntN(4)])
 		}
 		params += "}"
 		p := decode(t, params).(map[string]any)
@@ -110,8 +114,11 @@ func TestPythonDecisionReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := Call{ScenarioID: p["scenario_id"].(string), Seed: seedText, Tool: p["tool"].(string), Args: p["args"]}
-		if a, ok := p["attempt"].(json.Number); ok {
-			v, _ := a.Int64()
+		if a, ok := p["attempt"]; ok {
+			v, isInt := jsonschema.Integer(a)
+			if !isInt {
+				t.Fatalf("%s: attempt %v", params, a)
+			}
 			c.Attempt = int(v)
 		}
 		var nm *NoMatchError
@@ -186,5 +193,61 @@ func TestPythonReferenceRefusesLoneSurrogates(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(out)); got != `{"invalid_params": "args.q[1]: a lone surrogate escape"}` {
 		t.Errorf("reference answered %s", got)
+	}
+}
+
+// TestPythonReferenceRefusesInvalidParams: the params the engine refuses with -32602 (rpc's mockCall and
+// Simulator.Call), the reference refuses too, naming the field: a seed that is not a string or digits (1.0,
+// true), an attempt out of range or not an integer, an empty or long tool, args that are not an object.
+func TestPythonReferenceRefusesInvalidParams(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	long := strings.Repeat("x", 257)
+	for _, tc := range []struct{ params, field string }{
+		{`{"scenario_id": "s", "seed": 1.0, "tool": "t", "args": {}}`, "seed"},
+		{`{"scenario_id": "s", "seed": 1e2, "tool": "t", "args": {}}`, "seed"},
+		{`{"scenario_id": "s", "seed": true, "tool": "t", "args": {}}`, "seed"},
+		{`{"scenario_id": "s", "seed": "", "tool": "t", "args": {}}`, "seed"},
+		{`{"scenario_id": "s", "seed": 1, "tool": "t", "args": {}, "attempt": 0}`, "attempt"},
+		{`{"scenario_id": "s", "seed": 1, "tool": "t", "args": {}, "attempt": 2.5}`, "attempt"},
+		{`{"scenario_id": "s", "seed": 1, "tool": "t", "args": {}, "attempt": 1000001}`, "attempt"},
+		{`{"scenario_id": "s", "seed": 1, "tool": "t", "args": {}, "attempt": true}`, "attempt"},
+		{`{"scenario_id": "s", "seed": 1, "tool": "", "args": {}}`, "tool"},
+		{`{"scenario_id": "s", "seed": 1, "tool": "` + long + `", "args": {}}`, "tool"},
+		{`{"scenario_id": "s", "seed": 1, "tool": "t", "args": [1]}`, "args"},
+	} {
+		// The engine, as rpc reads the params.
+		p := decode(t, tc.params).(map[string]any)
+		var engineErr error
+		seed, err := SeedText(p["seed"])
+		c := Call{ScenarioID: p["scenario_id"].(string), Seed: seed, Tool: p["tool"].(string), Args: p["args"]}
+		switch a, has := p["attempt"]; {
+		case err != nil:
+			engineErr = err
+		case has && a != nil:
+			if n, isInt := jsonschema.Integer(a); !isInt || n < 1 || n > MaxAttempt {
+				engineErr = &CallError{"attempt", "must be an integer from 1 to 1000000"}
+				break
+			}
+			fallthrough
+		default:
+			tb := table(t, `{"mocks": [{"id": "m", "tool": "*", "result": 1}]}`)
+			_, engineErr = New().Call(tb, c)
+		}
+		var ce *CallError
+		if !errors.As(engineErr, &ce) || ce.Field != tc.field {
+			t.Errorf("%s: the engine answered %v, want a *CallError on %s", tc.params, engineErr, tc.field)
+		}
+		cmd := exec.Command(py, filepath.Join("..", "testdata", "simulate", "reference.py"), "decide")
+		cmd.Stdin = strings.NewReader(`{"mocks": [{"id": "m", "tool": "*", "result": 1}]}` + "\n" + tc.params + "\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("python3 reference.py decide: %v", err)
+		}
+		if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, `{"invalid_params": "`+tc.field+`:`) {
+			t.Errorf("%s: the reference answered %s, want invalid_params on %s", tc.params, got, tc.field)
+		}
 	}
 }

@@ -264,6 +264,21 @@ const MaxLedgerPage = 4 << 20
 // entryWire is what an entry's answer adds to its texts: member names, numbers and punctuation.
 const entryWire = 160
 
+// quotedLen is the length of s as a canonical JSON string writes it, without its quotes: a control
+// character takes 6 bytes (\u00xx) or 2 (\n and the like), a quote or a backslash 2.
+func quotedLen(s string) int {
+	n := len(s)
+	for i := range len(s) {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}
+
 // Ledger returns a copy of the decisions of a scenario, in order, and whether the scenario exists.
 func (s *Simulator) Ledger(scenarioID string) ([]Entry, bool) {
 	entries, _, ok := s.LedgerPage(scenarioID, 0, MaxCalls, -1)
@@ -287,7 +302,7 @@ func (s *Simulator) LedgerPage(scenarioID string, offset, limit, maxBytes int) (
 		if e.Outcome == "" {
 			break
 		}
-		n := len(e.Tool) + len(e.Args) + len(e.Fault) + len(e.RuleID) + entryWire
+		n := quotedLen(e.Tool) + len(e.Args) + len(e.Fault) + quotedLen(e.RuleID) + entryWire
 		if maxBytes >= 0 && len(entries) > 0 && size+n > maxBytes {
 			break
 		}

@@ -36,14 +36,26 @@
 //
 // # Recovery
 //
-// Open reads every segment in order. The first invalid frame of the last
-// segment (cut short, a bad length, a checksum mismatch, a sequence number
-// out of order) is a torn tail, cut off; one in an earlier segment ends
-// that segment's records (corruption, reported). A whole frame larger than
-// Options.MaxBody allows (a request taken under a larger --max-line) is an
-// error of Open, naming the bound that replays it: it was answered 200,
-// and is never cut. Its checksum is read through without holding it. Replay hands the records
-// back in order, one at a time: memory holds one body.
+// Open reads every segment in order. Past a damaged frame (a bad length, a
+// checksum mismatch, a sequence number out of order) the scan goes on at
+// the next valid frame: where the damaged frame's header claims it ends
+// when a valid frame numbered after it starts there, else the first valid
+// frame found byte by byte, numbered no lower than the one expected; each
+// such run is reported (Corrupt), and costs the requests its frames held,
+// no others. Only a tail with no valid frame, in the last segment, is a
+// request torn by a crash, and cut off (TornBytes); in an earlier segment
+// it is reported. The byte-by-byte search checksums at most 4× the
+// segment's size and 1 MiB besides its valid frames (crafted bytes could
+// look like a header at every offset); past that it stops, reports it, and
+// a last segment is left whole, the spool going on in a new one. A frame
+// found by that search inside a frame whose header is damaged is taken as
+// a request: a body crafted to hold a whole frame can add that one
+// request, as its sender could. A whole frame larger than Options.MaxBody
+// allows, its checksum right (a request taken under a larger --max-line),
+// is an error of Open naming the bound that replays it: it was answered
+// 200, and is never cut or searched past; its checksum is read through
+// without holding it. Replay hands the records back in order, one at a
+// time: memory holds one body.
 //
 // # Bounds
 //

@@ -4,7 +4,6 @@
 package spool
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -100,7 +99,7 @@ type Spool struct {
 	undo  int64 // the active segment's size before the last Append; -1 when it cannot be undone
 
 	// Recovery: what Open found.
-	Corrupt   []string // invalid frames in sealed segments: their later records are lost
+	Corrupt   []string // damaged runs skipped, and tails of sealed segments with no valid frame
 	TornBytes int64    // bytes of a torn tail cut from the last segment
 }
 
@@ -123,20 +122,29 @@ func Open(dir *safedir.Dir, opts Options) (*Spool, error) {
 		}
 	}
 	slices.Sort(firsts)
+	sealLast := false // the last segment's tail was not searched to its end
 	for i, first := range firsts {
 		last := i == len(firsts)-1
-		seg, err := s.recover(first, last)
+		seg, gaveUp, err := s.recover(first, last)
 		if err != nil {
 			return nil, err
 		}
 		s.segs = append(s.segs, seg)
 		s.total += seg.size
+		sealLast = last && gaveUp
 	}
-	if len(s.segs) == 0 {
+	switch {
+	case len(s.segs) == 0:
 		if err := s.create(1); err != nil {
 			return nil, err
 		}
-	} else {
+	case sealLast:
+		a := s.segs[len(s.segs)-1]
+		// past its last request (a new name even when it holds none)
+		if err := s.create(a.first + uint64(max(a.count, 1))); err != nil {
+			return nil, err
+		}
+	default:
 		a := s.segs[len(s.segs)-1]
 		f, err := dir.OpenFile(segName(a.first), os.O_RDWR|os.O_APPEND, 0)
 		if err != nil {
@@ -147,24 +155,33 @@ func Open(dir *safedir.Dir, opts Options) (*Spool, error) {
 	return s, nil
 }
 
-// recover scans one segment; the last one's torn tail is cut.
-func (s *Spool) recover(first uint64, last bool) (segment, error) {
+// recover scans one segment. Damaged runs followed by valid frames are
+// reported (Corrupt) and left as they are; a tail with no valid frame is
+// reported in a sealed segment and cut from the last one (a request torn
+// by a crash), unless the search for a valid frame in it spent its budget:
+// the segment is then left whole, and the spool goes on in a new one.
+func (s *Spool) recover(first uint64, last bool) (segment, bool, error) {
 	name := segName(first)
 	f, err := s.dir.OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
-		return segment{}, err
+		return segment{}, false, err
 	}
 	defer f.Close()
-	end, count, bad, err := scan(f, first, s.opts.MaxBody, nil)
+	res, err := scan(f, first, s.opts.MaxBody, nil)
 	if err != nil {
-		return segment{}, fmt.Errorf("spool: %s: %w", name, err)
+		return segment{}, false, fmt.Errorf("spool: %s: %w", name, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return segment{}, err
+		return segment{}, false, err
 	}
-	if bad != "" && !last {
-		s.Corrupt = append(s.Corrupt, fmt.Sprintf("%s at offset %d: %s", name, end, bad))
+	for _, k := range res.skipped {
+		s.Corrupt = append(s.Corrupt, name+" "+k)
+	}
+	end := res.end
+	if res.bad != "" && (!last || res.gaveUp) {
+		s.Corrupt = append(s.Corrupt, fmt.Sprintf("%s at offset %d: %s: the %d bytes after it hold no request read back", name, end, res.bad, fi.Size()-end))
+		return segment{first: first, count: res.count, size: fi.Size()}, res.gaveUp, nil
 	}
 	if last && (fi.Size() != end || end < int64(len(magic))) {
 		// A torn tail (or a header never written): cut, so the next frame
@@ -176,7 +193,7 @@ func (s *Spool) recover(first uint64, last bool) (segment, error) {
 			}
 		}
 		if err := f.Truncate(end); err != nil {
-			return segment{}, fmt.Errorf("spool: cut torn tail of %s: %w", name, err)
+			return segment{}, false, fmt.Errorf("spool: cut torn tail of %s: %w", name, err)
 		}
 		s.TornBytes += max(fi.Size()-end, 0)
 	}
@@ -184,75 +201,7 @@ func (s *Spool) recover(first uint64, last bool) (segment, error) {
 	if last {
 		size = end
 	}
-	return segment{first: first, count: count, size: size}, nil
-}
-
-// scan reads a segment's frames from its start, calling fn (when not nil)
-// with each record; it returns where the valid frames end, how many there
-// are, and why it stopped before the end of the file ("" at the end).
-func scan(f *os.File, first uint64, maxBody int, fn func(Record) error) (int64, int, string, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, 0, "", err
-	}
-	br := bufio.NewReaderSize(f, 64<<10)
-	head := make([]byte, len(magic))
-	if _, err := io.ReadFull(br, head); err != nil {
-		return 0, 0, "segment header missing", nil
-	}
-	if string(head) != magic {
-		return 0, 0, "", errors.New("not a spool segment")
-	}
-	off := int64(len(magic))
-	var hdr [frameHeader]byte
-	var buf []byte
-	for count := 0; ; count++ {
-		if _, err := io.ReadFull(br, hdr[:]); err != nil {
-			if err == io.EOF {
-				return off, count, "", nil
-			}
-			if err == io.ErrUnexpectedEOF {
-				return off, count, "torn frame header", nil
-			}
-			return off, count, "", err
-		}
-		n := binary.LittleEndian.Uint32(hdr[0:4])
-		if n >= 3 && int64(n) > int64(maxBody)+payloadExtra && int64(n) <= maxFrame {
-			// Too large for the bound of this start, maybe not for the one
-			// it was taken under (a lower --max-line): a whole frame is a
-			// request answered 200, never cut as a torn tail. Its checksum
-			// is read through, without holding it.
-			h := crc32.New(castagnoli())
-			if _, err := io.CopyN(h, br, int64(n)); err == nil && h.Sum32() == binary.LittleEndian.Uint32(hdr[4:8]) {
-				return off, count, "", fmt.Errorf("a request answered 200 at offset %d is larger (a %d-byte frame) than the %d bytes taken now: start with --max-line %d or more to replay it", off, n, maxBody, n)
-			}
-		}
-		if n < 3 || int64(n) > int64(maxBody)+payloadExtra {
-			return off, count, fmt.Sprintf("frame length %d", n), nil
-		}
-		buf = slices.Grow(buf[:0], int(n))[:n]
-		if _, err := io.ReadFull(br, buf); err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return off, count, "torn frame payload", nil
-			}
-			return off, count, "", err
-		}
-		if crc32.Checksum(buf, castagnoli()) != binary.LittleEndian.Uint32(hdr[4:8]) {
-			return off, count, "checksum mismatch", nil
-		}
-		r, reason := decode(buf)
-		if reason == "" && r.Seq != first+uint64(count) {
-			reason = fmt.Sprintf("sequence number %d, want %d", r.Seq, first+uint64(count))
-		}
-		if reason != "" {
-			return off, count, reason, nil
-		}
-		off += frameHeader + int64(n)
-		if fn != nil {
-			if err := fn(r); err != nil {
-				return off, count + 1, "", err
-			}
-		}
-	}
+	return segment{first: first, count: res.count, size: size}, false, nil
 }
 
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
@@ -383,12 +332,10 @@ func (s *Spool) Replay(fn func(Record) error) error {
 		if err != nil {
 			return err
 		}
-		n := 0
-		_, _, _, err = scan(f, seg.first, s.opts.MaxBody, func(r Record) error {
-			if n >= seg.count {
+		_, err = scan(f, seg.first, s.opts.MaxBody, func(r Record) error {
+			if r.Seq >= seg.first+uint64(seg.count) {
 				return io.EOF // appended after Open: not part of the replay
 			}
-			n++
 			return fn(r)
 		})
 		f.Close()

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"attest-engine/assert"
+	"attest-engine/resultkey"
 	"attest-engine/sample"
 	"attest-engine/trace"
 )
@@ -30,13 +31,17 @@ const (
 //	 "sample_rates": {"<agent_id>": 0.1, …},
 //	 "filter": {"agent_ids": ["<agent_id>", …]}}
 //
-// A name is the assertion's stable key (for result ids, history and
-// drift); it must be unique in the suite.
+// A name is the assertion's stable name (for result ids) and part of its
+// assertion key (Keys); it must be unique in the suite.
 type Suite struct {
 	Assertions []assert.Assertion // ID is the name
-	Rates      map[string]sample.Rate
-	Agents     map[string]bool // nil: every agent
-	Hash       string          // SHA-256 of the suite's canonical JSON, hex
+	// Keys are the assertions' keys (package resultkey: type, canonical
+	// spec, agent_id and name), in suite order: the history's keys and the
+	// result lines' assertion_key.
+	Keys   []string
+	Rates  map[string]sample.Rate
+	Agents map[string]bool // nil: every agent
+	Hash   string          // SHA-256 of the suite's canonical JSON, hex
 }
 
 // Read reads and checks a suite file of at most MaxBytes.
@@ -87,7 +92,11 @@ func parse(data []byte) (*Suite, error) {
 			return nil, fmt.Errorf("assertions[%d]: name %q is used twice (names are the keys of results and history)", i, a.ID)
 		}
 		seen[a.ID] = true
-		s.Assertions = append(s.Assertions, a)
+		key, err := resultkey.Assertion(a.Type, a.Spec, a.AgentID, a.ID)
+		if err != nil {
+			return nil, fmt.Errorf("assertions[%d]: spec: %v", i, err)
+		}
+		s.Assertions, s.Keys = append(s.Assertions, a), append(s.Keys, key)
 	}
 	if rv, ok := obj["sample_rates"]; ok {
 		rates, ok := rv.(map[string]any)

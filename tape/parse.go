@@ -34,7 +34,7 @@ func Parse(src []byte) (*Doc, error) {
 	if err == nil {
 		d.skipSpace()
 		if d.pos != len(d.src) {
-			err = d.errorf("unexpected data after top-level value")
+			err = d.errorf(MsgTrailingData)
 		}
 	}
 	if err != nil {
@@ -46,6 +46,10 @@ func Parse(src []byte) (*Doc, error) {
 	}
 	return d, nil
 }
+
+// MsgTrailingData is the Msg of the *SyntaxError of a text that holds more
+// after one whole JSON value.
+const MsgTrailingData = "unexpected data after top-level value"
 
 // ParseUnique is Parse with a duplicate member name an error like any
 // other: it returns a Doc only for a text without one. The request line

@@ -5,6 +5,7 @@ package tape
 import (
 	"iter"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -124,36 +125,55 @@ func (v Value) LoneSurrogate() bool {
 // surrogate escape (LoneSurrogate), as a path from v: members by name after
 // a dot, elements by index in brackets ("args.items[2].name"); a member name
 // that holds one is named by its own path. found is false when there is none.
-// Nesting is bounded by MaxDepth, as in every parsed document.
+// Nesting is bounded by MaxDepth, as in every parsed document. The path is
+// built only once one is found, from the pieces on the way back up: built on
+// the way down, every value of a document nested d deep with long member
+// names cost a copy of its ancestors' names, O(d · size) bytes for nothing.
 func FindLoneSurrogate(v Value) (path string, found bool) {
-	return findLone(v, "")
+	var up []pathPiece // from the lone surrogate up to v
+	if !findLone(v, &up) {
+		return "", false
+	}
+	var b strings.Builder
+	for i := len(up) - 1; i >= 0; i-- {
+		if p := up[i]; p.index >= 0 {
+			b.WriteString("[" + strconv.Itoa(p.index) + "]")
+		} else {
+			if i < len(up)-1 {
+				b.WriteByte('.')
+			}
+			b.WriteString(p.name.Str())
+		}
+	}
+	return b.String(), true
 }
 
-func findLone(v Value, path string) (string, bool) {
+// pathPiece is a step of a path: an element's index, or (index -1) a member's name.
+type pathPiece struct {
+	name  Value
+	index int
+}
+
+func findLone(v Value, up *[]pathPiece) bool {
 	switch v.Kind() {
 	case String:
-		return path, v.LoneSurrogate()
+		return v.LoneSurrogate()
 	case Array:
 		i := 0
 		for e := range v.Elems() {
-			if p, ok := findLone(e, path+"["+strconv.Itoa(i)+"]"); ok {
-				return p, true
+			if findLone(e, up) {
+				*up = append(*up, pathPiece{index: i})
+				return true
 			}
 			i++
 		}
 	case Object:
 		for name, e := range v.Members() {
-			p := name.Str()
-			if path != "" {
-				p = path + "." + p
-			}
-			if name.LoneSurrogate() {
-				return p, true
-			}
-			if p, ok := findLone(e, p); ok {
-				return p, true
+			if name.LoneSurrogate() || findLone(e, up) {
+				*up = append(*up, pathPiece{name: name, index: -1})
+				return true
 			}
 		}
 	}
-	return "", false
+	return false
 }

@@ -1,8 +1,10 @@
-// pieces_test.go: RuneCount against the decoded string.
+// pieces_test.go: RuneCount against the decoded string; finding lone surrogate escapes.
 
 package tape
 
 import (
+	"runtime"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -75,5 +77,32 @@ func TestFindLoneSurrogate(t *testing.T) {
 		if found != tt.found || path != tt.path {
 			t.Errorf("FindLoneSurrogate(%s) = %q, %v; want %q, %v", tt.in, path, found, tt.path, tt.found)
 		}
+	}
+}
+
+// TestFindLoneSurrogateLinear: looking through a document nested 400 deep with 10 KiB member names (4 MB)
+// and no lone surrogate allocates less than the document's size. It failed when each value's path was built
+// on the way down: every value cost a copy of its ancestors' names, 800 MB for this one.
+func TestFindLoneSurrogateLinear(t *testing.T) {
+	const depth, nameLen = 400, 10 << 10
+	var b strings.Builder
+	for i := range depth {
+		b.WriteString(`{"` + strings.Repeat(string(rune('a'+i%26)), nameLen) + `":`)
+	}
+	b.WriteString(`"\ud83d\ude00"`)
+	b.WriteString(strings.Repeat("}", depth))
+	d, err := Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if path, found := FindLoneSurrogate(d.Root()); found {
+		t.Fatalf("found a lone surrogate at %.40q…", path)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > uint64(b.Len()) {
+		t.Errorf("looking through %d bytes nested %d deep allocated %d bytes", b.Len(), depth, got)
 	}
 }

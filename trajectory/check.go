@@ -160,7 +160,7 @@ func (c *Check) Eval(ctx context.Context, trace tape.Value) (Outcome, error) {
 	r := newRun(trace, c.c)
 	switch c.kind {
 	case "tool_args":
-		return c.toolArgs(r), nil
+		return c.toolArgs(ctx, r)
 	case "temporal":
 		return c.temporal(ctx, r)
 	}
@@ -201,11 +201,16 @@ func (c *Check) Eval(ctx context.Context, trace tape.Value) (Outcome, error) {
 }
 
 // toolArgs: every call of the tool matches, and there is at least one.
-func (c *Check) toolArgs(r *run) Outcome {
+func (c *Check) toolArgs(ctx context.Context, r *run) (Outcome, error) {
 	p := c.pats[0]
 	all := r.steps(c.tree)
 	var at []string
 	for i := range all {
+		if i%ctxEvery == ctxEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return Outcome{}, err
+			}
+		}
 		s := &all[i]
 		if s.name != p.Tool || p.Type != "" && s.typ != p.Type {
 			continue // with a type, another step of the same name is another thing
@@ -216,7 +221,7 @@ func (c *Check) toolArgs(r *run) Outcome {
 			if len(at) > 0 {
 				prior = fmt.Sprintf(" (%d earlier %s matched: %s)", len(at), plural(len(at), "call", "calls"), strings.Join(at, ", "))
 			}
-			return Outcome{Explanation: fmt.Sprintf("Call of %s at %s does not match: %s%s.", p.label(), r.describe(s), why, prior), Failed: f}
+			return Outcome{Explanation: fmt.Sprintf("Call of %s at %s does not match: %s%s.", p.label(), r.describe(s), why, prior), Failed: f}, nil
 		}
 		at = appendCapped(at, r.describe(s), len(at))
 	}
@@ -226,12 +231,12 @@ func (c *Check) toolArgs(r *run) Outcome {
 			what += " (" + p.Type + ")"
 		}
 		f := r.failEnd(what + " was never called")
-		return Outcome{Explanation: fmt.Sprintf("Tool %s was never called, so its arguments could not be checked.", what), Failed: f}
+		return Outcome{Explanation: fmt.Sprintf("Tool %s was never called, so its arguments could not be checked.", what), Failed: f}, nil
 	}
 	if len(at) == 1 {
-		return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("The one call of %s matches: %s.", p.label(), at[0])}
+		return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("The one call of %s matches: %s.", p.label(), at[0])}, nil
 	}
-	return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("All %d calls of %s match: %s.", len(at), p.label(), strings.Join(at, ", "))}
+	return Outcome{Pass: true, Score: 1, Explanation: fmt.Sprintf("All %d calls of %s match: %s.", len(at), p.label(), strings.Join(at, ", "))}, nil
 }
 
 func (c *Check) strict(r *run, all []step, seq []int, masks []uint64, res strictResult) Outcome {

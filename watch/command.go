@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -32,6 +33,9 @@ type Env struct {
 	Recorder func(cfg HistoryConfig, log *slog.Logger) (Recorder, error)
 	Getenv   func(string) string
 	Logger   func(w io.Writer, level string) (*slog.Logger, error)
+	// MemoryLimit, when set, is given the soft memory limit the process
+	// should run under (DefaultEnv sets it unless GOMEMLIMIT is set).
+	MemoryLimit func(bytes int64)
 }
 
 // DefaultEnv is the process's: history.Store under --state-dir
@@ -47,6 +51,12 @@ func DefaultEnv() Env {
 				return nil, err
 			}
 			return cli.NewLogger(w, l), nil
+		},
+		// watch runs alone in its process: its memory budget is the process's.
+		MemoryLimit: func(n int64) {
+			if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+				debug.SetMemoryLimit(n)
+			}
 		},
 	}
 }
@@ -93,6 +103,7 @@ type options struct {
 	maxLine                                int
 	maxSpool                               int64
 	checkpointEvery                        time.Duration
+	listenLimits                           listenLimits // no flags: the defaults, or a test's
 }
 
 // Run is `attest-engine watch`. Exit status: 0 when the input was read to
@@ -113,6 +124,9 @@ func RunEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	o, log, code := parse(args, stderr, env)
 	if log == nil {
 		return code
+	}
+	if env.MemoryLimit != nil {
+		env.MemoryLimit(o.memoryLimit())
 	}
 	c, err := newCommand(o, env, log)
 	if err != nil {

@@ -22,8 +22,14 @@
 // input items still hold something not yet settled, and late spans make a
 // superseding or a too-late verdict (package ingest, "Late spans").
 //
-// Memory is bounded by the input line, the span assembler's bounds and at
-// most 2×jobs traces between reading and writing. No socket is opened unless
+// Memory is bounded in bytes at every stage (budget.go): the input line,
+// the request bodies the listener holds (admission.go: past the budget a
+// client is answered 503 with Retry-After, not waited on), the items between
+// the readers and the assembler, the assembler's bounds, and the traces
+// being evaluated; a body must keep arriving at a useful rate and the
+// connections are capped (conns.go), so no client can hold the listener.
+// Within the default flags the process stays under 128 MiB of peak RSS
+// (watch_budget_test.go). No socket is opened unless
 // --listen (loopback unless --listen-any-address), a provider or a webhook
 // is configured.
 //

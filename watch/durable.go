@@ -30,6 +30,8 @@ type durable struct {
 	// the reads before did.
 	resumed bool
 	dir     *safedir.Dir
+	// borrowed: dir is the history's (closed by it)
+	borrowed bool
 	// spool holds what --listen answered 200 until it is settled.
 	spool *spool.Spool
 
@@ -95,10 +97,19 @@ func (d *durable) resume(f *os.File) error {
 	return nil
 }
 
-// openDir opens the state dir for the files this package keeps there.
+// openDir opens the state dir for the files this package keeps there: the
+// directory the history opened, checked private and locked, when the
+// recorder has it (the path may name another directory by now), else the
+// path.
 func (d *durable) openDir() error {
 	if d.dir != nil {
 		return nil
+	}
+	if r, ok := d.c.rec.(interface{ StateDir() *safedir.Dir }); ok {
+		if dir := r.StateDir(); dir != nil {
+			d.dir, d.borrowed = dir, true
+			return nil
+		}
 	}
 	dir, err := safedir.Open(d.c.o.history.Dir)
 	if err != nil {
@@ -113,7 +124,7 @@ func (d *durable) close() {
 	if d.spool != nil {
 		d.spool.Close()
 	}
-	if d.dir != nil {
+	if d.dir != nil && !d.borrowed {
 		d.dir.Close()
 	}
 }
@@ -139,9 +150,9 @@ func (d *durable) attach(feed *ingest.Feed) {
 	if !ok || len(c.suite.Assertions) == 0 || (!d.resumed && d.spool == nil) {
 		return
 	}
-	last := d.lastAssertion()
+	last, lastKey := d.lastAssertion()
 	feed.KnownBy(func(traceID string) (ingest.Prior, bool) {
-		rid, through, spans, ok := v.Prior(traceID, last)
+		rid, through, spans, ok := v.Prior(traceID, lastKey)
 		if !ok {
 			return ingest.Prior{}, false
 		}
@@ -170,22 +181,25 @@ func (d *durable) judged(t ingest.Trace) bool {
 	if !ok {
 		return false
 	}
-	last := d.lastAssertion()
-	rid, through, _, ok := v.Prior(t.ID, last)
+	last, lastKey := d.lastAssertion()
+	rid, through, _, ok := v.Prior(t.ID, lastKey)
 	return ok && through == t.Through && rid == resultID(t.ID, last, d.c.suite.Hash, d.c.ev.version)
 }
 
-// lastAssertion is the assertion whose verdict tells that the history
-// holds a trace's: a trace's results are recorded in suite order with one
-// write call, and a write cut short by a crash leaves a prefix of them
-// (the log's recovery cuts the torn frame), so the last one's presence
-// means all of them are there; the first one's did not.
-func (d *durable) lastAssertion() string {
+// lastAssertion is the assertion (its id and its key, under which the
+// history records it) whose verdict tells that the history holds a
+// trace's: a trace's results are recorded in suite order with one write
+// call, and a write cut short by a crash leaves a prefix of them (the
+// log's recovery cuts the torn frame), so the last one's presence means
+// all of them are there; the first one's did not.
+func (d *durable) lastAssertion() (id, key string) {
 	as := d.c.suite.Assertions
-	return as[len(as)-1].ID
+	return as[len(as)-1].ID, d.c.suite.Keys[len(as)-1]
 }
 
-// item counts an item's spans (or its trace) in the ledger.
+// item counts an item's spans (or its trace) in the ledger. The chunks of
+// one line or request share a Seq: the first holds the item unsettled
+// (one more) until the last is counted (ledger.more).
 func (d *durable) item(it ingest.Item) {
 	if d.led == nil {
 		return
@@ -194,7 +208,16 @@ func (d *durable) item(it ingest.Item) {
 	if it.Trace != nil {
 		n = 1
 	}
-	d.led.add(it.Seq, n)
+	switch {
+	case it.Part == 0 && it.More:
+		d.led.add(it.Seq, n+1)
+	case it.Part == 0:
+		d.led.add(it.Seq, n)
+	case it.More:
+		d.led.more(it.Seq, n)
+	default:
+		d.led.more(it.Seq, n-1)
+	}
 }
 
 // read notes where an item ended.

@@ -99,3 +99,38 @@ func TestLedgerBounded(t *testing.T) {
 		t.Errorf("all settled: low item %d at %d; want %d at %d", s, start, n+1, n*10)
 	}
 }
+
+// TestLedgerChunks: a long line or request comes as chunks of one Seq
+// (ingest.Item.Part, More); its spans are counted as each chunk comes, and
+// it does not settle before its last chunk is counted, even when every
+// span counted so far is settled.
+func TestLedgerChunks(t *testing.T) {
+	d := &durable{led: newLedger(1, 0, 0)}
+	low := func() uint64 { s, _, _ := d.led.low(); return s }
+	d.item(ingest.Item{Seq: 1, Part: 0, More: true, Spans: make([]ingest.Span, 3)})
+	d.led.settle([]ingest.SeqCount{{Seq: 1, N: 3}})
+	if got := low(); got != 1 {
+		t.Fatalf("the first chunk's spans settled, more to come: first unsettled item %d, want 1", got)
+	}
+	d.item(ingest.Item{Seq: 1, Part: 1, More: true, Spans: make([]ingest.Span, 2)})
+	d.item(ingest.Item{Seq: 1, Part: 2, More: false, Spans: make([]ingest.Span, 1)})
+	d.led.settle([]ingest.SeqCount{{Seq: 1, N: 2}})
+	if got := low(); got != 1 {
+		t.Fatalf("one span of the last chunk unsettled: first unsettled item %d, want 1", got)
+	}
+	d.led.settle([]ingest.SeqCount{{Seq: 1, N: 1}})
+	if got := low(); got != 2 {
+		t.Errorf("every span settled: first unsettled item %d, want 2", got)
+	}
+
+	// Behind an unsettled item (2), a chunked item (3) settles once its
+	// last chunk is counted, and is dropped with the others behind 2.
+	d.item(ingest.Item{Seq: 2, Spans: make([]ingest.Span, 1)})
+	d.item(ingest.Item{Seq: 3, Part: 0, More: true, Spans: make([]ingest.Span, 2)})
+	d.led.settle([]ingest.SeqCount{{Seq: 3, N: 2}})
+	d.item(ingest.Item{Seq: 3, Part: 1, More: false})
+	d.led.settle([]ingest.SeqCount{{Seq: 2, N: 1}})
+	if got := low(); got != 4 {
+		t.Errorf("items 2 and 3 settled, 3's last chunk empty: first unsettled item %d, want 4", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"attest-engine/assert"
 	"attest-engine/ingest"
+	"attest-engine/resultkey"
 	"attest-engine/suite"
 	"attest-engine/tape"
 )
@@ -77,7 +78,7 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 	}
 	for i, a := range as {
 		rid, sup := verdictIDs(resultID(key, a.ID, e.suite.Hash, e.version), &t)
-		out[i] = Result{TraceID: id, Assertion: a.ID, Type: a.Type, ResultID: rid, Supersedes: sup,
+		out[i] = Result{TraceID: id, Assertion: a.ID, AssertionKey: e.suite.Keys[i], Type: a.Type, ResultID: rid, Supersedes: sup,
 			AgentID: t.AgentID, Incomplete: t.Incomplete || t.TooLate, Seq: t.Seq, Through: t.Through, Spans: t.Spans, hold: t.Hold}
 	}
 	defer func() {
@@ -114,13 +115,26 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 			*ci = deriveCost(t.Value, e.price)
 			costKnown = ci.derived
 		}
-		doc, err := assert.Encode(t.Value)
+		text, err := ingest.AppendJSON(nil, t.Value)
+		var doc *tape.Doc
+		if err == nil {
+			doc, err = tape.ParseUnique(text)
+		}
 		if err != nil {
 			f := assert.FailureOf(err, e.timeout)
 			fail(out, nil, wire(f))
 			return out
 		}
-		t.Doc = doc
+		// Validation's size rules may skip measuring a trace whose text,
+		// doubled, is within them: the text is this one.
+		t.Doc, t.Size = doc, len(text)
+	}
+	root := t.Doc.Root()
+	in := root.Get("input")
+	if ck, err := resultkey.Case(root.Get("agent_id").Str(), in.Any(), in.Exists()); err == nil {
+		for i := range out {
+			out[i].CaseKey = ck
+		}
 	}
 	var run []int
 	for i, a := range as {

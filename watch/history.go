@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"attest-engine/history"
+	"attest-engine/safedir"
 )
 
 // OpenHistory opens --state-dir: alerts go to the dir's alerts.ndjson
@@ -38,7 +39,8 @@ func OpenHistory(cfg HistoryConfig, log *slog.Logger) (Recorder, error) {
 }
 
 // storeRecorder adapts a history.Store to the Recorder: each result line
-// becomes a history.Result, keyed by the suite's assertion name and
+// becomes a history.Result, keyed by its assertion key, labelled by the
+// suite's name, and
 // windowed by the trace's input position, and a trace's results are
 // recorded together (history.Store.AddAll: one write call). A line that
 // does not convert is left out and the others recorded.
@@ -48,10 +50,13 @@ func (h storeRecorder) Record(rs []Result) error {
 	out := make([]history.Result, 0, len(rs))
 	var bad error
 	for _, r := range rs {
-		hr, err := history.ParseLine(r.TraceID, r.Assertion, r.Type, r.Status, r.Score, r.TS, r.Seq, r.ResultID)
+		hr, err := history.ParseLine(r.TraceID, cmp.Or(r.AssertionKey, r.Assertion), r.Type, r.Status, r.Score, r.TS, r.Seq, r.ResultID)
 		if err != nil {
 			bad = cmp.Or(bad, err)
 			continue
+		}
+		if r.AssertionKey != "" {
+			hr.Label = r.Assertion
 		}
 		hr.Through, hr.Spans = r.Through, uint32(min(r.Spans, math.MaxUint32))
 		out = append(out, hr)
@@ -65,8 +70,11 @@ func (h storeRecorder) Record(rs []Result) error {
 
 func (h storeRecorder) Close() error { return h.s.Close() }
 
-// Prior is the history's latest verdict of (traceID, assertion), from its
-// verdict index (Verdicts).
+// StateDir is the state dir the history opened, checked and locked.
+func (h storeRecorder) StateDir() *safedir.Dir { return h.s.StateDir() }
+
+// Prior is the history's latest verdict of (traceID, assertion key), from
+// its verdict index (Verdicts).
 func (h storeRecorder) Prior(traceID, assertion string) (string, uint64, int, bool) {
 	p, ok := h.s.Prior(traceID, assertion)
 	return p.ResultID, p.Through, int(p.Spans), ok

@@ -20,10 +20,10 @@ type partialVerdicts struct {
 
 func (p partialVerdicts) Record([]Result) error { return nil }
 func (p partialVerdicts) Close() error          { return nil }
-func (p partialVerdicts) Prior(traceID, assertion string) (string, uint64, int, bool) {
+func (p partialVerdicts) Prior(traceID, key string) (string, uint64, int, bool) {
 	for i, a := range p.c.suite.Assertions[:p.n] {
-		if a.ID == assertion && traceID == p.trace && i < p.n {
-			return resultID(traceID, assertion, p.c.suite.Hash, p.c.ev.version), p.at, 0, true
+		if p.c.suite.Keys[i] == key && traceID == p.trace {
+			return resultID(traceID, a.ID, p.c.suite.Hash, p.c.ev.version), p.at, 0, true
 		}
 	}
 	return "", 0, 0, false

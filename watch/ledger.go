@@ -57,6 +57,25 @@ func (l *ledger) add(seq uint64, n int) {
 	}
 }
 
+// more adds n to the unsettled count of item seq, the last one added: the
+// further chunks of a long line or request come as items of the same Seq
+// (ingest.Item.Part), counted as they come. Whoever adds a first chunk with
+// more to follow adds one to its count, which the last chunk takes back
+// (n = its spans − 1), so that the item cannot settle before its last
+// chunk is counted.
+func (l *ledger) more(seq uint64, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := len(l.items) - 1
+	if seq+1 != l.next || k < l.head || l.items[k].seq != seq || l.items[k].pending <= 0 {
+		return // not an item of this ledger (one not counted), or settled
+	}
+	if l.items[k].pending += n; l.items[k].pending <= 0 {
+		l.dead++
+		l.pop()
+	}
+}
+
 // read is told where item seq ended: the offset after it and the
 // watermark once it was read.
 func (l *ledger) read(end, mark int64) {
@@ -79,6 +98,12 @@ func (l *ledger) settle(sc []ingest.SeqCount) {
 			l.dead++
 		}
 	}
+	l.pop()
+}
+
+// pop drops the settled entries: those before the first unsettled one at
+// once, those behind it once they outnumber the unsettled ones.
+func (l *ledger) pop() {
 	for l.head < len(l.items) && l.items[l.head].pending <= 0 {
 		l.head++
 		l.dead--

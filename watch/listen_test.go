@@ -14,8 +14,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -25,51 +23,55 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// countingBody counts the request bodies begun.
-type countingBody struct {
-	io.Reader
-	begun *atomic.Int32
-	once  sync.Once
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	b.once.Do(func() { b.begun.Add(1) })
-	return b.Reader.Read(p)
-}
-
-func (b *countingBody) Close() error { return nil }
-
-// TestExportsBounded: while the pipeline takes nothing, at most maxExports
-// requests are read and held (each may hold --max-line bytes); the others
-// wait unread.
-func TestExportsBounded(t *testing.T) {
+// TestBodiesBounded: while the pipeline takes nothing, requests are taken
+// (200) until what they hold fills the body budget; the others are refused
+// with 503 and Retry-After after AdmitWait, holding nothing, never left
+// waiting longer.
+func TestBodiesBounded(t *testing.T) {
 	data, err := os.ReadFile("../testdata/ingest/basic.input.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _, _ := strings.Cut(string(data), "\n")
-	c := &command{o: options{maxLine: 1 << 20}, exports: make(chan struct{}, maxExports)}
-	stop, cancel := context.WithCancel(context.Background())
-	items := make(chan ingest.Item) // nobody reads: the pipeline is full
-	var begun atomic.Int32
-	var wg sync.WaitGroup
-	const clients = 3 * maxExports
-	for range clients {
-		wg.Go(func() {
-			r := httptest.NewRequest("POST", "/v1/traces", nil)
-			r.Body = &countingBody{Reader: strings.NewReader(body), begun: &begun}
+	req, err := ingest.CheckOTLP([]byte(body), ingest.DefaultChunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fit = 3 // requests the budget holds
+	lim := listenLimits{Bodies: fit*req.Held() + req.Held()/2, AdmitWait: 10 * time.Millisecond}.withDefaults(1 << 10)
+	abandon, drop := context.WithCancel(context.Background())
+	defer drop()
+	c := &command{o: options{maxLine: 1 << 20}, lim: lim, bodies: newBudget(lim.Bodies), inflight: newBudget(inflightBytes),
+		items: make(chan ingest.Item), chunk: ingest.DefaultChunk, abandon: abandon, handoff: newHandoff()} // nobody reads items: the pipeline is full
+	go c.runHandoff(c.handoff)
+	defer func() { drop(); c.handoff.close() }() // the pipeline abandoned: what was taken is dropped
+	codes := map[int]int{}
+	const clients = 12
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range clients {
+			r := httptest.NewRequest("POST", "/v1/traces", strings.NewReader(body))
 			r.Header.Set("Content-Type", "application/json")
-			c.export(stop, items, httptest.NewRecorder(), r)
-		})
+			w := httptest.NewRecorder()
+			c.export(context.Background(), w, r)
+			codes[w.Code]++
+			if w.Code == 503 && w.Header().Get("Retry-After") != "1" {
+				t.Errorf("503 with Retry-After %q, want 1", w.Header().Get("Retry-After"))
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a request waited for the full pipeline instead of being refused")
 	}
-	// Let every client reach its wait: too short a sleep can only hide a
-	// failure, never make one.
-	time.Sleep(200 * time.Millisecond)
-	if n := begun.Load(); n > maxExports {
-		t.Errorf("%d of %d request bodies read while the pipeline is full; want at most %d", n, clients, maxExports)
+	if codes[200] != fit || codes[503] != clients-fit {
+		t.Errorf("answers %v; want %d × 200 and %d × 503", codes, fit, clients-fit)
 	}
-	cancel()
-	wg.Wait()
+	if held := c.bodies.held(); held > lim.Bodies {
+		t.Errorf("%d bytes held, over the budget of %d", held, lim.Bodies)
+	}
 }
 
 // listenRun runs watch --listen on loopback, lets post send to its URL,

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"attest-engine/cli"
@@ -29,17 +30,25 @@ type command struct {
 	rec     Recorder
 	prefer  sample.Rate // the highest rate of any agent: below it a trace id is out everywhere
 	stats   stats
-	exports chan struct{} // --listen: a slot per request being read or handed over
-	dur     *durable      // --state-dir: the ledger, the input checkpoint, the spool; nil without
-	spoolMu sync.Mutex    // orders spool appends with the pipeline's items
-	// taking is held (read) by deliver while it hands a request over; the
-	// source, stopping, takes it (write) to set stopped, so that every
-	// request deliver handed over (and answered 200) is in items before
-	// the source's last read of them, and none comes after.
-	taking  sync.RWMutex
-	stopped bool
+	dur     *durable   // --state-dir: the ledger, the input checkpoint, the spool; nil without
+	spoolMu sync.Mutex // orders spool appends with the hand-off's queue
 	// writeErr is the first failed write (the emitting goroutine's).
 	writeErr error
+
+	// The pipeline's stages and their byte bounds (budget.go).
+	items    chan ingest.Item // producers → source
+	inflight *budget          // bytes of the items sent and not yet taken by the source
+	pool     *budget          // bytes of the traces between the source and the end of their evaluation
+	chunk    int              // the most span bytes (Span.Size) in one item
+	// abandon ends when run returns: producers stop handing on, even what
+	// was acknowledged (the output failed).
+	abandon context.Context
+
+	// --listen (admission.go, conns.go).
+	lim     listenLimits
+	bodies  *budget     // request bytes being read or taken and not yet handed on
+	growing atomic.Bool // a body is waiting for room in bodies (readBody)
+	handoff *handoff    // requests answered 200, to hand on in order
 }
 
 // stats are counted by the goroutine that owns each field.
@@ -65,7 +74,9 @@ func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
 	for _, w := range engine.Warnings() {
 		log.Warn(w)
 	}
-	c := &command{o: o, suite: st, log: log, prefer: st.MaxRate(o.rate)}
+	c := &command{o: o, suite: st, log: log, prefer: st.MaxRate(o.rate), chunk: ingest.DefaultChunk,
+		lim: o.listenLimits.withDefaults(o.maxLine)}
+	c.inflight, c.pool, c.bodies = newBudget(inflightBytes), newBudget(poolBytes), newBudget(c.lim.Bodies)
 	c.ev = &evaluator{engine: engine, timeout: o.timeout, suite: st, version: env.Version,
 		wallClock: !o.deterministic, warn: func(msg string) { log.Warn(msg) },
 		price: engine.Provider().PriceOf, costly: make([]bool, len(st.Assertions))}
@@ -87,8 +98,11 @@ func newCommand(o options, env Env, log *slog.Logger) (*command, error) {
 func (c *command) live() bool { return !c.o.deterministic && (c.o.follow || c.o.listen != "") }
 
 // run streams the input through. Memory is bounded by the input line
-// (--max-line), the assembler's bounds (--max-open-traces, --max-spans,
-// --max-open-bytes) and at most 2×jobs traces between reading and writing.
+// (--max-line), the request bodies the listener holds (listenLimits.Bodies),
+// the items in flight (inflightBytes), the assembler's bounds
+// (--max-open-traces, --max-spans, --max-open-bytes) and the traces between
+// the source and the end of their evaluation (poolBytes, and at most
+// 2×jobs of them).
 func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (err error) {
 	out, closeOut, err := openOut(ctx, c.o.out, stdout, c.rec != nil)
 	if err != nil {
@@ -106,8 +120,11 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 	}()
 	stop, cancel := context.WithCancel(ctx)
 	defer cancel()
+	abandon, drop := context.WithCancel(context.Background())
+	defer drop()
+	c.abandon = abandon
 
-	items := make(chan ingest.Item, 4) // few: each may hold a line of up to --max-line
+	c.items = make(chan ingest.Item, 4) // few: each holds up to a chunk, and all of them at most inflightBytes
 	var producers sync.WaitGroup
 	var errMu sync.Mutex
 	var inputErr error // the first failure of a producer
@@ -136,7 +153,7 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 			}
 		}
 		producers.Go(func() {
-			if err := c.read(stop, in, items); err != nil {
+			if err := c.read(stop, in); err != nil {
 				setErr(fmt.Errorf("reading %s: %v", c.o.in, err))
 			}
 		})
@@ -146,10 +163,13 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 			return err
 		}
 	}
+	var listening chan struct{} // closed once every request the listener took is handed on
 	if c.o.listen != "" {
 		ready := make(chan error, 1)
+		listening = make(chan struct{})
 		producers.Go(func() {
-			if err := c.serve(stop, items, ready); err != nil {
+			defer close(listening)
+			if err := c.serve(stop, ready); err != nil {
 				setErr(err)
 			}
 		})
@@ -161,7 +181,7 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 	}
 	go func() {
 		producers.Wait()
-		close(items)
+		close(c.items)
 	}()
 
 	// The eval command's pool: traces are read on one goroutine (the
@@ -169,7 +189,7 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 	// on this one. Its own context is not the signal's: on a signal the
 	// source flushes what it holds and ends, so that everything read is
 	// evaluated and written.
-	src := c.newSource(stop, items)
+	src := c.newSource(stop, listening)
 	if c.dur != nil {
 		stopCheckpoints := c.dur.start()
 		defer stopCheckpoints()
@@ -177,7 +197,11 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 	bw := bufio.NewWriterSize(out, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	_, _ = pool.InOrder(context.Background(), c.o.jobs, src.next, c.ev.results, func(rs []Result) error {
+	work := func(t ingest.Trace) []Result {
+		defer c.pool.release(traceCost(t))
+		return c.ev.results(t)
+	}
+	_, _ = pool.InOrder(context.Background(), c.o.jobs, src.next, work, func(rs []Result) error {
 		if err := c.write(enc, rs); err != nil {
 			cancel() // the source stops reading
 			return err
@@ -195,7 +219,7 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 	})
 	c.log.Info("watch finished", "lines", c.stats.lines, "traces", c.stats.traces, "sampled_out", c.stats.sampledOut,
 		"filtered_out", c.stats.filteredOut, "results", c.stats.results, "late_spans", src.feed.Late(),
-		"duplicate_spans", src.feed.Duplicates(), "unrecorded_traces", c.stats.recordErrs)
+		"duplicate_spans", src.feed.Duplicates(), "unrecorded_traces", c.stats.recordErrs, "peak_rss_bytes", peakRSS())
 	if c.writeErr != nil {
 		return fmt.Errorf("writing results: %v", c.writeErr)
 	}
@@ -205,44 +229,44 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 }
 
 // read sends the items of the input file until its end (or, with
-// --follow, until stopped).
-func (c *command) read(stop context.Context, in io.Reader, items chan<- ingest.Item) error {
+// --follow, until stopped). A long OTLP line comes in chunks (Reader.Each),
+// each sent once it fits in the budget of items in flight.
+func (c *command) read(stop context.Context, in io.Reader) error {
 	r := ingest.NewReader(in, c.o.format, c.o.maxLine)
+	r.Chunk = c.chunk
 	for {
-		it, err := r.Next()
-		if errors.Is(err, io.EOF) {
+		err := r.Each(func(it ingest.Item) error { return c.send(stop, it) })
+		switch {
+		case errors.Is(err, io.EOF):
 			return nil
-		}
-		if err != nil {
-			if stop.Err() != nil {
-				return nil
-			}
+		case err != nil && stop.Err() != nil:
+			return nil
+		case err != nil:
 			return err
-		}
-		select {
-		case items <- it:
-		case <-stop.Done():
-			return nil
 		}
 	}
 }
 
 // source owns the span assembler: it takes input items, keeps this
-// process's sample of them, and hands out finished traces in order. It runs
-// on the pool's reading goroutine.
+// process's sample of them, and hands out finished traces one at a time,
+// in order, each once it fits in the pool's byte budget. It runs on the
+// pool's reading goroutine.
 type source struct {
-	c     *command
-	stop  context.Context
-	items <-chan ingest.Item
-	feed  *ingest.Feed
-	tick  <-chan time.Time
-	queue []ingest.Trace
-	done  bool
+	c    *command
+	stop context.Context
+	feed *ingest.Feed
+	tick <-chan time.Time
+	// listening is closed once the listener has handed on every request
+	// it acknowledged (nil without --listen, or once seen closed).
+	listening <-chan struct{}
+	stopping  bool   // stop came: take what is acknowledged, then end
+	seq       uint64 // Seq of the last item that began a line or request
+	done      bool
 }
 
-func (c *command) newSource(stop context.Context, items <-chan ingest.Item) *source {
+func (c *command) newSource(stop context.Context, listening <-chan struct{}) *source {
 	warn := &ingest.Warnings{Func: func(msg string) { c.log.Warn(msg) }}
-	s := &source{c: c, stop: stop, items: items}
+	s := &source{c: c, stop: stop, listening: listening}
 	var clock func() int64
 	if c.live() {
 		clock = func() int64 { return time.Now().UnixNano() }
@@ -258,55 +282,113 @@ func (c *command) newSource(stop context.Context, items <-chan ingest.Item) *sou
 
 // next is the pool's reader: the next trace this process evaluates, or
 // io.EOF once the input has ended (or a signal came) and all is flushed.
+// A trace closed by the assembler is mapped only when its turn comes, and
+// no further input is taken while closed traces wait: what waits is what
+// the assembler held.
 func (s *source) next(int) (ingest.Trace, error) {
 	for {
-		if len(s.queue) > 0 {
-			t := s.queue[0]
-			s.queue = s.queue[1:]
+		if t, ok := s.take(); ok {
 			return t, nil
 		}
 		if s.done {
 			return ingest.Trace{}, io.EOF
 		}
+		if s.stopping {
+			s.ending()
+			continue
+		}
 		select {
-		case it, ok := <-s.items:
+		case it, ok := <-s.c.items:
 			if !ok {
-				s.add(s.feed.Flush())
+				s.feed.Flush()
 				s.done = true
 				continue
 			}
 			s.item(it)
 		case <-s.tick:
-			s.add(s.feed.Tick())
+			s.feed.Tick()
 		case <-s.stop.Done():
-			// Signalled or output failed: what was read is evaluated (the
-			// producers may be blocked in a read, so no waiting for them),
-			// and every request answered 200 (stopTaking).
-			s.c.stopTaking()
-			for drained := false; !drained; {
-				select {
-				case it, ok := <-s.items:
-					if ok {
-						s.item(it)
-					} else {
-						drained = true
-					}
-				default:
-					drained = true
-				}
-			}
-			s.add(s.feed.Flush())
-			s.done = true
+			s.stopping = true
 		}
 	}
 }
 
+// ending takes one step of the end after a signal (or a failed output):
+// what the listener acknowledged is taken in full, as the pool takes the
+// traces it closes; then what the producers have queued (the file reader
+// may be blocked in a read: nothing waits for it), and everything open is
+// flushed.
+func (s *source) ending() {
+	if s.listening != nil {
+		select {
+		case it, ok := <-s.c.items:
+			if ok {
+				s.item(it)
+			} else {
+				s.listening = nil
+			}
+		case <-s.listening:
+			s.listening = nil
+		case <-s.tick:
+			s.feed.Tick()
+		}
+		return
+	}
+	for drained := false; !drained; {
+		select {
+		case it, ok := <-s.c.items:
+			if ok {
+				s.item(it)
+			} else {
+				drained = true
+			}
+		default:
+			drained = true
+		}
+	}
+	s.feed.Flush()
+	s.done = true
+}
+
+// take is the next closed trace this process keeps, once it fits in the
+// pool's budget (the workers release it as they finish); false when none
+// is ready.
+func (s *source) take() (ingest.Trace, bool) {
+	for {
+		t, ok := s.feed.Next()
+		if !ok {
+			return t, false
+		}
+		if !s.c.keepTrace(t) || s.c.dur.judged(t) {
+			if t.Doc != nil {
+				t.Doc.Release() // another shard's, or sampled out: its tape is reused
+			}
+			t.Hold.Done() // nothing to record
+			continue
+		}
+		s.c.stats.traces++
+		s.c.pool.acquire(context.Background(), traceCost(t)) // the workers always finish
+		return t, true
+	}
+}
+
+// item takes one input item into the feed. The chunks of one line or
+// request after its first (Part > 0) share its Seq, so a trace's place in
+// the input does not depend on how its line was cut.
 func (s *source) item(it ingest.Item) {
 	c := s.c
-	c.stats.lines++
-	if it.Seq == 0 {
-		it.Seq = uint64(c.stats.lines) // a spooled request comes numbered
+	c.inflight.release(itemCost(it))
+	if it.Part == 0 {
+		c.stats.lines++
 	}
+	switch {
+	case it.Seq != 0: // a spooled request comes numbered
+	case it.Part == 0:
+		it.Seq = uint64(c.stats.lines)
+	default:
+		it.Seq = s.seq
+	}
+	s.seq = it.Seq
 	if it.Trace != nil && it.Trace.Err != nil {
 		c.log.Warn("unreadable input line: its results carry the error", "line", it.Line, "error", it.Trace.Err.Error())
 	}
@@ -314,25 +396,9 @@ func (s *source) item(it ingest.Item) {
 	if c.dur != nil {
 		c.dur.item(it)
 	}
-	ts := s.feed.Item(it)
+	s.feed.Add(it)
 	if c.dur != nil {
 		c.dur.read(it, s.feed.Mark())
-	}
-	s.add(ts)
-}
-
-func (s *source) add(ts []ingest.Trace) {
-	for _, t := range ts {
-		switch {
-		case s.c.keepTrace(t) && !s.c.dur.judged(t):
-			s.c.stats.traces++
-			s.queue = append(s.queue, t)
-		default:
-			if t.Doc != nil {
-				t.Doc.Release() // another shard's, or sampled out: its tape is reused
-			}
-			t.Hold.Done() // nothing to record
-		}
 	}
 }
 

@@ -23,15 +23,22 @@ const (
 // Result is one output line. Members are written in this order;
 // TS and DurationMS (wall-clock) are left out with --deterministic.
 type Result struct {
-	TraceID     string  `json:"trace_id"`
-	Assertion   string  `json:"assertion"` // the suite's stable name
-	Type        string  `json:"type"`
-	Status      string  `json:"status"`
-	Score       float64 `json:"score"`
-	Explanation string  `json:"explanation"`
-	ResultID    string  `json:"result_id"`
-	AgentID     string  `json:"agent_id,omitempty"`
-	Incomplete  bool    `json:"incomplete,omitempty"`
+	TraceID string `json:"trace_id"`
+	// CaseKey is what was evaluated (package resultkey: the trace's
+	// agent_id and input); absent for a line that could not be read as a
+	// trace, and for spans too late for their trace.
+	CaseKey   string `json:"case_key,omitempty"`
+	Assertion string `json:"assertion"` // the suite's name
+	// AssertionKey is what checked it (package resultkey: type, spec,
+	// agent_id and name): the history's key.
+	AssertionKey string  `json:"assertion_key"`
+	Type         string  `json:"type"`
+	Status       string  `json:"status"`
+	Score        float64 `json:"score"`
+	Explanation  string  `json:"explanation"`
+	ResultID     string  `json:"result_id"`
+	AgentID      string  `json:"agent_id,omitempty"`
+	Incomplete   bool    `json:"incomplete,omitempty"`
 	// LateSpans counts the spans that came too late for this verdict
 	// (docs/watch.md, "Late spans").
 	LateSpans int `json:"late_spans,omitempty"`
@@ -72,7 +79,7 @@ type Recorder interface {
 }
 
 // Verdicts is a Recorder that also tells the latest verdict it recorded
-// for a (trace, assertion): after a restart, spans read again are told
+// for a (trace, assertion key): after a restart, spans read again are told
 // from late ones by it (ingest.Prior).
 type Verdicts interface {
 	Prior(traceID, assertion string) (resultID string, through uint64, spans int, ok bool)

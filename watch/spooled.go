@@ -15,81 +15,47 @@ import (
 	"attest-engine/spool"
 )
 
-// retryAfter is the Retry-After of a 503 (seconds): the spool full or the
-// engine shutting down. OTLP/HTTP clients retry 503 and honour it.
-const retryAfter = "2"
-
-// delivered is deliver's answer when the client went away: nothing to say.
-const delivered = -1
-
-// deliver hands a request's spans to the pipeline and says what to answer:
-// 0 for 200, delivered when the client is gone, else an HTTP status and
-// message. With a spool the body is appended first, under spoolMu so that
-// the spool's order is the pipeline's, and cut off again when the pipeline
-// does not take it: an answer other than 200 leaves nothing spooled, and a
-// client's retry is not held twice.
-func (c *command) deliver(stop, req context.Context, items chan<- ingest.Item, spans []ingest.Span, protobuf bool, body []byte) (int, string) {
-	c.taking.RLock()
-	defer c.taking.RUnlock()
-	if c.stopped {
-		return http.StatusServiceUnavailable, "shutting down"
-	}
+// take acknowledges a checked request: with a spool its body is appended
+// first (under spoolMu, so that the spool's order is the hand-off's, in
+// which the ledger counts items), then it is queued for the pipeline. It
+// says what to answer: 0 for 200, else 503 and why (the spool full or
+// unwritable, or the engine shutting down: nothing of the request is kept,
+// and a client's retry is not held twice).
+func (c *command) take(req *ingest.Request, held int64, protobuf bool, body []byte) (int, string) {
 	var sp *spool.Spool
 	if c.dur != nil {
 		sp = c.dur.spool
 	}
-	it := ingest.Item{Spans: spans}
-	if sp != nil {
-		c.spoolMu.Lock()
-		defer c.spoolMu.Unlock()
-		enc := spool.JSON
-		if protobuf {
-			enc = spool.Protobuf
-		}
-		seq, err := sp.Append(enc, body)
-		if errors.Is(err, spool.ErrFull) {
-			return http.StatusServiceUnavailable, fmt.Sprintf("the spool in --state-dir is full (%d bytes held until what they hold is evaluated): retry later", sp.Bytes())
-		}
-		if err != nil {
-			c.log.Error("spooling a request failed: answered 503", "error", err.Error())
-			return http.StatusServiceUnavailable, "the spool in --state-dir cannot be written: retry later"
-		}
-		it.Seq = seq
-		undo := func() {
-			if err := sp.Undo(seq); err != nil {
-				c.log.Error("taking back a spooled request failed: it will be evaluated after a restart", "error", err.Error())
-			}
-		}
-		select {
-		case items <- it:
-			return 0, ""
-		case <-req.Done():
-			undo()
-			return delivered, ""
-		case <-stop.Done():
-			undo()
+	if sp == nil {
+		if !c.handoff.push(takenReq{req: req, held: held}) {
 			return http.StatusServiceUnavailable, "shutting down"
 		}
-	}
-	select {
-	case items <- it:
 		return 0, ""
-	case <-req.Done():
-		return delivered, ""
-	case <-stop.Done():
+	}
+	c.spoolMu.Lock()
+	defer c.spoolMu.Unlock()
+	if c.handoff.closing() {
 		return http.StatusServiceUnavailable, "shutting down"
 	}
-}
-
-// stopTaking makes deliver refuse requests from now on (503), once every
-// request it is handing over has been taken or refused: the source calls
-// it when it stops, before its last read of items, so that a request
-// answered 200 is never left in items unread. A deliver waiting for the
-// pipeline sees stop done and returns at once.
-func (c *command) stopTaking() {
-	c.taking.Lock()
-	c.stopped = true
-	c.taking.Unlock()
+	enc := spool.JSON
+	if protobuf {
+		enc = spool.Protobuf
+	}
+	seq, err := sp.Append(enc, body)
+	if errors.Is(err, spool.ErrFull) {
+		return http.StatusServiceUnavailable, fmt.Sprintf("the spool in --state-dir is full (%d bytes held until what they hold is evaluated): retry later", sp.Bytes())
+	}
+	if err != nil {
+		c.log.Error("spooling a request failed: answered 503", "error", err.Error())
+		return http.StatusServiceUnavailable, "the spool in --state-dir cannot be written: retry later"
+	}
+	if !c.handoff.push(takenReq{req: req, held: held, seq: seq}) {
+		if err := sp.Undo(seq); err != nil {
+			c.log.Error("taking back a spooled request failed: it will be evaluated after a restart", "error", err.Error())
+		}
+		return http.StatusServiceUnavailable, "shutting down"
+	}
+	return 0, ""
 }
 
 // openSpool opens the spool in the state dir and starts the ledger at its
@@ -103,7 +69,7 @@ func (d *durable) openSpool() error {
 		return fmt.Errorf("--state-dir: %v", err)
 	}
 	if len(sp.Corrupt) > 0 {
-		d.c.log.Warn("spool: corrupt frames in sealed segments; their later requests are lost", "where", sp.Corrupt)
+		d.c.log.Warn("spool: damaged frames were skipped; the requests they held are lost, those after them are replayed", "where", sp.Corrupt)
 	}
 	if sp.TornBytes > 0 {
 		d.c.log.Info("spool: a request torn by a crash was cut (it was never answered 200)", "bytes", sp.TornBytes)
@@ -113,10 +79,12 @@ func (d *durable) openSpool() error {
 	return nil
 }
 
-// replaySpool feeds the spooled requests to the pipeline, in order, before
+// replaySpool hands the spooled requests to the pipeline, in order, before
 // any new one is taken: they were answered 200 and may not have been
-// evaluated.
-func (c *command) replaySpool(stop context.Context, items chan<- ingest.Item) error {
+// evaluated. Each is decoded chunk by chunk as a new request is (the
+// hand-off's queue), so a spool of large requests replays within the same
+// memory.
+func (c *command) replaySpool(stop context.Context) error {
 	if c.dur == nil || c.dur.spool == nil {
 		return nil
 	}
@@ -127,21 +95,25 @@ func (c *command) replaySpool(stop context.Context, items chan<- ingest.Item) er
 	}
 	c.log.Info("spool: replaying requests answered 200 before a restart", "requests", next-first)
 	err := sp.Replay(func(r spool.Record) error {
-		parse := ingest.ParseOTLP
+		check := ingest.CheckOTLP
 		if r.Encoding == spool.Protobuf {
-			parse = ingest.ParseOTLPProto
+			check = ingest.CheckOTLPProto
 		}
-		spans, err := parse(r.Body)
+		req, err := check(r.Body, c.chunk)
 		if err != nil {
 			// It decoded when it was taken: a parser that changed since.
 			c.log.Warn("spool: a spooled request does not decode; skipped", "seq", r.Seq, "error", err.Error())
+			req, _ = ingest.CheckOTLPProto(nil, c.chunk) // no spans: the ledger still counts the item
 		}
-		select {
-		case items <- ingest.Item{Spans: spans, Seq: r.Seq}:
-			return nil
-		case <-stop.Done():
+		held := req.Held()
+		if err := c.bodies.acquire(stop, held); err != nil {
+			return err
+		}
+		if !c.handoff.push(takenReq{req: req, held: held, seq: r.Seq}) {
+			c.bodies.release(held)
 			return stop.Err()
 		}
+		return nil
 	})
 	if err != nil && stop.Err() == nil {
 		return fmt.Errorf("--state-dir: spool replay: %v", err)

@@ -6,7 +6,8 @@
 #   reference.py decide      the whole decision procedure: the first line is a rule table {mocks, faults};
 #                            each further line a mock_tool_call's params {scenario_id, seed, tool, args,
 #                            attempt?} -> the answer's result member as canonical JSON, or
-#                            {"no_match": true} when no mock accepts the call
+#                            {"no_match": true} when no mock accepts the call, or
+#                            {"invalid_params": "<field>: <why>"} for params the engine refuses (-32602)
 #
 # Mock matches: equals and subset here (schema and jsonpath need a JSON Schema 2020-12 validator and an RFC
 # 9535 JSONPath evaluator: use your language's; the path runs over the one-element array [args]).
@@ -47,6 +48,29 @@ def lone_surrogate(v, path=""):
             if lone_surrogate(k) is not None: return p
             p = lone_surrogate(e, p)
             if p is not None: return p
+    return None
+
+def integral(v):
+    """v as an int when JSON reads it as an integer (2.0 and 2e0 are 2, as the engine reads attempt), else None."""
+    if isinstance(v, bool): return None
+    if isinstance(v, int): return v
+    if isinstance(v, float) and v.is_integer(): return int(v)
+    return None
+
+def invalid(c):
+    """Why the engine refuses a mock_tool_call's params (-32602), else None."""
+    for f in ("scenario_id", "tool"):
+        if not isinstance(c.get(f), str) or not 1 <= len(c[f].encode()) <= 256:
+            return f + ": must be a string of 1 to 256 bytes"
+    seed = c.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, (str, int)) or not 1 <= len(str(seed).encode()) <= 256:
+        return "seed: must be a string or an integer"  # 1.0 and 1e0 are refused: a seed is text or digits
+    if not isinstance(c.get("args"), dict):
+        return "args: must be an object"
+    if c.get("attempt") is not None:
+        n = integral(c["attempt"])
+        if n is None or not 1 <= n <= 1000000:
+            return "attempt: must be an integer from 1 to 1000000"
     return None
 
 def digest(seed, scenario, tool, args_canon, occurrence, attempt, fault_id):
@@ -181,7 +205,7 @@ class Simulator:
         mock = accepting[0]
         key = (c["scenario_id"], tool, args_canon)
         occ = self.counts[key] = self.counts.get(key, 0) + 1
-        attempt = c.get("attempt") or occ
+        attempt = occ if c.get("attempt") is None else integral(c["attempt"])
         a = {"rule_id": mock["id"], "occurrence": occ, "attempt": attempt, "fault": None, "latency_ms": 0}
         warnings = []
         for o in accepting[1:]:
@@ -212,6 +236,10 @@ def main():
             where = lone_surrogate(c)
             if where is not None:
                 print(json.dumps({"invalid_params": where + ": a lone surrogate escape"}))
+                continue
+            why = invalid(c)
+            if why is not None:
+                print(json.dumps({"invalid_params": why}))
                 continue
             print(canon(sim.call(c)))
         return
