@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"attest-engine/tape"
@@ -93,6 +94,7 @@ type mapper struct {
 	toolSeen map[string]int  // tool spans without an id, by name
 	derived  map[string]bool // call ids made tool_call steps
 	steps    int
+	q        quota // what is left to map (quota.go)
 }
 
 // source notes that field came from src (convention "/" delivery), for
@@ -110,15 +112,6 @@ func (m *mapper) source(field, src string) {
 	m.sources[field][src] = true
 }
 
-// maxTraceEvents bounds the span events and log records one trace maps:
-// each becomes a message or a field of the Attest trace, several times the
-// memory it was held in, and a trace's spans may hold the assembler's whole
-// budget of them. Past it the rest are dropped, counted
-// (metadata.otel.dropped_events), and the trace is incomplete. An agent
-// whose every model call sends its whole history as events reaches it at
-// about 128 calls of 128 messages.
-const maxTraceEvents = 1 << 14
-
 // Trace maps a group by the GenAI semantic conventions and the others
 // read (doc.go, conventions.go):
 //
@@ -133,7 +126,7 @@ const maxTraceEvents = 1 << 14
 // in order of start time, then end time, then arrival, depth first.
 // Latencies come from span times.
 func (mp *Mapper) Trace(g Group) Trace {
-	m := &mapper{warn: mp.Warn, children: map[string][]int{}}
+	m := &mapper{warn: mp.Warn, children: map[string][]int{}, q: newQuota()}
 	size, records, unjoined := 0, 0, 0
 	ids := make(map[string]bool, len(g.Spans))
 	for _, sp := range g.Spans {
@@ -143,15 +136,16 @@ func (mp *Mapper) Trace(g Group) Trace {
 			m.spans = append(m.spans, sp)
 		}
 	}
-	// The events a trace maps are bounded (maxTraceEvents): the spans'
-	// events first, in span order, then the log records as they came.
-	left, droppedEvents := maxTraceEvents, 0
+	// What a trace maps is bounded (quota.go): the spans' events first, in
+	// span order, one unit each; then the log records as they came, each
+	// as its text's nodes cost; then, as the steps are made, the messages
+	// and the JSON texts read from attributes.
 	for i := range m.spans {
-		if n := len(m.spans[i].Events); n > left {
-			droppedEvents += n - left
-			m.spans[i].Events = m.spans[i].Events[:left:left]
+		if n := len(m.spans[i].Events); n > m.q.left {
+			m.q.dropped += n - m.q.left
+			m.spans[i].Events = m.spans[i].Events[:m.q.left:m.q.left]
 		}
-		left -= len(m.spans[i].Events)
+		m.q.left -= len(m.spans[i].Events)
 	}
 	for _, sp := range g.Spans {
 		if sp.LogKey == "" {
@@ -166,12 +160,14 @@ func (mp *Mapper) Trace(g Group) Trace {
 			m.logs = map[string][]Event{}
 		}
 		for _, e := range sp.Events {
-			if left == 0 {
-				droppedEvents++
+			n, within := jsonNodes(e.Packed, m.q.budgetNodes())
+			if !within {
+				m.q.dropped++
 				continue
 			}
-			left--
-			m.logs[sp.SpanID] = append(m.logs[sp.SpanID], e.unpacked())
+			if m.q.take(units(n)) {
+				m.logs[sp.SpanID] = append(m.logs[sp.SpanID], e.unpacked())
+			}
 		}
 	}
 	m.joinLogs()
@@ -214,10 +210,10 @@ func (mp *Mapper) Trace(g Group) Trace {
 	if unjoined > 0 {
 		otel["unjoined_log_records"] = num(unjoined)
 	}
-	if droppedEvents > 0 {
-		otel["dropped_events"] = num(droppedEvents)
+	if m.q.dropped > 0 {
+		otel["dropped_events"] = num(m.q.dropped)
 	}
-	incomplete := g.Incomplete || unreached > 0 || droppedEvents > 0
+	incomplete := g.Incomplete || unreached > 0 || m.q.dropped > 0
 	if incomplete {
 		otel["incomplete"] = true
 	}
@@ -465,10 +461,16 @@ func (m *mapper) step(i int, typ, name string) map[string]any {
 }
 
 // object makes a step's args or result: a JSON object text becomes that
-// object; anything else is kept under key.
-func object(v any, key string) map[string]any {
-	if s, ok := v.(string); ok && len(s) <= maxMessageJSON {
-		if d, err := trace.Decode([]byte(s)); err == nil {
+// object (when q pays for it, quota.go); anything else is kept under key.
+func (q *quota) object(v any, key string) map[string]any {
+	if s, ok := v.(string); ok {
+		d, ok := q.decode(s)
+		if t := strings.TrimSpace(s); !ok && len(t) <= maxMessageJSON && !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
+			var err error // a scalar: one value, as long as its text at most
+			d, err = trace.Decode([]byte(t))
+			ok = err == nil
+		}
+		if ok {
 			if o, ok := d.(map[string]any); ok {
 				return o
 			}

@@ -155,7 +155,7 @@ func indexed(attrs map[string]any, prefix string) []map[string]any {
 // oiMessages reads OpenInference's flattened messages (prefix
 // llm.input_messages. or llm.output_messages.) into the OpenAI shape that
 // normMessage reads.
-func oiMessages(attrs map[string]any, prefix, role string) []any {
+func (q *quota) oiMessages(attrs map[string]any, prefix, role string) []any {
 	var out []any
 	for _, f := range indexed(attrs, prefix) {
 		m := map[string]any{}
@@ -193,13 +193,13 @@ func oiMessages(attrs map[string]any, prefix, role string) []any {
 		}
 		out = append(out, m)
 	}
-	return normMessages(out, role)
+	return q.normMessages(q.paid(out), role)
 }
 
 // tlMessages reads OpenLLMetry's indexed messages (gen_ai.prompt.N.* or
 // gen_ai.completion.N.*: role, content, tool_call_id, finish_reason,
 // tool_calls.K.{id, name, arguments}, function_call.{name, arguments}).
-func tlMessages(attrs map[string]any, prefix, role string) []any {
+func (q *quota) tlMessages(attrs map[string]any, prefix, role string) []any {
 	var out []any
 	for _, f := range indexed(attrs, prefix) {
 		m := map[string]any{}
@@ -220,13 +220,13 @@ func tlMessages(attrs map[string]any, prefix, role string) []any {
 		}
 		out = append(out, m)
 	}
-	return normMessages(out, role)
+	return q.normMessages(q.paid(out), role)
 }
 
 // vercelOutput is the assistant message of a Vercel AI SDK call:
 // ai.response.text and ai.response.toolCalls (JSON text of
 // [{toolCallId, toolName, args | input}]).
-func vercelOutput(attrs map[string]any) ([]any, bool) {
+func (q *quota) vercelOutput(attrs map[string]any) ([]any, bool) {
 	text, okText := attrs["ai.response.text"].(string)
 	calls, okCalls := attrs["ai.response.toolCalls"]
 	if !okText && !okCalls {
@@ -236,24 +236,33 @@ func vercelOutput(attrs map[string]any) ([]any, bool) {
 	if okText {
 		m["content"] = text
 	}
-	if list, ok := decodeJSONish(calls).([]any); ok {
+	if list, ok := q.decodeJSONish(calls).([]any); ok {
 		m["tool_calls"] = list
 	}
 	if fr, ok := attrs["ai.response.finishReason"].(string); ok {
 		m["finish_reason"] = fr
 	}
-	return normMessages([]any{m}, "assistant"), true
+	return q.normMessages([]any{m}, "assistant"), true
 }
 
 // vercelInput is ai.prompt.messages (the call's messages, JSON text), else
 // ai.prompt (JSON text of {system, prompt, messages}).
-func vercelInput(attrs map[string]any) ([]any, bool) {
+func (q *quota) vercelInput(attrs map[string]any) ([]any, bool) {
 	if v, ok := attrs["ai.prompt.messages"]; ok {
-		if list, ok := decodeJSONish(v).([]any); ok {
-			return normMessages(list, "user"), true
+		var list []any
+		switch x := v.(type) {
+		case string:
+			list, ok = q.list(x)
+		case []any:
+			list = q.paid(x)
+		default:
+			ok = false
+		}
+		if ok {
+			return q.normMessages(list, "user"), true
 		}
 	}
-	p, ok := decodeJSONish(attrs["ai.prompt"]).(map[string]any)
+	p, ok := q.decodeJSONish(attrs["ai.prompt"]).(map[string]any)
 	if !ok {
 		return nil, false
 	}
@@ -267,7 +276,7 @@ func vercelInput(attrs map[string]any) ([]any, bool) {
 	if s, ok := p["prompt"].(string); ok {
 		msgs = append(msgs, map[string]any{"role": "user", "content": s})
 	}
-	return normMessages(msgs, "user"), true
+	return q.normMessages(msgs, "user"), true
 }
 
 // LookedFor names, for a field ("content", "tokens" or "cost"), the

@@ -147,10 +147,10 @@ func (m *mapper) appendDerived(out []any, p map[string]any, responses map[string
 		meta["tool_call_id"] = id
 	}
 	if a := p["arguments"]; a != nil {
-		step["args"] = object(a, "arguments")
+		step["args"] = m.q.object(a, "arguments")
 	}
 	if r := responses[id]; r != nil && id != "" {
-		step["result"] = object(r, "result")
+		step["result"] = m.q.object(r, "result")
 	}
 	m.tools = true
 	return append(out, step)

@@ -5,6 +5,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -122,4 +123,39 @@ func BenchmarkAppendJSON(b *testing.B) {
 			stdJSON(tr.Value)
 		}
 	})
+}
+
+// TestJSONSize: JSONSize is the length AppendJSON writes, for every golden
+// trace and values with every escape, and stops past its limit.
+func TestJSONSize(t *testing.T) {
+	values := []any{nil, true, false, "", "a\"b\\c\b\f\n\r\t\x01\x1f\u2028\u2029é\xff<>&", json.Number(""), json.Number("-1.5e3"),
+		[]any{}, []any(nil), map[string]any{}, map[string]any(nil), []any{1.5, int64(3)},
+		map[string]any{"k\n": []any{"x", map[string]any{"a": nil, "b": []any{true}}}}}
+	files, _ := filepath.Glob("../testdata/ingest/*.golden.json")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := trace.Decode(data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		values = append(values, v)
+	}
+	if len(files) == 0 {
+		t.Fatal("no golden traces")
+	}
+	for i, v := range values {
+		text, err := AppendJSON(nil, v)
+		if err != nil {
+			t.Fatalf("value %d: %v", i, err)
+		}
+		if got := JSONSize(v, math.MaxInt); got != len(text) {
+			t.Errorf("value %d: JSONSize %d, AppendJSON wrote %d bytes: %s", i, got, len(text), text)
+		}
+		if limit := len(text) / 2; len(text) > 2 && JSONSize(v, limit) <= limit {
+			t.Errorf("value %d: JSONSize within limit %d of a %d-byte text", i, limit, len(text))
+		}
+	}
 }

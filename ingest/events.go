@@ -58,7 +58,7 @@ func (m *mapper) eventMsgs(i int) evMsgs {
 	if e, ok := m.evCache[i]; ok {
 		return e
 	}
-	in, out, deliv := eventMessages(m.spanEvents(i))
+	in, out, deliv := m.q.eventMessages(m.spanEvents(i))
 	e := evMsgs{in, out, deliv}
 	m.evCache[i] = e
 	return e
@@ -68,7 +68,7 @@ func (m *mapper) eventMsgs(i int) evMsgs {
 // gen_ai.user.message, gen_ai.assistant.message, gen_ai.tool.message: the
 // input; gen_ai.choice: the output), in the order they came. deliv is the
 // delivery of the first such event ("" when there is none).
-func eventMessages(evs []Event) (in, out []any, deliv string) {
+func (q *quota) eventMessages(evs []Event) (in, out []any, deliv string) {
 	for k := range evs {
 		e := &evs[k]
 		role, ok := eventRole[e.Name]
@@ -78,7 +78,7 @@ func eventMessages(evs []Event) (in, out []any, deliv string) {
 		if deliv == "" {
 			deliv = delivery(e)
 		}
-		msg := normMessage(eventFields(e), role)
+		msg := q.normMessage(eventFields(e), role)
 		if msg == nil {
 			msg = map[string]any{"role": role, "parts": []any{}}
 		}

@@ -2,11 +2,7 @@
 
 package ingest
 
-import (
-	"strings"
-
-	"attest-engine/trace"
-)
+import "strings"
 
 // maxMessageJSON bounds a message attribute decoded from its JSON string.
 const maxMessageJSON = 8 << 20
@@ -14,18 +10,25 @@ const maxMessageJSON = 8 << 20
 // messages reads a message attribute: a JSON string holding an array of
 // messages (the conventions' recorded form), an array value, or (the
 // deprecated gen_ai.prompt / gen_ai.completion) plain text, which becomes one
-// message with the given role; normalised (normalize.go).
-func messages(v any, role string) []any {
+// message with the given role; normalised (normalize.go). What it maps is
+// paid for from q (quota.go): the JSON string's elements are decoded one at
+// a time, each once paid for, and an array value's messages cost as their
+// text would; those q cannot pay for are dropped, counted.
+func (q *quota) messages(v any, role string) []any {
 	switch x := v.(type) {
 	case []any:
-		return normMessages(x, role)
+		return q.normMessages(q.paid(x), role)
 	case map[string]any:
-		return normMessages([]any{x}, role)
+		return q.normMessages(q.paid([]any{x}), role)
 	case string:
 		t := strings.TrimSpace(x)
-		if len(t) <= maxMessageJSON && (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) {
-			if d, err := trace.Decode([]byte(t)); err == nil {
-				return messages(d, role)
+		if strings.HasPrefix(t, "[") {
+			if list, ok := q.list(t); ok {
+				return q.normMessages(list, role)
+			}
+		} else if strings.HasPrefix(t, "{") {
+			if d, ok := q.decode(t); ok { // paid for: normalised as it is
+				return q.normMessages([]any{d}, role)
 			}
 		}
 		if x == "" {
@@ -36,9 +39,27 @@ func messages(v any, role string) []any {
 	return nil
 }
 
+// paid is the messages of a decoded list that q pays for, each as its
+// text would cost; the rest are dropped, counted.
+func (q *quota) paid(msgs []any) []any {
+	out := msgs[:0:0]
+	for _, m := range msgs {
+		n, within := valueNodes(m, q.budgetNodes())
+		if !within {
+			q.dropped++
+			continue
+		}
+		if q.take(units(n)) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // text joins the text of messages, optionally only those with a role.
 func text(msgs []any, role string) string {
 	var b strings.Builder
+	only := "" // the one text so far: returned as it is, not copied
 	for _, m := range msgs {
 		mm, ok := m.(map[string]any)
 		if !ok {
@@ -48,13 +69,21 @@ func text(msgs []any, role string) string {
 			continue
 		}
 		t := messageText(mm)
-		if t == "" {
+		switch {
+		case t == "":
 			continue
+		case only == "" && b.Len() == 0:
+			only = t
+			continue
+		case only != "":
+			b.WriteString(only)
+			only = ""
 		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
+		b.WriteByte('\n')
 		b.WriteString(t)
+	}
+	if only != "" {
+		return only
 	}
 	return b.String()
 }
@@ -88,6 +117,7 @@ func messageText(m map[string]any) string {
 		parts, _ = m["content"].([]any)
 	}
 	var b strings.Builder
+	only := "" // the one text so far: returned as it is, not copied
 	for _, p := range parts {
 		pm, ok := p.(map[string]any)
 		if !ok {
@@ -100,7 +130,18 @@ func messageText(m map[string]any) string {
 		if !ok {
 			s, _ = pm["text"].(string)
 		}
-		b.WriteString(s)
+		switch {
+		case s == "":
+		case only == "" && b.Len() == 0:
+			only = s
+		default:
+			b.WriteString(only)
+			b.WriteString(s)
+			only = ""
+		}
+	}
+	if only != "" {
+		return only
 	}
 	return b.String()
 }

@@ -5,8 +5,6 @@ package ingest
 import (
 	"fmt"
 	"strings"
-
-	"attest-engine/trace"
 )
 
 // Every message read, whatever its convention, becomes the current GenAI
@@ -29,19 +27,19 @@ import (
 
 // normMessages normalises a list of messages; role is the role of one
 // without its own.
-func normMessages(msgs []any, role string) []any {
-	return normList(msgs, role, 0)
+func (q *quota) normMessages(msgs []any, role string) []any {
+	return q.normList(msgs, role, 0)
 }
 
-func normList(msgs []any, role string, depth int) []any {
+func (q *quota) normList(msgs []any, role string, depth int) []any {
 	out := make([]any, 0, len(msgs))
 	for _, m := range msgs {
-		n := normMessage(m, role)
+		n := q.normMessage(m, role)
 		if n == nil {
 			continue
 		}
-		if inner := embedded(n); inner != nil && depth == 0 {
-			out = append(out, normList(inner, role, depth+1)...)
+		if inner := q.embedded(n); inner != nil && depth == 0 {
+			out = append(out, q.normList(inner, role, depth+1)...)
 			continue
 		}
 		out = append(out, n)
@@ -52,7 +50,7 @@ func normList(msgs []any, role string, depth int) []any {
 // embedded is the list a message holds as its only text when that text is
 // the JSON of a list of messages or Responses API items (Traceloop records
 // a Responses call's input so), else nil.
-func embedded(m map[string]any) []any {
+func (q *quota) embedded(m map[string]any) []any {
 	parts, _ := m["parts"].([]any)
 	if len(parts) != 1 {
 		return nil
@@ -62,7 +60,7 @@ func embedded(m map[string]any) []any {
 	if p["type"] != "text" || !strings.HasPrefix(strings.TrimSpace(s), "[") {
 		return nil
 	}
-	list, _ := decodeJSONish(s).([]any)
+	list, _ := q.decodeJSONish(s).([]any)
 	if len(list) == 0 {
 		return nil
 	}
@@ -83,7 +81,7 @@ func embedded(m map[string]any) []any {
 var responsesItems = map[string]bool{"message": true, "function_call": true, "function_call_output": true}
 
 // normMessage normalises one message; nil when it is not an object.
-func normMessage(v any, role string) map[string]any {
+func (q *quota) normMessage(v any, role string) map[string]any {
 	m, ok := v.(map[string]any)
 	if !ok {
 		if s, ok := v.(string); ok { // a body that is only the text
@@ -93,10 +91,10 @@ func normMessage(v any, role string) map[string]any {
 	}
 	inner, ok := m["message"].(map[string]any)
 	if s, isText := m["message"].(string); isText { // a span event's attribute: JSON text
-		inner, ok = decodeJSONish(s).(map[string]any)
+		inner, ok = q.decodeJSONish(s).(map[string]any)
 	}
 	if ok { // a choice: {index, finish_reason, message}
-		out := normMessage(inner, role)
+		out := q.normMessage(inner, role)
 		if fr, ok := m["finish_reason"].(string); ok && out["finish_reason"] == nil {
 			out["finish_reason"] = fr
 		}
@@ -105,11 +103,11 @@ func normMessage(v any, role string) map[string]any {
 	switch m["type"] { // a Responses API item without a role
 	case "function_call":
 		if _, ok := m["role"]; !ok {
-			return map[string]any{"role": "assistant", "parts": []any{toolCallPart(m)}}
+			return map[string]any{"role": "assistant", "parts": []any{q.toolCallPart(m)}}
 		}
 	case "function_call_output":
 		if _, ok := m["role"]; !ok {
-			return map[string]any{"role": "tool", "parts": []any{normPart(m)}}
+			return map[string]any{"role": "tool", "parts": []any{q.normPart(m)}}
 		}
 	}
 	if r, ok := m["role"].(string); ok && r != "" {
@@ -119,7 +117,7 @@ func normMessage(v any, role string) map[string]any {
 	parts := []any{}
 	if ps, ok := m["parts"].([]any); ok {
 		for _, p := range ps {
-			parts = append(parts, normPart(p))
+			parts = append(parts, q.normPart(p))
 		}
 	}
 	callID := firstString(m, "tool_call_id", "tool_use_id")
@@ -129,33 +127,33 @@ func normMessage(v any, role string) map[string]any {
 	switch c := m["content"].(type) {
 	case string:
 		if role == "tool" {
-			parts = append(parts, map[string]any{"type": "tool_call_response", "id": callID, "response": decodeJSONish(c)})
+			parts = append(parts, map[string]any{"type": "tool_call_response", "id": callID, "response": q.decodeJSONish(c)})
 		} else {
 			parts = append(parts, textPart(c))
 		}
 	case []any:
 		for _, p := range c {
-			parts = append(parts, normPart(p))
+			parts = append(parts, q.normPart(p))
 		}
 	case map[string]any:
-		parts = append(parts, normPart(c))
+		parts = append(parts, q.normPart(c))
 	}
 	if calls, ok := m["tool_calls"].([]any); ok {
 		for _, c := range calls {
-			parts = append(parts, toolCallPart(c))
+			parts = append(parts, q.toolCallPart(c))
 		}
 	} else if s, ok := m["tool_calls"].(string); ok { // a span event's attribute: JSON text
-		if calls, ok := decodeJSONish(s).([]any); ok {
+		if calls, ok := q.decodeJSONish(s).([]any); ok {
 			for _, c := range calls {
-				parts = append(parts, toolCallPart(c))
+				parts = append(parts, q.toolCallPart(c))
 			}
 		}
 	}
 	if fc, ok := m["function_call"].(map[string]any); ok {
-		parts = append(parts, toolCallPart(fc))
+		parts = append(parts, q.toolCallPart(fc))
 	}
 	if role == "tool" {
-		parts = toolResponse(parts, callID)
+		parts = q.toolResponse(parts, callID)
 	}
 	out["parts"] = parts
 	if fr, ok := m["finish_reason"].(string); ok {
@@ -170,7 +168,7 @@ func normMessage(v any, role string) map[string]any {
 // toolResponse makes the text parts of a tool message (OpenInference's
 // message.contents, a content-part list) its one tool_call_response, when
 // it has none.
-func toolResponse(parts []any, id string) []any {
+func (q *quota) toolResponse(parts []any, id string) []any {
 	var text strings.Builder
 	texts := 0
 	for _, p := range parts {
@@ -187,7 +185,7 @@ func toolResponse(parts []any, id string) []any {
 	if texts == 0 {
 		return parts
 	}
-	out := []any{map[string]any{"type": "tool_call_response", "id": id, "response": decodeJSONish(text.String())}}
+	out := []any{map[string]any{"type": "tool_call_response", "id": id, "response": q.decodeJSONish(text.String())}}
 	for _, p := range parts {
 		if pm, _ := p.(map[string]any); pm["type"] != "text" {
 			out = append(out, p)
@@ -199,7 +197,7 @@ func toolResponse(parts []any, id string) []any {
 func textPart(s string) map[string]any { return map[string]any{"type": "text", "content": s} }
 
 // normPart normalises one content part.
-func normPart(v any) any {
+func (q *quota) normPart(v any) any {
 	p, ok := v.(map[string]any)
 	if !ok {
 		if s, ok := v.(string); ok {
@@ -217,12 +215,12 @@ func normPart(v any) any {
 			return textPart(s)
 		}
 	case "tool_call", "tool-call", "tool_use", "function_call":
-		return toolCallPart(p)
+		return q.toolCallPart(p)
 	case "tool_call_response", "tool-result", "tool_result", "function_call_output":
 		out := map[string]any{"type": "tool_call_response", "id": firstString(p, "id", "toolCallId", "tool_use_id", "call_id")}
 		for _, k := range []string{"response", "result", "output", "content"} {
 			if r, ok := p[k]; ok {
-				out["response"] = toolOutput(r)
+				out["response"] = q.toolOutput(r)
 				break
 			}
 		}
@@ -233,15 +231,18 @@ func normPart(v any) any {
 
 // toolOutput unwraps Vercel's typed tool output ({"type": "json" or
 // "text", "value": …}) and decodes JSON text.
-func toolOutput(v any) any {
+func (q *quota) toolOutput(v any) any { return q.decodeJSONish(unwrapOutput(v)) }
+
+// unwrapOutput is the value of Vercel's typed tool output, else v.
+func unwrapOutput(v any) any {
 	if m, ok := v.(map[string]any); ok && len(m) == 2 {
 		if t, _ := m["type"].(string); t == "json" || t == "text" {
 			if val, ok := m["value"]; ok {
-				v = val
+				return val
 			}
 		}
 	}
-	return decodeJSONish(v)
+	return v
 }
 
 // toolCallPart reads a tool call of any shape: the conventions' part,
@@ -249,7 +250,7 @@ func toolOutput(v any) any {
 // {toolCallId, toolName, args | input}, Anthropic's tool_use, the
 // Responses API's function_call item, and the indexed conventions' flat
 // {id, name, arguments}.
-func toolCallPart(v any) any {
+func (q *quota) toolCallPart(v any) any {
 	c, ok := v.(map[string]any)
 	if !ok {
 		return v
@@ -267,7 +268,7 @@ func toolCallPart(v any) any {
 	}
 	for _, k := range []string{"arguments", "args", "input"} {
 		if a, ok := src[k]; ok && a != nil {
-			out["arguments"] = decodeJSONish(a)
+			out["arguments"] = q.decodeJSONish(a)
 			break
 		}
 	}
@@ -276,16 +277,12 @@ func toolCallPart(v any) any {
 
 // decodeJSONish decodes JSON text holding an object or an array; anything
 // else is returned as it is.
-func decodeJSONish(v any) any {
+func (q *quota) decodeJSONish(v any) any {
 	s, ok := v.(string)
 	if !ok {
 		return v
 	}
-	t := strings.TrimSpace(s)
-	if len(t) > maxMessageJSON || !(strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) {
-		return v
-	}
-	if d, err := trace.Decode([]byte(t)); err == nil {
+	if d, ok := q.decode(s); ok {
 		return d
 	}
 	return v

@@ -4,6 +4,7 @@ package ingest
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 
 	"attest-engine/trace"
@@ -171,6 +172,11 @@ func asNumber(v any) (json.Number, bool) {
 	case json.Number:
 		return n, true
 	case string:
+		// Only a text that may be a number is decoded: a long array sent
+		// as a token count is not mapped.
+		if t := strings.TrimSpace(n); t == "" || len(t) > 64 || !strings.ContainsRune("-0123456789", rune(t[0])) {
+			return "", false
+		}
 		if d, err := trace.Decode([]byte(n)); err == nil {
 			if num, ok := d.(json.Number); ok {
 				return num, true

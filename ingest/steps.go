@@ -51,7 +51,7 @@ func (m *mapper) agentName(i int) string {
 // OpenInference's input.value or OpenLLMetry's traceloop.entity.input.
 func (m *mapper) agentInput(i int) string {
 	if v, src, ok := m.find(i, attrInputMessages); ok {
-		msgs := messages(v, "user")
+		msgs := m.q.messages(v, "user")
 		m.captured = m.captured || carriesContent(msgs)
 		m.source("content", src)
 		return lastText(msgs, "user")
@@ -67,7 +67,7 @@ func (m *mapper) agentInput(i int) string {
 // agentOutput is the agent's last output message, or its output value.
 func (m *mapper) agentOutput(i int) string {
 	if v, src, ok := m.find(i, attrOutputMessages); ok {
-		msgs := messages(v, "assistant")
+		msgs := m.q.messages(v, "assistant")
 		m.captured = m.captured || carriesContent(msgs)
 		m.source("content", src)
 		return lastText(msgs, "")
@@ -103,7 +103,7 @@ func (m *mapper) toolStep(i int) map[string]any {
 		args, src = first(sp, oiInput, convOI, "ai.toolCall.args", convVercel, "ai.toolCall.input", convVercel, tlInput, convOLL)
 	}
 	if args != nil {
-		s["args"] = object(args, "arguments")
+		s["args"] = m.q.object(args, "arguments")
 		m.source("tool_calls", src)
 	}
 	res, src, ok := m.find(i, attrToolResult)
@@ -111,7 +111,7 @@ func (m *mapper) toolStep(i int) map[string]any {
 		res, src = first(sp, oiOutput, convOI, "ai.toolCall.result", convVercel, "ai.toolCall.output", convVercel, tlOutput, convOLL)
 	}
 	if res != nil {
-		s["result"] = object(toolOutput(res), "result")
+		s["result"] = m.q.object(unwrapOutput(res), "result")
 		m.source("tool_calls", src)
 	}
 	return s
@@ -229,7 +229,7 @@ func lastFinish(msgs []any) string {
 // arguments or response, whatever form they came in.
 func (m *mapper) inputMessages(i int) ([]any, string, bool) {
 	if v, src, ok := m.find(i, attrInputMessages); ok {
-		msgs := messages(v, "user")
+		msgs := m.q.messages(v, "user")
 		m.captured = m.captured || carriesContent(msgs)
 		return msgs, src, true
 	}
@@ -238,7 +238,7 @@ func (m *mapper) inputMessages(i int) ([]any, string, bool) {
 
 func (m *mapper) outputMessages(i int) ([]any, string, bool) {
 	if v, src, ok := m.find(i, attrOutputMessages); ok {
-		msgs := messages(v, "assistant")
+		msgs := m.q.messages(v, "assistant")
 		m.captured = m.captured || carriesContent(msgs)
 		return msgs, src, true
 	}
@@ -256,25 +256,25 @@ func (m *mapper) otherMessages(i int, input bool) ([]any, string, bool) {
 	if len(msgs) == 0 {
 		switch {
 		case input:
-			msgs, src = oiMessages(sp.Attrs, oiInMsgs, "user"), convOI+"/"+delivAttrs
+			msgs, src = m.q.oiMessages(sp.Attrs, oiInMsgs, "user"), convOI+"/"+delivAttrs
 		default:
-			msgs, src = oiMessages(sp.Attrs, oiOutMsgs, "assistant"), convOI+"/"+delivAttrs
+			msgs, src = m.q.oiMessages(sp.Attrs, oiOutMsgs, "assistant"), convOI+"/"+delivAttrs
 		}
 	}
 	if len(msgs) == 0 {
 		switch {
 		case input:
-			msgs, src = tlMessages(sp.Attrs, tlPrompt, "user"), convOLL+"/"+delivAttrs
+			msgs, src = m.q.tlMessages(sp.Attrs, tlPrompt, "user"), convOLL+"/"+delivAttrs
 		default:
-			msgs, src = tlMessages(sp.Attrs, tlCompletion, "assistant"), convOLL+"/"+delivAttrs
+			msgs, src = m.q.tlMessages(sp.Attrs, tlCompletion, "assistant"), convOLL+"/"+delivAttrs
 		}
 	}
 	if len(msgs) == 0 {
 		var ok bool
 		if input {
-			msgs, ok = vercelInput(sp.Attrs)
+			msgs, ok = m.q.vercelInput(sp.Attrs)
 		} else {
-			msgs, ok = vercelOutput(sp.Attrs)
+			msgs, ok = m.q.vercelOutput(sp.Attrs)
 		}
 		if !ok {
 			return nil, "", false

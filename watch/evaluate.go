@@ -156,6 +156,9 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 	}
 	costKnown := true
 	if t.Doc == nil { // assembled from spans: read as a tape once, released above
+		if e.oversize(t, out) {
+			return out
+		}
 		// A cost the producer sent (OpenInference's llm.cost.total) is
 		// the cost; else it is derived from the token counts when prices
 		// are known; else no cost check can be judged.
