@@ -20,6 +20,12 @@ import (
 // result lines.
 func listenWith(t *testing.T, lim listenLimits, use func(addr string)) string {
 	t.Helper()
+	return listenCmd(t, lim, func(addr string, _ *command) { use(addr) })
+}
+
+// listenCmd is listenWith that also lets use see the command.
+func listenCmd(t *testing.T, lim listenLimits, use func(addr string, c *command)) string {
+	t.Helper()
 	pr, pw := io.Pipe()
 	addr := make(chan string, 1)
 	go func() {
@@ -48,7 +54,7 @@ func listenWith(t *testing.T, lim listenLimits, use func(addr string)) string {
 	go func() { done <- c.run(ctx, nil, &out); pw.Close() }()
 	select {
 	case a := <-addr:
-		use(a)
+		use(a, c)
 	case err := <-done:
 		t.Fatalf("watch ended before listening: %v", err)
 	}
@@ -131,23 +137,59 @@ func TestSlowBodies(t *testing.T) {
 
 // TestConnCap: at the connection cap, a connection that has sent nothing
 // makes room for a newcomer; when every connection is busy with a request,
-// the newcomer is answered 503 at once, with Retry-After, in its request's
-// encoding, and closed.
+// the newcomer is answered 503 at once (long before a slot frees: the
+// bodies' grace is 30 s), with Retry-After, in its request's encoding,
+// and closed. Each step waits, up to 10 s, for the listener's own count of
+// its connections to show the state the next step needs, never for a
+// fixed time.
 func TestConnCap(t *testing.T) {
-	lim := listenLimits{Conns: 3, BodyGrace: time.Second, MinRate: 1 << 10}
-	post := func(url string) (*http.Response, []byte) {
-		req, _ := http.NewRequest("POST", url, bytes.NewReader(paddedBody(10)))
-		req.Header.Set("Content-Type", "application/x-protobuf")
-		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
-		resp, err := client.Do(req)
+	lim := listenLimits{Conns: 3, BodyGrace: 30 * time.Second, MinRate: 1 << 10}
+	// post sends a small JSON body labelled protobuf on a connection of its
+	// own, written whole as soon as it connects, and reads the answer.
+	post := func(addr string) (*http.Response, []byte) {
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
+		}
+		defer c.Close()
+		body := paddedBody(10)
+		fmt.Fprintf(c, "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("no answer: %v", err)
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		return resp, b
 	}
-	listenWith(t, lim, func(addr string) {
+	listenCmd(t, lim, func(addr string, cmd *command) {
+		// census is what the listener counts: connections open, of them
+		// reading a request, and those closed to make room or refused.
+		census := func() (open, active, evicted, refused int) {
+			l := cmd.conns.Load()
+			if l == nil {
+				return
+			}
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			for _, in := range l.conns {
+				if in.state == http.StateActive {
+					active++
+				}
+			}
+			return len(l.conns), active, l.evicted, l.refused
+		}
+		waitFor := func(what string, ok func(open, active, evicted, refused int) bool) {
+			t.Helper()
+			for deadline := time.Now().Add(10 * time.Second); !ok(census()); time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					open, active, evicted, refused := census()
+					t.Fatalf("after 10 s, not yet %s: %d connections open, %d reading a request, %d closed to make room, %d refused",
+						what, open, active, evicted, refused)
+				}
+			}
+		}
 		dial := func() net.Conn {
 			c, err := net.Dial("tcp", addr)
 			if err != nil {
@@ -159,24 +201,39 @@ func TestConnCap(t *testing.T) {
 		for range lim.Conns {
 			dial() // connections that never send a byte
 		}
-		time.Sleep(100 * time.Millisecond)
+		waitFor("the cap full of silent connections", func(open, _, _, _ int) bool { return open == lim.Conns })
 		// A JSON body sent as protobuf: 400, but taken in, not refused.
-		if resp, _ := post("http://" + addr + "/v1/traces"); resp.StatusCode != http.StatusBadRequest {
+		if resp, _ := post(addr); resp.StatusCode != http.StatusBadRequest {
 			t.Fatalf("with the cap full of silent connections: HTTP %d, want an answer to the request (400)", resp.StatusCode)
 		}
+		waitFor("one silent connection closed for the request, and the request's closed", func(open, _, evicted, refused int) bool {
+			return open == lim.Conns-1 && evicted == 1 && refused == 0
+		})
 		// Every connection busy with a body that is still coming.
+		var busy []net.Conn
+		defer func() {
+			for _, c := range busy {
+				c.Close() // so that the listener stops at once, not after the bodies' grace
+			}
+		}()
 		for range lim.Conns {
 			c := dial()
+			busy = append(busy, c)
 			fmt.Fprintf(c, "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
 		}
-		time.Sleep(100 * time.Millisecond)
+		waitFor("every connection reading a request", func(open, active, _, refused int) bool {
+			return open == lim.Conns && active == lim.Conns && refused == 0
+		})
 		start := time.Now()
-		resp, body := post("http://" + addr + "/v1/traces")
+		resp, body := post(addr)
 		code, msg, err := readStatus(body, true)
 		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" ||
-			resp.Header.Get("Content-Type") != "application/x-protobuf" || err != nil || code != 14 || time.Since(start) > time.Second {
+			resp.Header.Get("Content-Type") != "application/x-protobuf" || err != nil || code != 14 || time.Since(start) > 5*time.Second {
 			t.Errorf("over the cap: HTTP %d, Retry-After %q, %s, Status %d %q (%v) after %v; want 503 at once, Retry-After 1, a protobuf Status 14",
 				resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"), code, msg, err, time.Since(start))
+		}
+		if _, _, _, refused := census(); refused != 1 {
+			t.Errorf("%d connections refused, want 1", refused)
 		}
 	})
 }

@@ -72,6 +72,7 @@ func (c *command) serve(stop context.Context, ready chan<- error) error {
 		return err
 	}
 	ln := newConnCap(raw, c.lim.Conns, c.lim.RetryAfter)
+	c.conns.Store(ln)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) { c.export(stop, w, r, false) })
 	mux.HandleFunc("POST /v1/logs", func(w http.ResponseWriter, r *http.Request) { c.export(stop, w, r, true) })

@@ -51,9 +51,10 @@ type command struct {
 
 	// --listen (admission.go, conns.go).
 	lim     listenLimits
-	bodies  *budget     // request bytes being read or taken and not yet handed on
-	growing atomic.Bool // a body is waiting for room in bodies (readBody)
-	handoff *handoff    // requests answered 200, to hand on in order
+	bodies  *budget                 // request bytes being read or taken and not yet handed on
+	growing atomic.Bool             // a body is waiting for room in bodies (readBody)
+	conns   atomic.Pointer[connCap] // the listener's, once it listens
+	handoff *handoff                // requests answered 200, to hand on in order
 }
 
 // stats are counted by the goroutine that owns each field.
