@@ -58,8 +58,12 @@
 // a trace id (logs.go), consecutive records of one span as one carrier
 // (of at most 1,024 records, as a span's events) whose Size is estimated the same way (its records' packed text), and is
 // taken in chunks as a trace request is (CheckOTLPLogs). A trace maps at
-// most 16,384 events (maxTraceEvents: its spans' events first, then its
-// log records; the rest dropped and counted, the trace incomplete).
+// most 16,384 units (maxTraceEvents, quota.go): its spans' events first,
+// one each, then its log records, then the messages and the JSON texts read
+// from its attributes (a message one, a JSON text one per 16 of its values
+// and member names, counted on the text before anything is decoded; a
+// message list is decoded one element at a time); the rest are dropped and
+// counted (metadata.otel.dropped_events), the trace incomplete.
 // Spans keep their attributes as the engine's value model, whose arrays
 // cost 16 bytes an element: at worst (an array of "{}") about 5 times its
 // text.
