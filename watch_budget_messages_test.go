@@ -3,11 +3,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -94,4 +97,43 @@ func TestWatchBudgetMessages(t *testing.T) {
 		r.cmd.Process.Signal(syscall.SIGTERM)
 		check(t, r)
 	})
+}
+
+// TestWatchOversize: a trace whose Attest text would exceed spec §7's
+// 10,485,760 bytes (a 4 MB text message, written as the message, the
+// prompt and the user's message) gets validation's error on every line,
+// with its case key, as when the text was written and validated.
+func TestWatchOversize(t *testing.T) {
+	bin := buildEngine(t)
+	text, _ := json.Marshal(strings.Repeat("refund ", 4<<20/7))
+	line := messagesTrace(0, "x")
+	line = bytes.Replace(line, []byte(`{"key":"x","value":{"stringValue":"[]"}}`),
+		[]byte(`{"key":"gen_ai.input.messages","value":{"stringValue":`+string(text)+`}}`), 1)
+	in := filepath.Join(t.TempDir(), "oversize.jsonl")
+	if err := os.WriteFile(in, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "watch", "--suite", watchSuite, "--in", in, "--deterministic").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for sc := bufio.NewScanner(bytes.NewReader(out)); sc.Scan(); n++ {
+		var r struct {
+			CaseKey     string `json:"case_key"`
+			Status      string
+			Explanation string
+			Error       struct{ Code int }
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != "error" || r.Error.Code != 1001 || !strings.HasPrefix(r.Explanation, "trace exceeds max size: ") ||
+			!strings.HasSuffix(r.Explanation, " > 10485760 bytes") || r.CaseKey == "" {
+			t.Errorf("line %d: %s; want error 1001, trace exceeds max size, with its case key", n, sc.Bytes())
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d lines, want 5", n)
+	}
 }
