@@ -51,9 +51,11 @@
 //
 // # Bounds
 //
-// Inputs are regular files (each is read twice when results have no pair, to name them; a pipe or FIFO
-// is refused, and a file changed between the reads is an error). A line is at most 64 MiB
-// and a run at most 100,000 assertion keys. While pairing, a result takes 48 bytes (its identity is a
-// 16-byte digest, and 8 bytes of a watch line's result_id); what is kept per key is its counts, and for
-// graded keys one 8-byte difference per pair.
+// Inputs are regular files (what results have no pair is read again, to name them, from the nearest of
+// the line starts noted every MiB of the first read; a pipe or FIFO is refused, and a file changed between
+// the reads — another size or modification time, or fewer results — is an error). A line is at most 64
+// MiB and a run at most 100,000 assertion keys. While pairing, a result takes 40 bytes (its identity is a
+// 16-byte digest, and 8 bytes of a watch line's result_id), in 256 buckets by its identity's top bits
+// that grow one at a time; what is kept per key is its counts, and for graded keys one 8-byte difference
+// per pair.
 package rundiff
