@@ -78,10 +78,28 @@ func flagSort(es []entry, shift, level int) {
 	}
 }
 
+// insertionSort sorts a few entries, each moved once into the place the ones before it leave.
 func insertionSort(es []entry) {
 	for i := 1; i < len(es); i++ {
-		for j := i; j > 0 && compareEntries(es[j], es[j-1]) < 0; j-- {
-			es[j], es[j-1] = es[j-1], es[j]
+		if !before(&es[i], &es[i-1]) {
+			continue
 		}
+		e := es[i]
+		j := i
+		for ; j > 0 && before(&e, &es[j-1]); j-- {
+			es[j] = es[j-1]
+		}
+		es[j] = e
 	}
+}
+
+// before reports whether a sorts before b: by id, then position.
+func before(a, b *entry) bool {
+	if a.hi != b.hi {
+		return a.hi < b.hi
+	}
+	if a.lo != b.lo {
+		return a.lo < b.lo
+	}
+	return a.pos < b.pos
 }
