@@ -32,7 +32,8 @@
 //     reached the observed sum (p = 50/draws), else after 20,000 (p = (1 + count)/(1 + 20,000)). Pairs
 //     whose |difference| is the same are drawn together (their sum is that value times the signs'
 //     balance, a count of ones in random bits), so a draw costs a word per 64 pairs when the scores take
-//     few values.
+//     few values; magnitudes that occur at most four times in a row are taken together, their signed sum
+//     looked up from their bits, so scores that all differ cost a lookup per four pairs.
 //
 // Each direction's hypotheses (every key's pass/fail test, and score test where graded) form one family,
 // adjusted with Holm's step-down method, so the chance of calling any key regressed when none did is at

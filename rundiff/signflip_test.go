@@ -147,3 +147,38 @@ func TestSignFlipSteps(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSignFlipDropped: one graded key of 20,000 pairs whose mean score dropped by 0.05 (its p-value
+// toward a drop is small, so that direction draws all 20,000 times), its scores continuous, in thousandths
+// or in tenths, by signFlip (draws=lookup) and by one step a magnitude (draws=grouped, the reference):
+//
+//	go test ./rundiff -run '^$' -bench SignFlipDropped -benchtime 2x -count 6 | tee sf.txt
+//	benchstat -col /draws sf.txt
+func BenchmarkSignFlipDropped(b *testing.B) {
+	for _, kind := range []struct {
+		name  string
+		scale float64 // scores rounded to 1/scale; 0: not rounded
+	}{{"continuous", 0}, {"thousandths", 1000}, {"tenths", 10}} {
+		rng := rand.New(rand.NewPCG(7, 7))
+		d := make([]float64, 20_000)
+		for i := range d {
+			base, head := rng.Float64(), max(0, rng.Float64()-0.05)
+			if kind.scale > 0 {
+				base, head = math.Round(base*kind.scale)/kind.scale, math.Round(head*kind.scale)/kind.scale
+			}
+			d[i] = head - base
+		}
+		for _, draws := range []struct {
+			name string
+			f    func([]float64, *rand.Rand) (float64, float64)
+		}{{"grouped", signFlipOneStep}, {"lookup", signFlip}} {
+			b.Run("scores="+kind.name+"/draws="+draws.name, func(b *testing.B) {
+				for b.Loop() {
+					if down, _ := draws.f(d, rand.New(rand.NewPCG(1, 1))); down > 0.01 {
+						b.Fatalf("p %g toward a drop of 0.05", down)
+					}
+				}
+			})
+		}
+	}
+}
