@@ -18,7 +18,9 @@ const MaxKeys = 100_000
 
 // entry is one result, as compact as pairing needs: 40 bytes a result while the two runs are paired.
 type entry struct {
-	hi, lo uint64 // 128 bits of SHA-256 of case key, assertion key and repeat (8-byte big-endian lengths before the keys): equal ids pair, in order of pos
+	// The id: 128 bits of SHA-256 of the case key and the assertion key, each after its length, and the
+	// repeat (8 bytes big-endian each). Equal ids pair, in order of pos.
+	hi, lo uint64
 	score  float64
 	rid    uint64 // a watch line's result_id, 64 bits of it (dedupe.go); 0 for none
 	pos    int32  // the result's index in its input: pairs results that share an id in order of appearance
