@@ -5,9 +5,13 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
+
+	"attest-engine/trace"
 )
 
 // jsonList is the JSON text of a list of n elements made by elem.
@@ -115,4 +119,38 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// FuzzQuotaList: for any text, reading it as a message list never panics;
+// jsonNodes never counts fewer nodes than the decoded value has (so what
+// is paid for is never less than what is decoded); and with room for all
+// of it, a list reads as trace.Decode reads it whole, while with room for
+// none nothing is decoded and every element is counted dropped.
+func FuzzQuotaList(f *testing.F) {
+	for _, s := range []string{`[]`, `[ ]`, `[{"role":"user","content":"a"},{"role":"tool","content":"{\"x\":[1,2]}"}]`,
+		`[[], {}, [ ], { }, "a,b:[{", 1e3, null]`, `[{"a":1,"a":2}]`, `{"a":[1]}`, `["\"\\", "\u00e9"]`, `[1,`, `x`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := newQuota()
+		got, ok := q.list(s)
+		whole, err := trace.Decode([]byte(s))
+		if d, isList := whole.([]any); err == nil && isList {
+			n, _ := valueNodes(whole, math.MaxInt)
+			if j, _ := jsonNodes(s, math.MaxInt); j < n {
+				t.Fatalf("jsonNodes %d < the %d nodes decoded of %q", j, n, s)
+			}
+			if n <= maxTraceEvents && (!ok || q.dropped != 0 || !reflect.DeepEqual(got, d)) {
+				t.Fatalf("list(%q) = %v, %v, %d dropped; want %v", s, got, ok, q.dropped, d)
+			}
+			none := quota{}
+			if got, ok := none.list(s); ok && (len(got) != 0 || none.dropped != len(d)) {
+				t.Fatalf("with no room: %d decoded, %d dropped of %d", len(got), none.dropped, len(d))
+			}
+		}
+		// A text trace.Decode refuses is not read as a list.
+		if err != nil && ok {
+			t.Fatalf("list(%q) read a text trace.Decode refuses (%v)", s, err)
+		}
+	})
 }
