@@ -59,7 +59,7 @@ func lookup(name string) command {
 // run runs the command args name (the server when the first argument is a
 // flag or there is none). A subcommand's context ends at the first SIGINT or
 // SIGTERM, and a second signal ends its process at once. The server handles
-// both itself, installing its handlers beside its start-up, and keeps
+// both itself, installing its handlers once initialize is answered, and keeps
 // draining at a second (spec §2.3, bounded by its drain timeout).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
