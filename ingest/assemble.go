@@ -54,6 +54,15 @@ const (
 	ClosedFlush   = "end_of_input"
 )
 
+// key is what tells a span (or a log record) held from another: a span's
+// id, a log record's LogKey.
+func (sp *Span) key() string {
+	if sp.LogKey != "" {
+		return sp.LogKey
+	}
+	return sp.SpanID
+}
+
 // Group is the spans of one trace, as the assembler hands them over.
 type Group struct {
 	TraceID string
@@ -132,7 +141,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 		p := a.open[sp.TraceID]
 		if p == nil {
 			if s := a.settling.get(sp.TraceID); s != nil {
-				if _, dup := s.p.ids[sp.SpanID]; dup {
+				if _, dup := s.p.ids[sp.key()]; dup {
 					a.Duplicates++ // sent again after its trace closed
 					a.settle(sp.Seq)
 					continue
@@ -140,6 +149,11 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 				a.Late++
 				p = a.reopen(s, now)
 			} else {
+				if a.closed.judged(sp.TraceID, sp.key()) {
+					a.Duplicates++ // sent again after its trace's spans were let go
+					a.settle(sp.Seq)
+					continue
+				}
 				if a.closed.has(sp.TraceID) {
 					a.Late++ // its trace closed and its spans are gone: evaluated as too late (settle.go)
 				}
@@ -155,7 +169,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			a.lru.MoveToBack(p.elem)
 		}
 		p.last = now
-		if _, dup := p.ids[sp.SpanID]; dup {
+		if _, dup := p.ids[sp.key()]; dup || (p.prior == nil && a.closed.judged(sp.TraceID, sp.key())) {
 			a.Duplicates++ // at-least-once delivery sent it again
 			a.settle(sp.Seq)
 			continue
@@ -166,11 +180,11 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			continue
 		}
 		p.spans = append(p.spans, sp)
-		p.ids[sp.SpanID] = struct{}{}
+		p.ids[sp.key()] = struct{}{}
 		p.through = max(p.through, sp.Seq)
 		p.bytes += sp.Size + heldSpanID
 		a.bytes += sp.Size + heldSpanID
-		if sp.ParentID == "" && !p.rootEnd {
+		if sp.ParentID == "" && sp.LogKey == "" && !p.rootEnd {
 			p.rootEnd = true
 			p.deadline = now + int64(a.lim.Grace)
 			a.roots = append(a.roots, p)
@@ -262,34 +276,4 @@ func (a *Assembler) compactRoots() {
 	}
 	clear(a.roots[len(live):])
 	a.roots = live
-}
-
-// recent remembers the verdicts of the last closed traces, oldest
-// forgotten first.
-type recent struct {
-	max  int
-	set  map[string]Prior
-	ring []string
-	next int
-}
-
-func newRecent(max int) *recent { return &recent{max: max, set: map[string]Prior{}} }
-
-func (r *recent) has(id string) bool { _, ok := r.set[id]; return ok }
-
-func (r *recent) get(id string) (Prior, bool) { p, ok := r.set[id]; return p, ok }
-
-func (r *recent) add(id string, p Prior) {
-	if _, ok := r.set[id]; ok {
-		r.set[id] = p
-		return
-	}
-	if len(r.ring) < r.max {
-		r.ring = append(r.ring, id)
-	} else {
-		delete(r.set, r.ring[r.next])
-		r.ring[r.next] = id
-		r.next = (r.next + 1) % r.max
-	}
-	r.set[id] = p
 }

@@ -14,8 +14,7 @@ import (
 // dropped, as OpenTelemetry SDKs drop past their own limits (128 by
 // default): an empty attribute costs two bytes on the wire and far more in
 // memory, so a body of --max-line bytes alone does not bound what a span
-// holds. Events are bounded as from JSON: a span keeps at most five
-// (eventKeeper).
+// holds. Events are bounded as from JSON (eventKeeper).
 const maxProtoAttrs = 1024
 
 // desc names a known field and its wire type; a schema is indexed by field
@@ -236,7 +235,7 @@ func decodeSpan(b []byte) (Span, error) {
 	}
 	if events > 0 {
 		// Every event is read, one at a time, and kept as ParseOTLP keeps
-		// them (eventKeeper): at most five, of one attribute each.
+		// them (eventKeeper).
 		var ev eventKeeper
 		r := fields{b: b}
 		for r.more() {
@@ -248,7 +247,7 @@ func decodeSpan(b []byte) (Span, error) {
 			if err != nil {
 				return Span{}, err
 			}
-			ev.keep(e.Name, e.Attrs)
+			ev.keep(e.Name, e.Time, e.Attrs)
 		}
 		sp.Events = ev.kept
 	}
@@ -266,6 +265,8 @@ func decodeEvent(b []byte) (Event, error) {
 			return Event{}, fmt.Errorf("event: %v", err)
 		}
 		switch f.num {
+		case 1:
+			e.Time = clampNanos(wireUint(f.u))
 		case 2:
 			e.Name = pbString(f.b)
 		case 3:
