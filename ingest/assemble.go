@@ -88,10 +88,44 @@ type pending struct {
 	dropped  int
 	elem     *list.Element       // in Assembler.lru
 	deadline int64               // root end + grace; 0 until rootEnd
-	ids      map[string]struct{} // span ids held: a re-delivered span is held once
+	ids      map[string]struct{} // span ids held, from idsSetAt spans on (has)
 	through  uint64              // greatest Seq of its spans
 	prior    *Prior              // reopened from the settle cache: the verdict it had
 	hold     *Hold               // reopened: the hold its earlier spans' items are in
+}
+
+// idsSetAt is the number of spans from which a trace keeps a set of its
+// span ids; below it a span id is looked for among its spans, which for
+// the usual trace of a few spans is faster than a map and allocates
+// nothing.
+const idsSetAt = 16
+
+// has reports whether p holds a span with this id: a re-delivered span
+// is held once.
+func (p *pending) has(id string) bool {
+	if p.ids != nil {
+		_, ok := p.ids[id]
+		return ok
+	}
+	for i := range p.spans {
+		if p.spans[i].SpanID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// added records the id of the span just appended to p.spans.
+func (p *pending) added(id string) {
+	switch {
+	case p.ids != nil:
+		p.ids[id] = struct{}{}
+	case len(p.spans) >= idsSetAt:
+		p.ids = make(map[string]struct{}, 2*len(p.spans))
+		for i := range p.spans {
+			p.ids[p.spans[i].SpanID] = struct{}{}
+		}
+	}
 }
 
 // Assembler groups spans by trace id. It is not safe for concurrent use.
@@ -132,7 +166,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 		p := a.open[sp.TraceID]
 		if p == nil {
 			if s := a.settling.get(sp.TraceID); s != nil {
-				if _, dup := s.p.ids[sp.SpanID]; dup {
+				if s.p.has(sp.SpanID) {
 					a.Duplicates++ // sent again after its trace closed
 					a.settle(sp.Seq)
 					continue
@@ -146,7 +180,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 				for len(a.open) >= a.lim.OpenTraces {
 					out = a.emit(out, a.close(a.lru.Front().Value.(*pending), ClosedEvicted, now))
 				}
-				p = &pending{id: sp.TraceID, seq: sp.Seq, ids: map[string]struct{}{}, bytes: heldTrace + len(sp.TraceID)}
+				p = &pending{id: sp.TraceID, seq: sp.Seq, bytes: heldTrace + len(sp.TraceID)}
 				p.elem = a.lru.PushBack(p)
 				a.open[sp.TraceID] = p
 				a.bytes += p.bytes
@@ -155,7 +189,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			a.lru.MoveToBack(p.elem)
 		}
 		p.last = now
-		if _, dup := p.ids[sp.SpanID]; dup {
+		if p.has(sp.SpanID) {
 			a.Duplicates++ // at-least-once delivery sent it again
 			a.settle(sp.Seq)
 			continue
@@ -166,7 +200,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			continue
 		}
 		p.spans = append(p.spans, sp)
-		p.ids[sp.SpanID] = struct{}{}
+		p.added(sp.SpanID)
 		p.through = max(p.through, sp.Seq)
 		p.bytes += sp.Size + heldSpanID
 		a.bytes += sp.Size + heldSpanID

@@ -217,18 +217,10 @@ func decodeSpan(b []byte) (Span, error) {
 			}
 		}
 	}
+	if err := protoIDs(&sp, traceID, spanID, parentID); err != nil {
+		return Span{}, err
+	}
 	var err error
-	if sp.TraceID, err = protoID(traceID, 16, "traceId"); err != nil {
-		return Span{}, err
-	}
-	if sp.SpanID, err = protoID(spanID, 8, "spanId"); err != nil {
-		return Span{}, err
-	}
-	if len(parentID) > 0 { // empty: a root span
-		if sp.ParentID, err = protoID(parentID, 8, "parentSpanId"); err != nil {
-			return Span{}, err
-		}
-	}
 	if attrs > 0 {
 		if sp.Attrs, err = attrMapProto(msg{cur: fields{b: b}}, 9, spanSchema, attrs, 0, true); err != nil {
 			return Span{}, err
@@ -298,15 +290,39 @@ func readStatus(b []byte, sp *Span) error {
 	return nil
 }
 
-// protoID is an id as raw bytes: exactly n of them, not all zero
-// (trace.proto: "An ID with all zeroes OR of length other than 16 bytes
-// is considered invalid", 8 for span ids).
-func protoID(b []byte, n int, field string) (string, error) {
+// protoID checks an id given as raw bytes: exactly n of them, not all
+// zero (trace.proto: "An ID with all zeroes OR of length other than 16
+// bytes is considered invalid", 8 for span ids).
+func protoID(b []byte, n int, field string) error {
 	if len(b) != n {
-		return "", fmt.Errorf("%s is %d bytes, not %d", field, len(b), n)
+		return fmt.Errorf("%s is %d bytes, not %d", field, len(b), n)
 	}
 	if allZero(b) {
-		return "", fmt.Errorf("%s is all zeros (an invalid id)", field)
+		return fmt.Errorf("%s is all zeros (an invalid id)", field)
 	}
-	return hex.EncodeToString(b), nil
+	return nil
+}
+
+// protoIDs sets sp's ids from their raw bytes, as hex; parent is empty
+// for a root span. The three share one string: a span's ids live and die
+// together, and one allocation instead of three is a tenth of a span's.
+func protoIDs(sp *Span, trace, span, parent []byte) error {
+	if err := protoID(trace, 16, "traceId"); err != nil {
+		return err
+	}
+	if err := protoID(span, 8, "spanId"); err != nil {
+		return err
+	}
+	if len(parent) > 0 {
+		if err := protoID(parent, 8, "parentSpanId"); err != nil {
+			return err
+		}
+	}
+	var buf [64]byte
+	hex.Encode(buf[:32], trace)
+	hex.Encode(buf[32:48], span)
+	hex.Encode(buf[48:], parent)
+	ids := string(buf[:48+2*len(parent)])
+	sp.TraceID, sp.SpanID, sp.ParentID = ids[:32], ids[32:48], ids[48:]
+	return nil
 }
