@@ -2,8 +2,6 @@
 
 package ingest
 
-import "slices"
-
 // Feed turns input items into traces ready for evaluation, handed out one
 // at a time by Next. Closed traces wait as their spans (what the assembler
 // held of them) and are mapped to Attest traces only when taken, so what a
@@ -111,7 +109,6 @@ func (f *Feed) Next() (Trace, bool) {
 		return Trace{ID: g.TraceID, AgentID: g.Prior.AgentID, Format: FormatOTLP, Seq: g.Seq, Through: g.Through,
 			Spans: g.Prior.Spans + g.Late, Prior: g.Prior, TooLate: true, Late: g.Late, Hold: g.Hold}, true
 	}
-	g.Spans = decoded(g.Spans)
 	t := f.mp.Trace(g)
 	t.Through, t.Spans, t.Prior, t.Hold = g.Through, len(g.Spans), g.Prior, g.Hold
 	if p, ok := f.asm.closed.get(g.TraceID); ok && p.AgentID != t.AgentID {
@@ -134,19 +131,3 @@ func (f *Feed) Mark() int64 { return f.mark }
 
 // SetMark restores the watermark of a resumed input (its checkpoint).
 func (f *Feed) SetMark(m int64) { f.mark = m }
-
-// decoded is spans with their attributes decoded (Span.DecodeAttrs): a
-// copy when any is not, so that the spans the assembler keeps for late
-// ones stay as sent, and the maps live only while the trace is mapped.
-func decoded(spans []Span) []Span {
-	for i := range spans {
-		if spans[i].AttrsProto != nil {
-			spans = slices.Clone(spans)
-			for j := i; j < len(spans); j++ {
-				spans[j].DecodeAttrs()
-			}
-			return spans
-		}
-	}
-	return spans
-}

@@ -37,12 +37,9 @@ const (
 // the spans of a resource and not counted). It is what Span.Size records and
 // what --max-open-bytes and the pipeline's byte bounds count, whichever
 // encoding the span came in.
-func spanHeld(sp *Span) int { return heldBesideAttrs(sp) + mapHeld(sp.Attrs) }
-
-// heldBesideAttrs is spanHeld without the span's attributes, which a span
-// from protobuf counts from their wire form (attrsHeld).
-func heldBesideAttrs(sp *Span) int {
+func spanHeld(sp *Span) int {
 	n := heldSpan + len(sp.TraceID) + len(sp.SpanID) + len(sp.ParentID) + words(sp.Name) + words(sp.Status)
+	n += mapHeld(sp.Attrs)
 	for _, e := range sp.Events {
 		n += heldEvent + words(e.Name) + mapHeld(e.Attrs)
 	}

@@ -7,48 +7,31 @@ import (
 	"sync/atomic"
 )
 
-// internMax is the longest string interned; internSlots the table's size.
-// The table is fixed (internSlots × internMax bytes at most), and a slot
-// holds the last string hashed to it, so a stream of distinct strings
-// only costs the lookups.
+// internMax is the longest string interned; internSlots the size of each
+// table. A table is fixed (internSlots × internMax bytes at most), and a
+// slot holds the last string hashed to it, so a stream of distinct
+// strings only costs the lookups.
 const (
 	internMax   = 48
 	internSlots = 1024
 )
 
-// interned is a table entry: the string, and the same text boxed as the
-// attribute value it is (a string, or a json.Number when num), so that a
-// value met again costs neither the string nor the interface's box.
-type interned struct {
-	s   string
-	num bool
-	v   any
-}
+// The tables hold each string boxed as the attribute value it is (a
+// string, a json.Number), so that a value met again costs neither its
+// text nor the interface's box, and a key is the string in the box. One
+// table per type: a slot (atomic.Value) keeps one type. Zero until used:
+// nothing is built at start.
+var (
+	internStrings [internSlots]atomic.Value // of string
+	internNumbers [internSlots]atomic.Value // of json.Number
+)
 
-// internTable is zero until used: nothing is built at start.
-var internTable [internSlots]atomic.Pointer[interned]
-
-// lookup is the entry for b of kind num, from the table when it holds one.
-func lookup(b []byte, num bool) *interned {
+func internSlot(b []byte) uint32 {
 	h := uint32(2166136261) // FNV-1a: a collision costs a cache miss, nothing else
 	for _, c := range b {
 		h = (h ^ uint32(c)) * 16777619
 	}
-	if num {
-		h = ^h
-	}
-	slot := &internTable[h%internSlots]
-	if e := slot.Load(); e != nil && e.num == num && e.s == string(b) {
-		return e
-	}
-	e := &interned{s: string(b), num: num}
-	if num {
-		e.v = json.Number(e.s)
-	} else {
-		e.v = e.s
-	}
-	slot.Store(e)
-	return e
+	return h % internSlots
 }
 
 // intern is string(b) for valid UTF-8 b, the same string as an earlier
@@ -57,7 +40,7 @@ func intern(b []byte) string {
 	if len(b) > internMax {
 		return string(b)
 	}
-	return lookup(b, false).s
+	return internValue(b).(string)
 }
 
 // internValue is intern(b) boxed as an attribute value (a string).
@@ -65,7 +48,14 @@ func internValue(b []byte) any {
 	if len(b) > internMax {
 		return string(b)
 	}
-	return lookup(b, false).v
+	slot := &internStrings[internSlot(b)]
+	v := slot.Load()
+	if s, ok := v.(string); ok && s == string(b) {
+		return v
+	}
+	v = string(b)
+	slot.Store(v)
+	return v
 }
 
 // internNumber is json.Number(b) boxed, b a number's decimal text.
@@ -73,5 +63,12 @@ func internNumber(b []byte) any {
 	if len(b) > internMax {
 		return json.Number(b)
 	}
-	return lookup(b, true).v
+	slot := &internNumbers[internSlot(b)]
+	v := slot.Load()
+	if n, ok := v.(json.Number); ok && string(n) == string(b) {
+		return v
+	}
+	v = json.Number(b)
+	slot.Store(v)
+	return v
 }

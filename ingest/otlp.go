@@ -27,17 +27,12 @@ type Span struct {
 	Start    int64
 	End      int64
 	Attrs    map[string]any
-	// AttrsProto is, for a span from a binary protobuf request
-	// (CheckOTLPProto), its attributes as sent, checked, not yet decoded
-	// into Attrs (DecodeAttrs, which Feed does when it maps the trace);
-	// nil otherwise.
-	AttrsProto []byte
-	Events     []Event
-	Error      bool   // status code ERROR
-	Status     string // status message
-	Service    string // resource attribute service.name
-	Size       int    // what it holds in memory, estimated (spanHeld), whichever encoding it came in
-	Seq        uint64 // the input item it came in (Item.Seq)
+	Events   []Event
+	Error    bool   // status code ERROR
+	Status   string // status message
+	Service  string // resource attribute service.name
+	Size     int    // what it holds in memory, estimated (spanHeld), whichever encoding it came in
+	Seq      uint64 // the input item it came in (Item.Seq)
 }
 
 // Event is a span event (older GenAI conventions carried content in events).

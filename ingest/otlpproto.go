@@ -68,7 +68,7 @@ func (r *fields) nextIn(s schema) (field, error) {
 // with another wire type is an error.
 func ParseOTLPProto(data []byte) ([]Span, error) {
 	var spans []Span
-	err := decodeOTLPProto(data, false, func(sp Span) error {
+	err := eachOTLPProto(data, func(sp Span) error {
 		spans = append(spans, sp)
 		return nil
 	})
@@ -79,14 +79,9 @@ func ParseOTLPProto(data []byte) ([]Span, error) {
 }
 
 // eachOTLPProto decodes a protobuf request as ParseOTLPProto does, passing
-// each span to visit in order, its attributes as sent (Span.AttrsProto);
-// an error from visit ends the walk and is returned.
+// each span to visit in order; an error from visit ends the walk and is
+// returned.
 func eachOTLPProto(data []byte, visit func(Span) error) error {
-	return decodeOTLPProto(data, true, visit)
-}
-
-// decodeOTLPProto is eachOTLPProto, the attributes decoded unless lazy.
-func decodeOTLPProto(data []byte, lazy bool, visit func(Span) error) error {
 	n := 0
 	r := fields{b: data}
 	for r.more() {
@@ -95,7 +90,7 @@ func decodeOTLPProto(data []byte, lazy bool, visit func(Span) error) error {
 			return fmt.Errorf("OTLP/protobuf: %v", err)
 		}
 		if f.num == 1 {
-			if err := eachResourceSpans(f.b, &n, lazy, visit); err != nil {
+			if err := eachResourceSpans(f.b, &n, visit); err != nil {
 				return err
 			}
 		}
@@ -103,7 +98,7 @@ func decodeOTLPProto(data []byte, lazy bool, visit func(Span) error) error {
 	return nil
 }
 
-func eachResourceSpans(b []byte, n *int, lazy bool, visit func(Span) error) error {
+func eachResourceSpans(b []byte, n *int, visit func(Span) error) error {
 	service, err := resourceService(b)
 	if err != nil {
 		return fmt.Errorf("OTLP/protobuf: resource: %v", err)
@@ -123,7 +118,7 @@ func eachResourceSpans(b []byte, n *int, lazy bool, visit func(Span) error) erro
 			if g.num != 2 {
 				continue
 			}
-			sp, err := decodeSpan(g.b, lazy)
+			sp, err := decodeSpan(g.b)
 			if err != nil {
 				return fmt.Errorf("OTLP/protobuf span %d: %v", *n, err)
 			}
@@ -188,8 +183,8 @@ func resourceService(b []byte) (string, error) {
 // decodeSpan reads a span in two steps, so that its errors come in the
 // order OTLP/JSON reports them whatever the order of the fields: first
 // the scalar fields (the whole span's framing checked), then the ids, the
-// attributes (kept as sent when lazy: protolazy.go) and the events.
-func decodeSpan(b []byte, lazy bool) (Span, error) {
+// attributes and the events.
+func decodeSpan(b []byte) (Span, error) {
 	var sp Span
 	var traceID, spanID, parentID []byte
 	attrs, events := 0, 0
@@ -226,17 +221,10 @@ func decodeSpan(b []byte, lazy bool) (Span, error) {
 		return Span{}, err
 	}
 	var err error
-	held := 0
-	switch {
-	case attrs > 0 && lazy:
-		if sp.AttrsProto, held, err = lazyAttrs(b, attrs); err != nil {
-			return Span{}, err
-		}
-	case attrs > 0:
+	if attrs > 0 {
 		if sp.Attrs, err = attrMapProto(msg{cur: fields{b: b}}, 9, spanSchema, attrs, 0, true); err != nil {
 			return Span{}, err
 		}
-		held = attrsHeld(msg{cur: fields{b: b}}, 9, spanSchema, 0) // as when lazy
 	}
 	if events > 0 {
 		// Every event is read, one at a time, and kept as ParseOTLP keeps
@@ -256,7 +244,7 @@ func decodeSpan(b []byte, lazy bool) (Span, error) {
 		}
 		sp.Events = ev.kept
 	}
-	sp.Size = heldBesideAttrs(&sp) + held
+	sp.Size = spanHeld(&sp)
 	return sp, nil
 }
 

@@ -153,9 +153,22 @@ func value(v parts, depth int, build bool) (any, error) {
 	if depth > maxValueDepth {
 		return nil, errDepth
 	}
-	last, from, err := member(v)
-	if err != nil {
-		return nil, err
+	var last field
+	var from parts // where the last member's run of occurrences starts
+	r := v
+	for r.more() {
+		at := r
+		f, err := r.nextIn(anyValueSchema)
+		if err != nil {
+			return nil, err
+		}
+		if f.num < 1 || f.num > 7 {
+			continue
+		}
+		if f.num != last.num || (f.num != 5 && f.num != 6) {
+			from = at
+		}
+		last = f
 	}
 	if !build && last.num != 5 && last.num != 6 {
 		return nil, nil // a scalar: nothing nested to check
@@ -194,27 +207,6 @@ func value(v parts, depth int, build bool) (any, error) {
 		return base64.StdEncoding.EncodeToString(last.b), nil
 	}
 	return nil, nil
-}
-
-// member is the AnyValue's member that counts, the last one sent, and
-// where its run of occurrences starts (value).
-func member(v parts) (last field, from parts, err error) {
-	r := v
-	for r.more() {
-		at := r
-		f, err := r.nextIn(anyValueSchema)
-		if err != nil {
-			return field{}, parts{}, err
-		}
-		if f.num < 1 || f.num > 7 {
-			continue
-		}
-		if f.num != last.num || (f.num != 5 && f.num != 6) {
-			from = at
-		}
-		last = f
-	}
-	return last, from, nil
 }
 
 func arrayValue(list msg, depth int, build bool) (any, error) {

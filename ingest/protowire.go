@@ -83,8 +83,11 @@ func (r *fields) varint() (uint64, error) {
 
 // next reads the next field; call it only while more().
 func (r *fields) next() (field, error) {
-	tag, err := r.varint()
-	if err != nil {
+	var tag uint64
+	var err error
+	if b := r.b; len(b) > 0 && b[0] < 0x80 { // one byte, as every tag of the schemas read here
+		tag, r.b = uint64(b[0]), b[1:]
+	} else if tag, err = r.varint(); err != nil {
 		return field{}, fmt.Errorf("field tag: %v", err)
 	}
 	n := tag >> 3
@@ -113,8 +116,10 @@ func (r *fields) next() (field, error) {
 		f.u = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
 		r.b = r.b[4:]
 	case wireBytes:
-		n, err := r.varint()
-		if err != nil {
+		var n uint64
+		if b := r.b; len(b) > 0 && b[0] < 0x80 { // a length under 128
+			n, r.b = uint64(b[0]), b[1:]
+		} else if n, err = r.varint(); err != nil {
 			return field{}, fmt.Errorf("field %d length: %v", f.num, err)
 		}
 		if n > uint64(len(r.b)) {
