@@ -31,7 +31,7 @@ func TestBinaryCommandLine(t *testing.T) {
 		{"--version", "the same line as the subcommand", []string{"--version"}, 0, "attest-engine " + version.Engine + "\n", nil},
 		{"unknown subcommand", "an unknown command is a usage error, not a server started silently", []string{"monitor", "--interval", "5"}, 2, "",
 			[]string{`attest-engine: unknown command "monitor"`, "usage:", "attest-engine version", "-log-level"}},
-		{"the earlier engine's watch flags", "watch is the continuous-evaluation command now (issue 17): its flag set refuses the earlier --interval", []string{"watch", "--interval", "5"}, 2, "",
+		{"the earlier engine's watch flags", "watch is the continuous-evaluation command: its flag set refuses the earlier --interval", []string{"watch", "--interval", "5"}, 2, "",
 			[]string{"flag provided but not defined: -interval", "-suite"}},
 		{"stray argument", "an argument after the flags is an error, not ignored", []string{"--log-level=warn", "extra"}, 2, "",
 			[]string{`attest-engine: unexpected argument "extra"`, "usage:"}},

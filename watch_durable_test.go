@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,20 +20,12 @@ import (
 	"attest-engine/suite"
 
 	"github.com/google/go-cmp/cmp"
+
+	"attest-engine/testseed"
 )
 
 // killSeed is the seed of the kill tests: $ATTEST_KILL_SEED, else 1.
-func killSeed(t *testing.T) uint64 {
-	s := os.Getenv("ATTEST_KILL_SEED")
-	if s == "" {
-		return 1
-	}
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		t.Fatalf("ATTEST_KILL_SEED=%q: %v", s, err)
-	}
-	return n
-}
+func killSeed(t *testing.T) uint64 { return testseed.Uint64(t, "ATTEST_KILL_SEED", 1) }
 
 // killFull: $ATTEST_KILL_FULL=1 runs the kill tests at the size.
 func killFull() bool { return os.Getenv("ATTEST_KILL_FULL") == "1" }

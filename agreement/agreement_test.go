@@ -7,9 +7,9 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
+
+	"attest-engine/testseed"
 )
 
 const tol = 1e-9
@@ -19,18 +19,7 @@ var nan = math.NaN()
 func near(a, b float64) bool { return math.Abs(a-b) <= tol }
 
 // seed is the seed of the random vectors: ATTEST_AGREEMENT_SEED, default 28.
-func seed(t *testing.T) uint64 {
-	s := uint64(28)
-	if v := os.Getenv("ATTEST_AGREEMENT_SEED"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			t.Fatalf("ATTEST_AGREEMENT_SEED=%q", v)
-		}
-		s = n
-	}
-	t.Logf("seed %d (ATTEST_AGREEMENT_SEED)", s)
-	return s
-}
+func seed(t *testing.T) uint64 { return testseed.Uint64(t, "ATTEST_AGREEMENT_SEED", 28) }
 
 // table expands a confusion table into the label lists it counts.
 func table(m [][]int) (truth, pred []int) {

@@ -50,7 +50,7 @@ func checkEstimate(t *testing.T, p string, fold bool) {
 }
 
 // TestRegexLongAlternation: a pattern far longer than the former 4,096-byte
-// limit is accepted when its program is small (issue 14 §3).
+// limit is accepted when its program is small.
 func TestRegexLongAlternation(t *testing.T) {
 	names := make([]string, 600)
 	for i := range names {

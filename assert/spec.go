@@ -3,11 +3,9 @@
 package assert
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
-	"strconv"
 
+	"attest-engine/jsonschema"
 	"attest-engine/trace"
 )
 
@@ -79,7 +77,7 @@ func (s spec) num(name string) (f float64, ok bool, err error) {
 	if !present || v == nil {
 		return 0, false, nil
 	}
-	f, isNum := toFloat(v)
+	f, isNum := jsonschema.Float(v)
 	if !isNum {
 		return 0, false, s.wrongType(name, "a number")
 	}
@@ -97,34 +95,4 @@ func (s spec) boolean(name string, def bool) (bool, error) {
 		return false, s.wrongType(name, "true or false")
 	}
 	return b, nil
-}
-
-// toFloat converts any JSON number of the value model to a finite float64.
-func toFloat(v any) (float64, bool) {
-	var f float64
-	switch n := v.(type) {
-	case json.Number:
-		var err error
-		f, err = strconv.ParseFloat(string(n), 64)
-		if err != nil && !isRangeErr(err) {
-			return 0, false
-		}
-	case float64:
-		f = n
-	case int:
-		f = float64(n)
-	case int64:
-		f = float64(n)
-	default:
-		return 0, false
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }

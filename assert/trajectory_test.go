@@ -146,7 +146,7 @@ func TestTrajectoryExamples(t *testing.T) {
 	}
 }
 
-// BenchmarkTrajectory10k: issue 30's bound through the engine: a
+// BenchmarkTrajectory10k: the trajectory checks' stated bound through the engine: a
 // 10,000-step trace (50 tools, 200 calls each in runs) against a
 // 50-pattern reference whose args are checked by ref, regex and schema,
 // one assertion per batch, beside the spec's contains_in_order over the

@@ -173,7 +173,7 @@ const maxExactText = 64
 // longer ones and numbers with an exponent go through float64, so no input
 // can ask for a 10^1000000000 rational or a million-digit sum.
 func ratOf(v any) (*big.Rat, bool) {
-	f, ok := toFloat(v)
+	f, ok := jsonschema.Float(v)
 	if !ok {
 		return nil, false
 	}

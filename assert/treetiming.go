@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"attest-engine/jsonschema"
 	"attest-engine/trace"
 )
 
@@ -113,10 +114,10 @@ func stepAgent(st map[string]any) string {
 func interval(obj map[string]any) (start, end float64, missing string) {
 	md, _ := obj["metadata"].(map[string]any)
 	read := func(name string) (float64, bool) {
-		if f, ok := toFloat(obj[name]); ok {
+		if f, ok := jsonschema.Float(obj[name]); ok {
 			return f, true
 		}
-		return toFloat(md[name])
+		return jsonschema.Float(md[name])
 	}
 	start, hasStart := read("started_at_ms")
 	end, hasEnd := read("ended_at_ms")
@@ -136,7 +137,7 @@ func interval(obj map[string]any) (start, end float64, missing string) {
 func stampedInterval(tr map[string]any) (start, end float64, missing string) {
 	md, _ := tr["metadata"].(map[string]any)
 	ts, hasTS := md["timestamp"].(string)
-	lat, hasLat := toFloat(md["latency_ms"])
+	lat, hasLat := jsonschema.Float(md["latency_ms"])
 	switch {
 	case hasTS && hasLat:
 		// Lower-case "t" and "z" and leap seconds included (RFC 3339 §5.6).

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
+
+	"attest-engine/testseed"
 )
 
 // thresholdOf records scores under one key and learns its threshold.
@@ -45,15 +45,7 @@ func repeat(n int, v float64) []float64 {
 // held as 0.627442, spread 0), and a score clearly below the history still fails.
 // Seed of the random histories: ATTEST_HISTORY_SEED.
 func TestThresholdResolution(t *testing.T) {
-	seed := uint64(28)
-	if v := os.Getenv("ATTEST_HISTORY_SEED"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			t.Fatalf("ATTEST_HISTORY_SEED=%q", v)
-		}
-		seed = n
-	}
-	t.Logf("seed %d (ATTEST_HISTORY_SEED)", seed)
+	seed := testseed.Uint64(t, "ATTEST_HISTORY_SEED", 28)
 	rng := rand.New(rand.NewPCG(seed, 28))
 
 	tests := []struct {

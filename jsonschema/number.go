@@ -404,6 +404,29 @@ func CompareNumbers(a, b any) (c int, ok bool) {
 	return cmpNumber(x, y), true
 }
 
+// Float reads a number of the value model (json.Number with JSON number text, float64, int, int64) as the
+// nearest finite float64, the one reading of a number as a double that the checks share: a value too small
+// for a double reads as 0 (or -0), one too large, or NaN or an infinity, is not a number.
+func Float(v any) (float64, bool) {
+	var f float64
+	switch n := v.(type) {
+	case json.Number:
+		var err error
+		if f, err = strconv.ParseFloat(string(n), 64); err != nil && !isRangeErr(err) {
+			return 0, false
+		}
+	case float64:
+		f = n
+	case int:
+		f = float64(n)
+	case int64:
+		f = float64(n)
+	default:
+		return 0, false
+	}
+	return f, !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
 // Integer reports whether v is a JSON number with an integral value, read exactly as §6.1.1 of the
 // validation spec reads "integer" (2.0 and 2e0 are 2; 1.0000000000000000001 is not an integer although its
 // float64 is), and returns that value clamped to the int64 range.

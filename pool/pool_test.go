@@ -7,11 +7,11 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"attest-engine/testseed"
 )
 
 // watchdog bounds each run: a lost hand-off fails in seconds, not at the
@@ -41,16 +41,7 @@ func run(t *testing.T, ctx context.Context, workers int, next func(int) (int, er
 }
 
 // seed is POOL_SEED, else 1: the work's random delays.
-func seed(t *testing.T) uint64 {
-	if s := os.Getenv("POOL_SEED"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("POOL_SEED %q: %v", s, err)
-		}
-		return n
-	}
-	return 1
-}
+func seed(t *testing.T) uint64 { return testseed.Uint64(t, "POOL_SEED", 1) }
 
 // TestInOrder: with work that finishes out of order, results come out in
 // the items' order, every one once, and no more than 2×workers items are

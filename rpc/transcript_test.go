@@ -40,12 +40,12 @@ var transcripts = []struct {
 	{name: "assertion_errors", reason: "spec §5/§6: unknown types and malformed assertion objects get 1002"},
 	{name: "framing", reason: "spec §1.2 and JSON-RPC 2.0: parse errors (carrying the id whenever the line reveals it: truncated, trailing data, NaN/Infinity, nesting too deep; null when unreadable), invalid requests, notifications, ids of every kind"},
 	{name: "timeout", reason: "spec §5 TIMEOUT: an expired --eval-timeout answers 3002, retryable", timeout: time.Nanosecond},
-	{name: "multi_agent", reason: "issue 6: validate_trace_tree, trace_tree checks, agent_id scoping (unknown, ambiguous, bad), JSONPath into sub-traces"},
+	{name: "multi_agent", reason: "multi-agent trees: validate_trace_tree, trace_tree checks, agent_id scoping (unknown, ambiguous, bad), JSONPath into sub-traces"},
 	{name: "plugins", reason: "spec §2.4: submit_plugin_result accepted, counted and de-duplicated per (suite, trace_id, plugin_name, assertion_id); every bad field is 1002"},
 	{name: "plugins_incompatible", reason: "spec §5: plugin results and tree validation need a compatible session (3003)"},
 	{name: "spec_batch", reason: "spec §2.2 request minus llm_judge answers as the spec's response shows (statuses, scores, request ids, explanations)"},
 	{name: "idempotency", reason: "spec §2.2 request_id: a repeat is answered from the record, under the current request's assertion_id (SDKs make new random ids)"},
-	{name: "trajectory", reason: "issue 30: capability trajectory; tool_args, trajectory_match, trajectory_alignment and temporal with the additive failed_step on the wire; the spec's check passes where they fail; an unknown check, a bad regex and a path outside the subset are 1002"},
+	{name: "trajectory", reason: "capability trajectory: tool_args, trajectory_match, trajectory_alignment and temporal with the additive failed_step on the wire; the spec's check passes where they fail; an unknown check, a bad regex and a path outside the subset are 1002"},
 	{name: "spec_batch_errors", reason: "spec §5 ASSERTION_ERROR example verbatim, other 1002s of layers 1-4, and a failing batch whose results keep request order"},
 }
 

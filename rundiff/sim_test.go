@@ -6,24 +6,14 @@ package rundiff
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
+
+	"attest-engine/testseed"
 )
 
 // simSeed is ATTEST_DIFF_SEED, else 1: rerun the simulations with another seed to see that their
 // bounds hold by design, not by the seed.
-func simSeed(t *testing.T) uint64 {
-	v := os.Getenv("ATTEST_DIFF_SEED")
-	if v == "" {
-		return 1
-	}
-	n, err := strconv.ParseUint(v, 10, 64)
-	if err != nil {
-		t.Fatalf("ATTEST_DIFF_SEED=%q: want a whole number", v)
-	}
-	return n
-}
+func simSeed(t *testing.T) uint64 { return testseed.Uint64(t, "ATTEST_DIFF_SEED", 1) }
 
 // nullKey draws one assertion key's n pairs from two runs with no true difference: case i passes with
 // probability π_i in both runs, drawn independently (π_i uniform from 0.2 to 1: easy and hard cases).

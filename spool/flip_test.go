@@ -7,23 +7,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"attest-engine/testseed"
 )
 
 // flipSeed is the seed of TestSpoolFlippedByte's offsets: SPOOL_SEED, or 1.
-func flipSeed(t *testing.T) uint64 {
-	if s := os.Getenv("SPOOL_SEED"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("SPOOL_SEED: %v", err)
-		}
-		return n
-	}
-	return 1
-}
+func flipSeed(t *testing.T) uint64 { return testseed.Uint64(t, "SPOOL_SEED", 1) }
 
 // TestSpoolFlippedByte: a byte flipped at seeded offsets of a segment's
 // frames, before its last frame, in the active segment and in a sealed one,

@@ -95,7 +95,7 @@ func compileLong(tb testing.TB, spec map[string]any) *Check {
 	return c
 }
 
-// BenchmarkLong: issue 30's bound, a 10,000-step trace against a 50-pattern
+// BenchmarkLong: the stated bound, a 10,000-step trace against a 50-pattern
 // reference (args checked by ref, regex and schema), each kind; every
 // check passes, so every step is matched against its pattern.
 //

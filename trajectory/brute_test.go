@@ -9,12 +9,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"attest-engine/tape"
+	"attest-engine/testseed"
 )
 
 // The pairs are drawn from a PCG seeded by -trajectory.seed (or
@@ -27,14 +26,13 @@ var (
 	pairsFlag = flag.Int("trajectory.pairs", 0, "number of random pairs (0: TRAJECTORY_PAIRS or 2000)")
 )
 
-func fromEnv(flagV uint64, name string, def uint64) uint64 {
+// fromEnv is the flag's value when set, else the environment variable's
+// (testseed: a value that is not a whole number fails the test), else def.
+func fromEnv(t *testing.T, flagV uint64, name string, def uint64) uint64 {
 	if flagV != 0 {
 		return flagV
 	}
-	if v, err := strconv.ParseUint(os.Getenv(name), 10, 64); err == nil && v > 0 {
-		return v
-	}
-	return def
+	return testseed.Uint64(t, name, def)
 }
 
 // A generated step: name, type, x (an integer arg) and y (a string arg).
@@ -389,8 +387,8 @@ func position(steps []gStep, seq []int, f *Failure) int {
 }
 
 func TestBruteForce(t *testing.T) {
-	seed := fromEnv(*seedFlag, "TRAJECTORY_SEED", 1)
-	pairs := int(fromEnv(uint64(max(*pairsFlag, 0)), "TRAJECTORY_PAIRS", 2000))
+	seed := fromEnv(t, *seedFlag, "TRAJECTORY_SEED", 1)
+	pairs := int(fromEnv(t, uint64(max(*pairsFlag, 0)), "TRAJECTORY_PAIRS", 2000))
 	r := rand.New(rand.NewPCG(seed, 0x7a7a))
 	ctx := context.Background()
 	disagree := 0

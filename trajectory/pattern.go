@@ -485,8 +485,8 @@ func (m *matcher) tolText() string {
 // tolerance when one is given and both are numbers.
 func (m *matcher) equal(got, want any) bool {
 	if m.tol >= 0 {
-		a, okA := toFloat(got)
-		b, okB := toFloat(want)
+		a, okA := jsonschema.Float(got)
+		b, okB := jsonschema.Float(want)
 		if okA && okB {
 			return math.Abs(a-b) <= m.tol
 		}

@@ -5,7 +5,6 @@ package trajectory
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 
 	"attest-engine/clip"
@@ -87,7 +86,7 @@ func (o obj) number(field string, def, lo, hi float64) (float64, error) {
 	if v == nil {
 		return def, nil
 	}
-	f, ok := toFloat(v)
+	f, ok := jsonschema.Float(v)
 	if !ok || f < lo || f > hi {
 		return 0, specErrorf(fmt.Sprintf("Set '%s' to a number from %s to %s.", o.name(field), fmtNum(lo), fmtNum(hi)),
 			"spec field '%s' must be a number from %s to %s, got %s", o.name(field), fmtNum(lo), fmtNum(hi), text(v))
@@ -156,27 +155,6 @@ func (o obj) oneOf(field, def string, allowed ...string) (string, error) {
 	}
 	return "", specErrorf(fmt.Sprintf("Set '%s' to one of %s.", o.name(field), quoteList(allowed)),
 		"spec field '%s' must be one of %s, got %s", o.name(field), quoteList(allowed), text(v))
-}
-
-// toFloat reads any JSON number of the value model as a finite float64.
-func toFloat(v any) (float64, bool) {
-	var f float64
-	switch n := v.(type) {
-	case json.Number:
-		var err error
-		if f, err = strconv.ParseFloat(string(n), 64); err != nil {
-			return 0, false
-		}
-	case float64:
-		f = n
-	case int:
-		f = float64(n)
-	case int64:
-		f = float64(n)
-	default:
-		return 0, false
-	}
-	return f, !math.IsNaN(f) && !math.IsInf(f, 0)
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
