@@ -94,6 +94,21 @@ type pending struct {
 	hold     *Hold               // reopened: the hold its earlier spans' items are in
 }
 
+// maxRun bounds the room a new trace is given for the spans that follow
+// its first in the same item (Assembler.run).
+const maxRun = 64
+
+// run is the number of spans at the head of spans of the first one's
+// trace: exporters send a trace's spans together, and its slice is then
+// made once, not grown span by span.
+func (a *Assembler) run(spans []Span) int {
+	n := 1
+	for n < len(spans) && n < min(maxRun, a.lim.SpansPerTrace) && spans[n].TraceID == spans[0].TraceID {
+		n++
+	}
+	return n
+}
+
 // idsSetAt is the number of spans from which a trace keeps a set of its
 // span ids; below it a span id is looked for among its spans, which for
 // the usual trace of a few spans is faster than a map and allocates
@@ -162,7 +177,7 @@ func (a *Assembler) Open() int { return len(a.open) }
 // Add takes spans seen at now and returns the traces the bounds pushed out.
 func (a *Assembler) Add(spans []Span, now int64) []Group {
 	var out []Group
-	for _, sp := range spans {
+	for i, sp := range spans {
 		p := a.open[sp.TraceID]
 		if p == nil {
 			if s := a.settling.get(sp.TraceID); s != nil {
@@ -180,7 +195,8 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 				for len(a.open) >= a.lim.OpenTraces {
 					out = a.emit(out, a.close(a.lru.Front().Value.(*pending), ClosedEvicted, now))
 				}
-				p = &pending{id: sp.TraceID, seq: sp.Seq, bytes: heldTrace + len(sp.TraceID)}
+				p = &pending{id: sp.TraceID, seq: sp.Seq, bytes: heldTrace + len(sp.TraceID),
+					spans: make([]Span, 0, a.run(spans[i:]))}
 				p.elem = a.lru.PushBack(p)
 				a.open[sp.TraceID] = p
 				a.bytes += p.bytes

@@ -78,6 +78,40 @@ func ParseOTLPProto(data []byte) ([]Span, error) {
 	return spans, nil
 }
 
+// protoSpans counts the spans of a protobuf request by its framing alone,
+// nothing decoded: 0 when the framing is broken (decoding says how).
+func protoSpans(data []byte) int {
+	n := 0
+	for r := (fields{b: data}); r.more(); {
+		f, err := r.next()
+		if err != nil {
+			return 0
+		}
+		if f.num != 1 || f.typ != wireBytes {
+			continue
+		}
+		for rs := (fields{b: f.b}); rs.more(); {
+			g, err := rs.next()
+			if err != nil {
+				return 0
+			}
+			if g.num != 2 || g.typ != wireBytes {
+				continue
+			}
+			for ss := (fields{b: g.b}); ss.more(); {
+				h, err := ss.next()
+				if err != nil {
+					return 0
+				}
+				if h.num == 2 && h.typ == wireBytes {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 // eachOTLPProto decodes a protobuf request as ParseOTLPProto does, passing
 // each span to visit in order; an error from visit ends the walk and is
 // returned.
