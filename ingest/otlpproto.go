@@ -338,8 +338,9 @@ func protoID(b []byte, n int, field string) error {
 }
 
 // protoIDs sets sp's ids from their raw bytes, as hex; parent is empty
-// for a root span. The three share one string: a span's ids live and die
-// together, and one allocation instead of three is a tenth of a span's.
+// for a root span. The span's own two share one string (they live and die
+// with the span); the trace id has its own, as the assembler keeps it
+// after the span is gone (the verdicts it remembers).
 func protoIDs(sp *Span, trace, span, parent []byte) error {
 	if err := protoID(trace, 16, "traceId"); err != nil {
 		return err
@@ -356,7 +357,7 @@ func protoIDs(sp *Span, trace, span, parent []byte) error {
 	hex.Encode(buf[:32], trace)
 	hex.Encode(buf[32:48], span)
 	hex.Encode(buf[48:], parent)
-	ids := string(buf[:48+2*len(parent)])
-	sp.TraceID, sp.SpanID, sp.ParentID = ids[:32], ids[32:48], ids[48:]
+	ids := string(buf[32 : 48+2*len(parent)])
+	sp.TraceID, sp.SpanID, sp.ParentID = string(buf[:32]), ids[:16], ids[16:]
 	return nil
 }
