@@ -123,3 +123,38 @@ func exitCode(err error) int {
 	}
 	return 0
 }
+
+// TestBinaryStateDirSameTrace: every evaluate_batch is a result of the
+// history, also of a trace id evaluated before (an SDK's test suite run
+// again, its trace ids fixed): the history counts each evaluation; only a
+// retried request_id, answered from the record, is not counted again.
+func TestBinaryStateDirSameTrace(t *testing.T) {
+	bin := buildEngine(t)
+	dir := filepath.Join(t.TempDir(), "state")
+	for run := range 2 {
+		e := start(t, bin, "--log-level=warn", "--state-dir", dir)
+		e.send(t, initLine)
+		e.answer(t)
+		for i := 1; i <= 3; i++ {
+			e.send(t, historyBatch(i, true, "same"))
+			e.answer(t)
+		}
+		e.send(t, queryRefund)
+		if rep := driftReport(t, e.answer(t)); fmt.Sprint(rep["total"]) != fmt.Sprint(3*(run+1)) {
+			t.Errorf("run %d: the history holds %v results of refund; want %d (3 evaluations a run)", run, rep["total"], 3*(run+1))
+		}
+		e.stdin.Close()
+		e.wait(t)
+	}
+	// The history keys refund by its spec (type and canonical spec, package
+	// resultkey), labelled by them: an SDK's assertion has no suite name.
+	var c [4]uint64
+	for label, n := range totals(t, dir) {
+		if strings.Contains(label, `"value":"refund"`) {
+			c = n
+		}
+	}
+	if c[0]+c[1]+c[2]+c[3] != 6 {
+		t.Errorf("a reader of the dir counts %v results of refund (passes, fails, errors, skipped); want 6", c)
+	}
+}

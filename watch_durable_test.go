@@ -157,17 +157,21 @@ func TestWatchFileKills(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := func(state, out string) []string {
+		// Checkpoints far more often than the kills come: a restart
+		// resumes from one written mid-file, not always from the start.
 		return []string{"watch", "--suite", suite, "--in", in, "--deterministic", "--idle", "10s", "--jobs", "2",
-			"--state-dir", state, "--out", out, "--log-level", "warn"}
+			"--state-dir", state, "--out", out, "--log-level", "warn", "--checkpoint-every", "5ms"}
 	}
 	clean, cleanOut := filepath.Join(dir, "clean"), filepath.Join(dir, "clean.jsonl")
 	began := time.Now()
 	if out, err := exec.Command(bin, args(clean, cleanOut)...).CombinedOutput(); err != nil {
 		t.Fatalf("clean run: %v\n%s", err, out)
 	}
-	// Kills come between a fortieth and a sixth of a clean run's time
-	// after each start, so that they land while the input is read on a
-	// fast machine as on a slow one.
+	// Kills come up to twice a clean run's time divided by the kills after
+	// each start (once that time on average), so that they land while the
+	// input is read on a fast machine as on a slow one, and the kills
+	// asked for come before the restarts, each resuming from its
+	// checkpoint, have read the input to its end.
 	span := max(time.Since(began), 200*time.Millisecond)
 	state, killedOut := filepath.Join(dir, "killed"), filepath.Join(dir, "killed.jsonl")
 	rng := rand.New(rand.NewPCG(seed, 0x4b111))
@@ -189,7 +193,7 @@ func TestWatchFileKills(t *testing.T) {
 				t.Fatalf("run %d: %v\n%s", runs, err, errb.String())
 			}
 			runs = kills
-		case <-time.After(span/40 + time.Duration(rng.Int64N(int64(span/8)))):
+		case <-time.After(time.Duration(1 + rng.Int64N(int64(2*span/time.Duration(kills))))):
 			cmd.Process.Kill()
 			<-exited
 			killed++
@@ -286,5 +290,31 @@ func TestWatchReread(t *testing.T) {
 	}
 	if d := cmp.Diff(once, summaries(t, state)); d != "" {
 		t.Errorf("a second read of the same file changed the history (-once +twice):\n%s", d)
+	}
+}
+
+// TestWatchShiftedReread: the same traces read into the same state dir
+// from another file, where they sit one line further on (a line added
+// before them: the file's checkpoint does not apply), are evaluated again
+// and refused by the history by result_id: the history counts what one
+// run over the second file counts. Their input positions are not the
+// first read's, so they tell nothing of which spans were judged before.
+func TestWatchShiftedReread(t *testing.T) {
+	bin := buildEngine(t)
+	dir := t.TempDir()
+	first, second, suite := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "suite.json")
+	data := durableInput(4, 300)
+	extra := `{"schema_version":1,"trace_id":"extra","agent_id":"agent","steps":[],"output":{"message":"ok"},"metadata":{"latency_ms":5}}` + "\n"
+	os.WriteFile(first, data, 0o644)
+	os.WriteFile(second, append([]byte(extra), data...), 0o644)
+	os.WriteFile(suite, []byte(durableSuite), 0o644)
+	once, twice := filepath.Join(dir, "once"), filepath.Join(dir, "twice")
+	for _, run := range []struct{ in, state string }{{first, twice}, {second, twice}, {second, once}} {
+		if _, code := runWatch(t, bin, nil, nil, "--suite", suite, "--in", run.in, "--deterministic", "--state-dir", run.state); code != 0 {
+			t.Fatalf("%s into %s: exit %d", run.in, run.state, code)
+		}
+	}
+	if d := cmp.Diff(totals(t, once), totals(t, twice)); d != "" {
+		t.Errorf("the history after both files differs from one run over the second's (passes, fails, errors, skipped) (-once +twice):\n%s", d)
 	}
 }

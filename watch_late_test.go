@@ -145,3 +145,39 @@ func TestWatchLateSpans(t *testing.T) {
 		checkLate(t, out.Bytes(), state, [4]uint64{1, 0, 0, 1})
 	})
 }
+
+// TestWatchResentAfterIdle: a request sent again whole after its trace's
+// spans were let go (past --idle: an exporter's retry whose first 200 was
+// lost) changes no verdict: its spans are re-deliveries, not late ones.
+func TestWatchResentAfterIdle(t *testing.T) {
+	bin := buildEngine(t)
+	dir := t.TempDir()
+	suite, path, state := filepath.Join(dir, "suite.json"), filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "state")
+	os.WriteFile(suite, []byte(durableSuite), 0o644)
+	x, y, z := strings.Repeat("d", 32), strings.Repeat("e", 32), strings.Repeat("f", 32)
+	whole := lateRequest(x, true, 0, "t1", "t2", "t3")
+	// y's time closes x (past its grace), z's lets x's spans go (past
+	// --idle after x closed); then x's request again.
+	in := strings.Join([]string{whole, lateRequest(y, true, 30000, "t1", "t2", "t3"), lateRequest(z, true, 60000, "t1", "t2", "t3"), whole}, "\n") + "\n"
+	os.WriteFile(path, []byte(in), 0o644)
+	out, code := runWatch(t, bin, nil, nil, "--suite", suite, "--in", path, "--deterministic", "--grace", "1s", "--idle", "10s", "--state-dir", state)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var got []string
+	for _, l := range lines(out) {
+		var r lateLine
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Assertion == "all-tools" {
+			got = append(got, fmt.Sprintf("%s %s late=%d supersedes=%v", r.Trace[:1], r.Status, r.LateSpans, r.Supersedes != ""))
+		}
+	}
+	if d := cmp.Diff([]string{"d pass late=0 supersedes=false", "e pass late=0 supersedes=false", "f pass late=0 supersedes=false"}, got); d != "" {
+		t.Errorf("all-tools lines (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([4]uint64{3, 0, 0, 0}, totals(t, state)["all-tools"]); d != "" {
+		t.Errorf("the history's all-tools (passes, fails, errors, skipped) (-want +got):\n%s", d)
+	}
+}

@@ -158,7 +158,9 @@
 // verdict per (trace, assertion) counts, the latest; a window whose
 // detector already stepped over it raises no new alert for the change (as
 // for any late result). A result without a result_id is always counted and
-// not indexed.
+// not indexed: the server's evaluate_batch results carry none, so every
+// evaluation counts, of a trace id evaluated before too (a test suite run
+// again with fixed ids); a retried request_id is told by the session.
 //
 // The index is rebuilt at Open from the records before the checkpoint (the
 // newest segments holding the bound, read in order) and then updated by the

@@ -189,6 +189,11 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 				a.Late++
 				p = a.reopen(s, now)
 			} else {
+				if a.closed.judged(sp.TraceID, sp.SpanID) {
+					a.Duplicates++ // sent again after its trace's spans were let go
+					a.settle(sp.Seq)
+					continue
+				}
 				if a.closed.has(sp.TraceID) {
 					a.Late++ // its trace closed and its spans are gone: evaluated as too late (settle.go)
 				}
@@ -205,7 +210,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			a.lru.MoveToBack(p.elem)
 		}
 		p.last = now
-		if p.has(sp.SpanID) {
+		if p.has(sp.SpanID) || (p.prior == nil && a.closed.judged(sp.TraceID, sp.SpanID)) {
 			a.Duplicates++ // at-least-once delivery sent it again
 			a.settle(sp.Seq)
 			continue
@@ -312,34 +317,4 @@ func (a *Assembler) compactRoots() {
 	}
 	clear(a.roots[len(live):])
 	a.roots = live
-}
-
-// recent remembers the verdicts of the last closed traces, oldest
-// forgotten first.
-type recent struct {
-	max  int
-	set  map[string]Prior
-	ring []string
-	next int
-}
-
-func newRecent(max int) *recent { return &recent{max: max, set: map[string]Prior{}} }
-
-func (r *recent) has(id string) bool { _, ok := r.set[id]; return ok }
-
-func (r *recent) get(id string) (Prior, bool) { p, ok := r.set[id]; return p, ok }
-
-func (r *recent) add(id string, p Prior) {
-	if _, ok := r.set[id]; ok {
-		r.set[id] = p
-		return
-	}
-	if len(r.ring) < r.max {
-		r.ring = append(r.ring, id)
-	} else {
-		delete(r.set, r.ring[r.next])
-		r.ring[r.next] = id
-		r.next = (r.next + 1) % r.max
-	}
-	r.set[id] = p
 }

@@ -133,6 +133,12 @@
 // the last Limits.Remember closed traces are remembered (and, through
 // Assembler.Known, those the caller recorded before a restart): a trace
 // made of later spans is handed over TooLate, to be marked, not judged.
+// With each remembered verdict go the ids of the spans it judged (and of
+// those that came too late after it), at most DefaultRememberSpans in all,
+// the oldest traces' going first: a span among them is a re-delivery (an
+// exporter's retry after the spans were let go), counted in Duplicates,
+// not a late span. Known verdicts carry no ids: after a restart, a span
+// sent again once its trace's spans were let go reads as late.
 //
 // Spans only come in input order, so a verdict is told by the last input
 // item it judged and how many spans (Prior): after a restart reads input

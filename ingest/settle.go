@@ -130,6 +130,7 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 	judge := func(g Group) *Group {
 		v := Prior{Through: g.Through, Spans: len(g.Spans), First: g.Prior == nil}
 		a.closed.add(p.id, v)
+		a.closed.judge(p.id, g.Spans, false)
 		refs := 1
 		if keep {
 			refs++
@@ -154,6 +155,7 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 	switch {
 	case late == 0 && whole:
 		a.closed.add(p.id, *prior)
+		a.closed.judge(p.id, g.Spans, false)
 		if keep {
 			a.settling.put(a, p, g.Spans, *prior, newHold(seqs, 1, a.Settle), now)
 		} else if a.Settle != nil {
@@ -161,6 +163,7 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 		}
 		return nil
 	case late == 0:
+		a.closed.judge(p.id, g.Spans, true)
 		if a.Settle != nil {
 			a.Settle(seqs)
 		}
@@ -171,6 +174,7 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 	}
 	v := Prior{Through: max(prior.Through, g.Through), Spans: prior.Spans + late}
 	a.closed.add(p.id, v)
+	a.closed.judge(p.id, g.Spans, true)
 	g.TooLate, g.Late, g.Prior = true, late, prior
 	g.Hold = newHold(seqs, 1, a.Settle)
 	out := g // a copy: g itself stays on the stack on the other paths

@@ -36,6 +36,15 @@ func TestLateSpans(t *testing.T) {
 		{"a span sent again after the trace closed is a duplicate", nil,
 			[]step{{add: []Span{at(1, "r", "")}}, {tick: true, at: 2 * sec}, {add: []Span{at(2, "r", "")}, at: 3 * sec}},
 			[]string{"1"}},
+		{"a trace sent again whole after its spans were let go: duplicates, nothing evaluated", nil,
+			[]step{{add: []Span{at(1, "r", ""), at(1, "c", "r")}}, {tick: true, at: 2 * sec}, {tick: true, at: 20 * sec},
+				{add: []Span{at(2, "r", ""), at(2, "c", "r")}, at: 20 * sec}, {tick: true, at: 40 * sec}},
+			[]string{"2"}},
+		{"sent again after they were let go, with a new span: that one alone is too late", nil,
+			[]step{{add: []Span{at(1, "r", ""), at(1, "c", "r")}}, {tick: true, at: 2 * sec}, {tick: true, at: 20 * sec},
+				{add: []Span{at(2, "r", ""), at(2, "c", "r"), at(2, "d", "r")}, at: 20 * sec}, {tick: true, at: 40 * sec},
+				{add: []Span{at(3, "d", "r"), at(3, "c", "r")}, at: 40 * sec}, {tick: true, at: 60 * sec}},
+			[]string{"2", "1/prior 1:2/too late 1"}},
 		{"after a restart, all the spans a verdict judged: nothing to evaluate", &Prior{Through: 2, Spans: 2},
 			[]step{{add: []Span{at(1, "r", ""), at(2, "c", "r")}}, {tick: true, at: 2 * sec}},
 			nil},
@@ -109,5 +118,42 @@ func TestLateSpans(t *testing.T) {
 				t.Errorf("settled spans by item, once every verdict is recorded (-sent +settled):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestRecentBounded: the span ids remembered with closed traces' verdicts
+// stay within maxIDs, the oldest traces' going first, and the bookkeeping
+// within the traces remembered, however many traces close and however
+// often one is judged again.
+func TestRecentBounded(t *testing.T) {
+	r := newRecent(1000)
+	r.maxIDs = 5000
+	spans := func(k, n int) []Span {
+		var out []Span
+		for j := range n {
+			out = append(out, Span{SpanID: fmt.Sprintf("%016x", k*16+j)})
+		}
+		return out
+	}
+	for k := range 200_000 {
+		id := fmt.Sprint(k)
+		r.add(id, Prior{})
+		r.judge(id, spans(k, 1+k%8), false)
+		if k%3 == 0 {
+			r.judge(id, spans(k, 2), true) // judged again: the same ids
+		}
+		if r.held > r.maxIDs {
+			t.Fatalf("after %d traces: %d ids held, more than %d", k+1, r.held, r.maxIDs)
+		}
+	}
+	if n := len(r.order) - r.head; n > 2*len(r.ids)+1024 {
+		t.Errorf("%d refs in order for %d traces holding ids", n, len(r.ids))
+	}
+	if len(r.ids) > 1000 || len(r.set) > 1000 {
+		t.Errorf("%d traces with ids, %d verdicts; want at most the 1000 remembered", len(r.ids), len(r.set))
+	}
+	last := fmt.Sprint(199_999)
+	if !r.judged(last, fmt.Sprintf("%016x", 199_999*16)) || r.judged(last, fmt.Sprintf("%016x", 199_999*16+15)) {
+		t.Error("the latest trace's judged spans are not told from others")
 	}
 }

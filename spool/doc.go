@@ -50,8 +50,12 @@
 // a last segment is left whole, the spool going on in a new one. A frame
 // found by that search inside a frame whose header is damaged is taken as
 // a request: a body crafted to hold a whole frame can add that one
-// request, as its sender could. Replay hands the records back in order,
-// one at a time: memory holds one body.
+// request, as its sender could. A whole frame larger than Options.MaxBody
+// allows, its checksum right (a request taken under a larger --max-line),
+// is an error of Open naming the bound that replays it: it was answered
+// 200, and is never cut or searched past; its checksum is read through
+// without holding it. Replay hands the records back in order, one at a
+// time: memory holds one body.
 //
 // # Bounds
 //

@@ -112,6 +112,34 @@ func (r *segReader) frameAt(off int64, charge bool) (rec Record, n, claimed int6
 	return rec, frameHeader + l, l, "", nil
 }
 
+// oversized returns the payload length of a whole frame at off that is
+// larger than this start's bound allows but within any start's (maxFrame),
+// its checksum right: a request taken under a larger --max-line and
+// answered 200, never to be cut as a torn tail or searched past. The
+// checksum is read through without holding the payload. 0 when the frame
+// at off is not one.
+func (r *segReader) oversized(off int64) (int64, error) {
+	var hdr [frameHeader]byte
+	if m, err := r.f.ReadAt(hdr[:], off); m < frameHeader {
+		if err == io.EOF {
+			err = nil
+		}
+		return 0, err
+	}
+	l := int64(binary.LittleEndian.Uint32(hdr[0:4]))
+	if l <= int64(r.maxBody)+payloadExtra || l > maxFrame || off+frameHeader+l > r.size {
+		return 0, nil
+	}
+	h := crc32.New(castagnoli())
+	if _, err := io.Copy(h, io.NewSectionReader(r.f, off+frameHeader, l)); err != nil {
+		return 0, err
+	}
+	if h.Sum32() != binary.LittleEndian.Uint32(hdr[4:8]) {
+		return 0, nil
+	}
+	return l, nil
+}
+
 // scan reads a segment's frames from its start, calling fn (when not nil)
 // with each record. Past a damaged frame it goes on at the next valid one
 // (resync): a byte damaged anywhere costs the request whose frame holds it.
@@ -153,6 +181,11 @@ func scan(f *os.File, first uint64, maxBody int, fn func(Record) error) (scanned
 		}
 		if reason == "" {
 			return res, nil // the end of the file, after a whole frame
+		}
+		if l, err := r.oversized(off); err != nil {
+			return scanned{}, err
+		} else if l > 0 {
+			return res, fmt.Errorf("a request answered 200 at offset %d is larger (a %d-byte frame) than the %d bytes taken now: start with --max-line %d or more to replay it", off, l, maxBody, l)
 		}
 		p, seq, gaveUp, err := r.resync(off, claimed, next)
 		if err != nil {

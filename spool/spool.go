@@ -33,6 +33,9 @@ const (
 	// payloadExtra bounds a payload's bytes beside its body: the version,
 	// a sequence number, the encoding.
 	payloadExtra = 16
+	// maxFrame is the largest payload any start writes (--max-line is at
+	// most 1 GiB): a larger length is corruption whatever MaxBody is.
+	maxFrame = 1<<30 + payloadExtra
 )
 
 // Defaults of Options.
@@ -219,9 +222,13 @@ func decode(p []byte) (Record, string) {
 	return Record{Seq: seq, Encoding: p[0], Body: p[1:]}, ""
 }
 
-// create starts segment first as the active one.
+// create starts segment first as the active one. It is opened to append,
+// as a recovered one is: a frame written after a Truncate (Undo, a failed
+// write) goes where the file now ends, not at the offset before it, which
+// would leave a hole of zeros that the next Open cuts as a torn tail, with
+// every record after it.
 func (s *Spool) create(first uint64) error {
-	f, err := s.dir.Create(segName(first), 0o644)
+	f, err := s.dir.OpenFile(segName(first), os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}

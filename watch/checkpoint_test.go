@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,5 +63,40 @@ func TestCheckpointPlanted(t *testing.T) {
 	defer d.Close()
 	if cp, err := readCheckpoint(d); err == nil {
 		t.Errorf("a checkpoint that is a link was read: %+v", cp)
+	}
+}
+
+// TestCheckpointAtStart: an input read from its start is checkpointed at
+// once (its identity, offset 0), so that a restart before the first
+// periodic checkpoint goes on in the same numbering; the next start
+// resumes from it and leaves it as it is.
+func TestCheckpointAtStart(t *testing.T) {
+	dir := t.TempDir()
+	in, state := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "state")
+	os.Mkdir(state, 0o700)
+	os.WriteFile(in, []byte("{}\n"), 0o644)
+	for i := range 2 {
+		o, log, code := parse([]string{"--suite", "../testdata/watch/suite.json", "--in", in, "--state-dir", state, "--log-level", "error"}, io.Discard, testEnv(nil))
+		if log == nil {
+			t.Fatalf("parse: exit %d", code)
+		}
+		c, err := newCommand(o, testEnv(nil), log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.dur = &durable{c: c}
+		if err := c.dur.resume(f); err != nil {
+			t.Fatal(err)
+		}
+		cp, err := readCheckpoint(c.dur.dir)
+		if err != nil || cp == nil || cp.Offset != 0 || cp.Seq != 0 {
+			t.Errorf("start %d: checkpoint %+v (%v); want one at offset 0", i, cp, err)
+		}
+		c.dur.close()
+		f.Close()
 	}
 }

@@ -102,6 +102,7 @@ type options struct {
 	limits                                 ingest.Limits
 	maxLine                                int
 	maxSpool                               int64
+	checkpointEvery                        time.Duration
 	listenLimits                           listenLimits // no flags: the defaults, or a test's
 }
 
@@ -168,6 +169,7 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	fs.IntVar(&o.limits.SpansPerTrace, "max-spans", ingest.DefaultSpansPerTrace, "OTLP: spans kept per trace")
 	fs.IntVar(&o.limits.Bytes, "max-open-bytes", ingest.DefaultBytes, "OTLP: span bytes held in open traces")
 	fs.IntVar(&o.maxLine, "max-line", trace.MaxLineBytes, "longest input line, in bytes")
+	cli.DurationVar(fs, &o.checkpointEvery, "checkpoint-every", time.Second, "with --state-dir: how often the input checkpoint is written (and the --listen spool released) while it moves")
 	fs.Int64Var(&o.maxSpool, "max-spool", spool.DefaultMaxBytes, "with --listen and --state-dir: bytes of requests spooled until evaluated; past it, 503 and Retry-After")
 	var level string
 	cli.LogLevelVar(fs, &level)
@@ -196,6 +198,8 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 		return bad("--max-spool %d: want at least 1048576 and twice --max-line", o.maxSpool)
 	case o.maxLine < 1<<10 || o.maxLine > 1<<30:
 		return bad("--max-line %d: want 1024 to 1073741824", o.maxLine)
+	case o.checkpointEvery < time.Millisecond || o.checkpointEvery > time.Hour:
+		return bad("--checkpoint-every %v: want 1ms to 1h", o.checkpointEvery)
 	case o.follow && (o.in == "" || o.in == "-"):
 		return bad("--follow needs --in FILE")
 	case o.history.Dir != "" && o.in != "" && o.listen != "":

@@ -20,18 +20,16 @@ import (
 	"attest-engine/spool"
 )
 
-// checkpointEvery is how often the input checkpoint is written while it
-// moves (and once at the end): what a restart reads again is at most what
-// was read in this time plus what was still held.
-const checkpointEvery = time.Second
-
 type durable struct {
 	c    *command
 	led  *ledger
 	file *os.File // --in FILE: checkpointed; nil for stdin and --listen
 	base int64    // the offset reading started at
 	mark int64    // the watermark there
-	dir  *safedir.Dir
+	// resumed: --in goes on from its checkpoint, numbering its items as
+	// the reads before did.
+	resumed bool
+	dir     *safedir.Dir
 	// borrowed: dir is the history's (closed by it)
 	borrowed bool
 	// spool holds what --listen answered 200 until it is settled.
@@ -83,13 +81,19 @@ func (d *durable) resume(f *os.File) error {
 		if _, err := f.Seek(cp.Offset, io.SeekStart); err != nil {
 			return fmt.Errorf("--in: %v", err)
 		}
-		d.base, d.mark = cp.Offset, cp.Mark
+		d.base, d.mark, d.resumed = cp.Offset, cp.Mark, true
 		c.stats.lines = int(cp.Seq)
 		d.written = cp.Seq + 1
 		c.log.Info("resuming --in from its checkpoint", "item", cp.Seq+1, "offset", cp.Offset)
 	}
 	d.file = f
 	d.led = newLedger(uint64(c.stats.lines)+1, d.base, d.mark)
+	if !d.resumed {
+		// Read from its start: the file is named at once, so that a
+		// restart before the first periodic checkpoint goes on in this
+		// read's numbering (attach) rather than from the start again.
+		d.checkpoint()
+	}
 	return nil
 }
 
@@ -128,7 +132,14 @@ func (d *durable) close() {
 // suiteKey names what the input is read for: the suite and the engine.
 func (d *durable) suiteKey() string { return d.c.suite.Hash + " " + d.c.ev.version }
 
-// attach wires the feed to the ledger and to the history's verdicts.
+// attach wires the feed to the ledger and, when the input goes on where
+// an earlier read left it (a resumed --in, the spool of --listen), to the
+// history's verdicts. A verdict's Through is an input position of the
+// read that gave it: it tells which spans were judged only in the same
+// numbering. Read from its start (no checkpoint, another file, stdin), the
+// input may hold the same spans at other positions, which would read as
+// late spans of traces judged whole; there every trace is evaluated again,
+// and the history refuses the results it holds by result_id.
 func (d *durable) attach(feed *ingest.Feed) {
 	c := d.c
 	if d.led != nil {
@@ -136,18 +147,18 @@ func (d *durable) attach(feed *ingest.Feed) {
 		feed.SetMark(d.mark)
 	}
 	v, ok := c.rec.(Verdicts)
-	if !ok || len(c.suite.Assertions) == 0 {
+	if !ok || len(c.suite.Assertions) == 0 || (!d.resumed && d.spool == nil) {
 		return
 	}
-	first, firstKey := c.suite.Assertions[0].ID, c.suite.Keys[0]
+	last, lastKey := d.lastAssertion()
 	feed.KnownBy(func(traceID string) (ingest.Prior, bool) {
-		rid, through, spans, ok := v.Prior(traceID, firstKey)
+		rid, through, spans, ok := v.Prior(traceID, lastKey)
 		if !ok {
 			return ingest.Prior{}, false
 		}
 		// A verdict of this suite and engine version only: the same traces
 		// judged by another suite into the same dir are judged anew.
-		base := resultID(traceID, first, c.suite.Hash, c.ev.version)
+		base := resultID(traceID, last, c.suite.Hash, c.ev.version)
 		switch rid {
 		case base:
 			return ingest.Prior{Through: through, Spans: spans, First: true}, true
@@ -170,9 +181,20 @@ func (d *durable) judged(t ingest.Trace) bool {
 	if !ok {
 		return false
 	}
-	first := d.c.suite.Assertions[0].ID
-	rid, through, _, ok := v.Prior(t.ID, d.c.suite.Keys[0])
-	return ok && through == t.Through && rid == resultID(t.ID, first, d.c.suite.Hash, d.c.ev.version)
+	last, lastKey := d.lastAssertion()
+	rid, through, _, ok := v.Prior(t.ID, lastKey)
+	return ok && through == t.Through && rid == resultID(t.ID, last, d.c.suite.Hash, d.c.ev.version)
+}
+
+// lastAssertion is the assertion (its id and its key, under which the
+// history records it) whose verdict tells that the history holds a
+// trace's: a trace's results are recorded in suite order with one write
+// call, and a write cut short by a crash leaves a prefix of them (the
+// log's recovery cuts the torn frame), so the last one's presence means
+// all of them are there; the first one's did not.
+func (d *durable) lastAssertion() (id, key string) {
+	as := d.c.suite.Assertions
+	return as[len(as)-1].ID, d.c.suite.Keys[len(as)-1]
 }
 
 // item counts an item's spans (or its trace) in the ledger. The chunks of
@@ -205,8 +227,10 @@ func (d *durable) read(it ingest.Item, mark int64) {
 	}
 }
 
-// start writes the input checkpoint every checkpointEvery while it moves;
-// the function returned stops that and writes the last one.
+// start writes the input checkpoint every --checkpoint-every while it
+// moves (and releases the spool): what a restart reads again is at most
+// what was read in that time plus what was still held. The function
+// returned stops that and writes the last one.
 func (d *durable) start() func() {
 	if d.file == nil && d.spool == nil {
 		return func() {}
@@ -214,7 +238,7 @@ func (d *durable) start() func() {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(checkpointEvery)
+		t := time.NewTicker(d.c.o.checkpointEvery)
 		defer t.Stop()
 		for {
 			select {

@@ -75,6 +75,31 @@ func TestCutTornLine(t *testing.T) {
 	}
 }
 
+// TestLedgerBounded: one item held unsettled (a trace left open) while a
+// million later items come and settle: the ledger keeps the unsettled
+// items, not one entry per item read since the held one.
+func TestLedgerBounded(t *testing.T) {
+	l := newLedger(1, 0, 0)
+	l.add(1, 1)
+	l.read(10, 0)
+	const n = 1_000_000
+	for seq := uint64(2); seq <= n; seq++ {
+		l.add(seq, 2)
+		l.read(int64(seq)*10, 0)
+		l.settle([]ingest.SeqCount{{Seq: seq, N: 2}})
+	}
+	if s, start, _ := l.low(); s != 1 || start != 0 {
+		t.Errorf("low: item %d at %d; want the held item 1 at 0", s, start)
+	}
+	if len(l.items) > 4096 {
+		t.Errorf("the ledger holds %d entries for 1 unsettled item after %d items; want at most 4096", len(l.items), n)
+	}
+	l.settle([]ingest.SeqCount{{Seq: 1, N: 1}})
+	if s, start, _ := l.low(); s != n+1 || start != n*10 {
+		t.Errorf("all settled: low item %d at %d; want %d at %d", s, start, n+1, n*10)
+	}
+}
+
 // TestLedgerChunks: a long line or request comes as chunks of one Seq
 // (ingest.Item.Part, More); its spans are counted as each chunk comes, and
 // it does not settle before its last chunk is counted, even when every
@@ -96,5 +121,16 @@ func TestLedgerChunks(t *testing.T) {
 	d.led.settle([]ingest.SeqCount{{Seq: 1, N: 1}})
 	if got := low(); got != 2 {
 		t.Errorf("every span settled: first unsettled item %d, want 2", got)
+	}
+
+	// Behind an unsettled item (2), a chunked item (3) settles once its
+	// last chunk is counted, and is dropped with the others behind 2.
+	d.item(ingest.Item{Seq: 2, Spans: make([]ingest.Span, 1)})
+	d.item(ingest.Item{Seq: 3, Part: 0, More: true, Spans: make([]ingest.Span, 2)})
+	d.led.settle([]ingest.SeqCount{{Seq: 3, N: 2}})
+	d.item(ingest.Item{Seq: 3, Part: 1, More: false})
+	d.led.settle([]ingest.SeqCount{{Seq: 2, N: 1}})
+	if got := low(); got != 4 {
+		t.Errorf("items 2 and 3 settled, 3's last chunk empty: first unsettled item %d, want 4", got)
 	}
 }

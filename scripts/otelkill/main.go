@@ -152,7 +152,7 @@ func run(engine, dir string, seed uint64, n, kills int, pace time.Duration) resu
 	defer logs.Close()
 	out, state := filepath.Join(dir, "results.jsonl"), filepath.Join(dir, "state")
 	p := &engineProc{logs: logs, args: []string{engine, "watch", "--suite", filepath.Join(filepath.Dir(dir), "suite.json"),
-		"--listen", addr, "--state-dir", state, "--out", out, "--grace", "1s", "--idle", "30s"}}
+		"--listen", addr, "--state-dir", state, "--out", out, "--grace", "1s", "--idle", "2s", "--checkpoint-every", "5ms"}}
 	p.start()
 
 	rec := &recording{ackedBy: map[string]int{}}
