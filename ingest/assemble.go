@@ -54,6 +54,15 @@ const (
 	ClosedFlush   = "end_of_input"
 )
 
+// key is what tells a span (or a log record) held from another: a span's
+// id, a log record's LogKey.
+func (sp *Span) key() string {
+	if sp.LogKey != "" {
+		return sp.LogKey
+	}
+	return sp.SpanID
+}
+
 // Group is the spans of one trace, as the assembler hands them over.
 type Group struct {
 	TraceID string
@@ -115,22 +124,22 @@ func (a *Assembler) run(spans []Span) int {
 // nothing.
 const idsSetAt = 16
 
-// has reports whether p holds a span with this id: a re-delivered span
-// is held once.
+// has reports whether p holds a span (or a log record) with this key
+// (Span.key): a re-delivered span is held once.
 func (p *pending) has(id string) bool {
 	if p.ids != nil {
 		_, ok := p.ids[id]
 		return ok
 	}
 	for i := range p.spans {
-		if p.spans[i].SpanID == id {
+		if p.spans[i].key() == id {
 			return true
 		}
 	}
 	return false
 }
 
-// added records the id of the span just appended to p.spans.
+// added records the key of the span just appended to p.spans.
 func (p *pending) added(id string) {
 	switch {
 	case p.ids != nil:
@@ -138,7 +147,7 @@ func (p *pending) added(id string) {
 	case len(p.spans) >= idsSetAt:
 		p.ids = make(map[string]struct{}, 2*len(p.spans))
 		for i := range p.spans {
-			p.ids[p.spans[i].SpanID] = struct{}{}
+			p.ids[p.spans[i].key()] = struct{}{}
 		}
 	}
 }
@@ -181,7 +190,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 		p := a.open[sp.TraceID]
 		if p == nil {
 			if s := a.settling.get(sp.TraceID); s != nil {
-				if s.p.has(sp.SpanID) {
+				if s.p.has(sp.key()) {
 					a.Duplicates++ // sent again after its trace closed
 					a.settle(sp.Seq)
 					continue
@@ -189,7 +198,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 				a.Late++
 				p = a.reopen(s, now)
 			} else {
-				if a.closed.judged(sp.TraceID, sp.SpanID) {
+				if a.closed.judged(sp.TraceID, sp.key()) {
 					a.Duplicates++ // sent again after its trace's spans were let go
 					a.settle(sp.Seq)
 					continue
@@ -210,7 +219,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			a.lru.MoveToBack(p.elem)
 		}
 		p.last = now
-		if p.has(sp.SpanID) || (p.prior == nil && a.closed.judged(sp.TraceID, sp.SpanID)) {
+		if p.has(sp.key()) || (p.prior == nil && a.closed.judged(sp.TraceID, sp.key())) {
 			a.Duplicates++ // at-least-once delivery sent it again
 			a.settle(sp.Seq)
 			continue
@@ -221,11 +230,11 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			continue
 		}
 		p.spans = append(p.spans, sp)
-		p.added(sp.SpanID)
+		p.added(sp.key())
 		p.through = max(p.through, sp.Seq)
 		p.bytes += sp.Size + heldSpanID
 		a.bytes += sp.Size + heldSpanID
-		if sp.ParentID == "" && !p.rootEnd {
+		if sp.ParentID == "" && sp.LogKey == "" && !p.rootEnd {
 			p.rootEnd = true
 			p.deadline = now + int64(a.lim.Grace)
 			a.roots = append(a.roots, p)

@@ -31,8 +31,19 @@ type Trace struct {
 	// ContentCaptured is false for an OTLP trace whose spans carry no
 	// messages: content, embedding and judge assertions cannot be judged.
 	ContentCaptured bool
-	Format          string // "attest" or "otlp"
-	Size            int    // bytes of input text it was made from
+	// TokensCaptured and CostCaptured: for an OTLP trace, whether any
+	// span carried token usage, or a cost, in a convention read.
+	TokensCaptured bool
+	CostCaptured   bool
+	// ToolsCaptured: some tool call is known (a tool span, or one named in
+	// the messages), or content was captured (then none is none).
+	ToolsCaptured bool
+	Format        string // "attest" or "otlp"
+	// SpanID is the span the trace's verdicts are about (for results sent
+	// back as OpenTelemetry events): its agent span, else its first top
+	// span; "" for an Attest trace.
+	SpanID string
+	Size   int // bytes of input text it was made from
 	// Digest identifies an unreadable line (Err set) by its text: the
 	// first 16 bytes of its SHA-256, hex.
 	Digest string
@@ -66,44 +77,121 @@ type Mapper struct {
 type mapper struct {
 	warn     *Warnings
 	spans    []Span
-	children map[string][]int // parent span id → span indexes, by start time
+	ops      []string           // classify's operation of each span
+	convs    []string           // and the convention that named it
+	logs     map[string][]Event // log records joined to spans, by span id
+	events   [][]Event          // each span's events and log records (joinLogs); nil without records
+	evCache  map[int]evMsgs     // each span's event-per-message messages, read once
+	children map[string][]int   // parent span id → span indexes, in step order
 	used     []bool
 	captured bool
+	tokens   bool // some llm_call carried token usage
+	cost     bool // some step carried a cost
+	tools    bool // some tool_call step was made (span or derived)
+	sources  map[string]map[string]bool
+	toolIDs  map[string]bool // tool_call_id of the tool spans (derive.go)
+	toolSeen map[string]int  // tool spans without an id, by name
+	derived  map[string]bool // call ids made tool_call steps
 	steps    int
 }
 
-// Trace maps a group by the GenAI semantic conventions:
+// source notes that field came from src (convention "/" delivery), for
+// metadata.otel.sources.
+func (m *mapper) source(field, src string) {
+	if src == "" {
+		return
+	}
+	if m.sources == nil {
+		m.sources = map[string]map[string]bool{}
+	}
+	if m.sources[field] == nil {
+		m.sources[field] = map[string]bool{}
+	}
+	m.sources[field][src] = true
+}
+
+// maxTraceEvents bounds the span events and log records one trace maps:
+// each becomes a message or a field of the Attest trace, several times the
+// memory it was held in, and a trace's spans may hold the assembler's whole
+// budget of them. Past it the rest are dropped, counted
+// (metadata.otel.dropped_events), and the trace is incomplete. An agent
+// whose every model call sends its whole history as events reaches it at
+// about 128 calls of 128 messages.
+const maxTraceEvents = 1 << 14
+
+// Trace maps a group by the GenAI semantic conventions and the others
+// read (doc.go, conventions.go):
 //
-//   - invoke_agent spans are the trace and its sub_traces, agent_id from
-//     gen_ai.agent.name, else gen_ai.agent.id;
-//   - execute_tool spans are tool_call steps (gen_ai.tool.name,
-//     gen_ai.tool.call.arguments, gen_ai.tool.call.result);
-//   - chat, generate_content and text_completion spans are llm_call steps
-//     (gen_ai.response.model, else gen_ai.request.model; token usage);
+//   - invoke_agent spans are the trace and its sub_traces;
+//   - execute_tool spans are tool_call steps;
+//   - chat, generate_content and text_completion spans are llm_call steps,
+//     and the tool calls in their messages that no tool span made are
+//     tool_call steps of their own (derive.go);
 //   - other spans are transparent: their children are read in their place.
 //
-// Steps are in start-time order, depth first. Latencies come from span
-// times.
+// Log records in the group are joined to their spans by span id. Steps are
+// in order of start time, then end time, then arrival, depth first.
+// Latencies come from span times.
 func (mp *Mapper) Trace(g Group) Trace {
-	m := &mapper{warn: mp.Warn, spans: g.Spans, children: map[string][]int{}, used: make([]bool, len(g.Spans))}
+	m := &mapper{warn: mp.Warn, children: map[string][]int{}}
+	size, records, unjoined := 0, 0, 0
 	ids := make(map[string]bool, len(g.Spans))
-	size := 0
 	for _, sp := range g.Spans {
-		ids[sp.SpanID] = true
 		size += sp.Size
+		if sp.LogKey == "" {
+			ids[sp.SpanID] = true
+			m.spans = append(m.spans, sp)
+		}
 	}
+	// The events a trace maps are bounded (maxTraceEvents): the spans'
+	// events first, in span order, then the log records as they came.
+	left, droppedEvents := maxTraceEvents, 0
+	for i := range m.spans {
+		if n := len(m.spans[i].Events); n > left {
+			droppedEvents += n - left
+			m.spans[i].Events = m.spans[i].Events[:left:left]
+		}
+		left -= len(m.spans[i].Events)
+	}
+	for _, sp := range g.Spans {
+		if sp.LogKey == "" {
+			continue
+		}
+		records += len(sp.Events)
+		if !ids[sp.SpanID] {
+			unjoined += len(sp.Events) // no span id, or its span is not in the trace
+			continue
+		}
+		if m.logs == nil {
+			m.logs = map[string][]Event{}
+		}
+		for _, e := range sp.Events {
+			if left == 0 {
+				droppedEvents++
+				continue
+			}
+			left--
+			m.logs[sp.SpanID] = append(m.logs[sp.SpanID], e.unpacked())
+		}
+	}
+	m.joinLogs()
+	m.used = make([]bool, len(m.spans))
+	m.ops, m.convs = make([]string, len(m.spans)), make([]string, len(m.spans))
 	var tops []int
-	for i, sp := range g.Spans {
+	for i := range m.spans {
+		sp := &m.spans[i]
+		m.ops[i], m.convs[i] = classify(sp)
 		if sp.ParentID == "" || !ids[sp.ParentID] || sp.ParentID == sp.SpanID {
 			tops = append(tops, i)
 		} else {
 			m.children[sp.ParentID] = append(m.children[sp.ParentID], i)
 		}
 	}
-	m.sortByStart(tops)
+	m.sortSteps(tops)
 	for k := range m.children {
-		m.sortByStart(m.children[k])
+		m.sortSteps(m.children[k])
 	}
+	m.indexTools()
 	// The trace's own agent: the one outermost invoke_agent span, if there
 	// is exactly one; with none or several, each is an agent_call step.
 	self := -1
@@ -118,9 +206,18 @@ func (mp *Mapper) Trace(g Group) Trace {
 		}
 	}
 	meta := root["metadata"].(map[string]any)
-	otel := map[string]any{"trace_id": g.TraceID, "spans": num(len(g.Spans)), "closed": g.Reason,
+	otel := map[string]any{"trace_id": g.TraceID, "spans": num(len(m.spans)), "closed": g.Reason,
 		"content_captured": m.captured}
-	incomplete := g.Incomplete || unreached > 0
+	if records > 0 {
+		otel["log_records"] = num(records)
+	}
+	if unjoined > 0 {
+		otel["unjoined_log_records"] = num(unjoined)
+	}
+	if droppedEvents > 0 {
+		otel["dropped_events"] = num(droppedEvents)
+	}
+	incomplete := g.Incomplete || unreached > 0 || droppedEvents > 0
 	if incomplete {
 		otel["incomplete"] = true
 	}
@@ -130,16 +227,55 @@ func (mp *Mapper) Trace(g Group) Trace {
 	if unreached > 0 {
 		otel["unreachable_spans"] = num(unreached)
 	}
-	if len(tops) > 0 && g.Spans[tops[0]].Service != "" {
-		otel["service_name"] = g.Spans[tops[0]].Service
+	if len(tops) > 0 && m.spans[tops[0]].Service != "" {
+		otel["service_name"] = m.spans[tops[0]].Service
+	}
+	if len(m.sources) > 0 {
+		src := map[string]any{}
+		for field, set := range m.sources {
+			list := make([]string, 0, len(set))
+			for s := range set {
+				list = append(list, s)
+			}
+			slices.Sort(list)
+			src[field] = toAny(list)
+		}
+		otel["sources"] = src
 	}
 	meta["otel"] = otel
 	agent, _ := root["agent_id"].(string)
-	return Trace{ID: g.TraceID, AgentID: agent, Value: root, Incomplete: incomplete, ContentCaptured: m.captured, Format: "otlp", Size: size, Seq: g.Seq}
+	spanID := ""
+	switch {
+	case self >= 0:
+		spanID = m.spans[self].SpanID
+	case len(tops) > 0:
+		spanID = m.spans[tops[0]].SpanID
+	}
+	return Trace{ID: g.TraceID, AgentID: agent, Value: root, Incomplete: incomplete, ContentCaptured: m.captured,
+		TokensCaptured: m.tokens, CostCaptured: m.cost, ToolsCaptured: m.captured || m.tools, Format: "otlp", Size: size, Seq: g.Seq, SpanID: spanID}
 }
 
-func (m *mapper) sortByStart(idx []int) {
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(m.spans[a].Start, m.spans[b].Start) })
+func toAny(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
+}
+
+// sortSteps orders sibling spans by start time, then end time (SDKs that
+// record milliseconds start a tool span and the next model call in the
+// same millisecond; the one that ended first came first), then arrival.
+func (m *mapper) sortSteps(idx []int) {
+	slices.SortStableFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(m.spans[a].Start, m.spans[b].Start); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(m.spans[a].End, m.spans[b].End); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 }
 
 // outermostAgents are the invoke_agent spans with no invoke_agent above.
@@ -154,14 +290,14 @@ func (m *mapper) outermostAgents(tops []int) []int {
 			continue
 		}
 		seen[i] = true
-		if operation(&m.spans[i]) == opInvokeAgent {
+		if m.ops[i] == opInvokeAgent {
 			out = append(out, i)
 			continue
 		}
 		stack = append(stack, m.children[m.spans[i].SpanID]...)
 	}
 	slices.Sort(out)
-	m.sortByStart(out)
+	m.sortSteps(out)
 	return out
 }
 
@@ -175,6 +311,7 @@ func (m *mapper) traceObject(id, parent string, self int, under []int, depth int
 	steps := []any{}
 	var llm []map[string]any // the llm_call steps, for input and output fallbacks
 	m.walk(under, self, id, depth, &steps, &llm)
+	steps = m.derive(steps)
 	t["steps"] = steps
 
 	input, output := map[string]any{}, map[string]any{}
@@ -183,22 +320,14 @@ func (m *mapper) traceObject(id, parent string, self int, under []int, depth int
 	failed := false
 	if self >= 0 {
 		sp := &m.spans[self]
-		if a := m.str(sp, attrAgentName); a != "" {
-			t["agent_id"] = a
-		} else if a := m.str(sp, attrAgentID); a != "" {
+		if a := m.agentID(self); a != "" {
 			t["agent_id"] = a
 		}
-		if v, ok := m.attr(sp, attrInputMessages); ok {
-			m.captured = true
-			if u := lastText(messages(v, "user"), "user"); u != "" {
-				input["user_message"] = u
-			}
+		if u := m.agentInput(self); u != "" {
+			input["user_message"] = u
 		}
-		if v, ok := m.attr(sp, attrOutputMessages); ok {
-			m.captured = true
-			if o := lastText(messages(v, "assistant"), ""); o != "" {
-				output["message"] = o
-			}
+		if o := m.agentOutput(self); o != "" {
+			output["message"] = o
 		}
 		first, last, failed = sp.Start, sp.End, sp.Error
 	} else {
@@ -222,7 +351,7 @@ func (m *mapper) traceObject(id, parent string, self int, under []int, depth int
 	}
 	if _, ok := output["message"]; !ok && len(llm) > 0 {
 		if res, _ := llm[len(llm)-1]["result"].(map[string]any); res != nil {
-			if c, ok := res["completion"].(string); ok {
+			if c, ok := res["completion"].(string); ok && c != "" {
 				output["message"] = c
 			}
 		}
@@ -236,7 +365,7 @@ func (m *mapper) traceObject(id, parent string, self int, under []int, depth int
 	}
 	t["output"] = output
 
-	tokens := int64(0)
+	tokens, cost := int64(0), ""
 	haveTokens := false
 	for _, s := range llm {
 		if res, _ := s["result"].(map[string]any); res != nil {
@@ -254,9 +383,17 @@ func (m *mapper) traceObject(id, parent string, self int, under []int, depth int
 				}
 			}
 		}
+		if sm, _ := s["metadata"].(map[string]any); sm != nil {
+			if c, ok := sm["cost_usd"].(json.Number); ok {
+				cost = addDecimal(cost, string(c))
+			}
+		}
 	}
 	if haveTokens {
 		meta["total_tokens"] = json.Number(strconv.FormatInt(tokens, 10))
+	}
+	if cost != "" {
+		meta["cost_usd"] = json.Number(cost)
 	}
 	if last >= first && last > 0 {
 		meta["latency_ms"] = millis(last - first)
@@ -277,14 +414,14 @@ func (m *mapper) walk(idx []int, self int, traceID string, depth int, steps *[]a
 		m.used[i] = true
 		sp := &m.spans[i]
 		kids := m.children[sp.SpanID]
-		switch op := operation(sp); {
+		switch op := m.ops[i]; {
 		case i == self:
 			m.walk(kids, self, traceID, depth, steps, llm)
 		case op == opInvokeAgent && depth < trace.MaxSubTraceDepth:
 			// Sub-trace ids join the trace id and the agent span's id, so
 			// that they are unique within the tree and stable.
 			sub := m.traceObject(traceID+"-"+sp.SpanID, traceID, i, kids, depth+1)
-			step := m.step(sp, "agent_call", m.agentName(sp))
+			step := m.step(i, "agent_call", m.agentName(i))
 			step["sub_trace"] = sub
 			if out, _ := sub["output"].(map[string]any); out != nil {
 				if msg, ok := out["message"]; ok {
@@ -295,13 +432,16 @@ func (m *mapper) walk(idx []int, self int, traceID string, depth int, steps *[]a
 		case op == opInvokeAgent:
 			// Deeper than spec §7 allows: the agent is a step without a
 			// sub_trace, and its spans are read in its place.
-			*steps = append(*steps, m.step(sp, "agent_call", m.agentName(sp)))
+			*steps = append(*steps, m.step(i, "agent_call", m.agentName(i)))
 			m.walk(kids, self, traceID, depth, steps, llm)
 		case op == opExecuteTool:
-			*steps = append(*steps, m.toolStep(sp))
+			*steps = append(*steps, m.toolStep(i))
+			m.walk(kids, self, traceID, depth, steps, llm)
+		case op == opRetrieval:
+			*steps = append(*steps, m.retrievalStep(i))
 			m.walk(kids, self, traceID, depth, steps, llm)
 		case op == opChat || op == opGenerate || op == opCompletion:
-			s := m.llmStep(sp, op)
+			s := m.llmStep(i, op)
 			*steps = append(*steps, s)
 			*llm = append(*llm, s)
 			m.walk(kids, self, traceID, depth, steps, llm)
@@ -311,18 +451,9 @@ func (m *mapper) walk(idx []int, self int, traceID string, depth int, steps *[]a
 	}
 }
 
-func (m *mapper) agentName(sp *Span) string {
-	if a := m.str(sp, attrAgentName); a != "" {
-		return a
-	}
-	if a := m.str(sp, attrAgentID); a != "" {
-		return a
-	}
-	return nonEmpty(sp.Name, opInvokeAgent)
-}
-
 // step is the common part: type, name, metadata from the span.
-func (m *mapper) step(sp *Span, typ, name string) map[string]any {
+func (m *mapper) step(i int, typ, name string) map[string]any {
+	sp := &m.spans[i]
 	meta := map[string]any{"span_id": sp.SpanID}
 	if sp.End >= sp.Start && sp.Start > 0 {
 		meta["duration_ms"] = millis(sp.End - sp.Start)
@@ -331,77 +462,6 @@ func (m *mapper) step(sp *Span, typ, name string) map[string]any {
 		meta["error"] = nonEmpty(sp.Status, "error")
 	}
 	return map[string]any{"type": typ, "name": name, "metadata": meta}
-}
-
-func (m *mapper) toolStep(sp *Span) map[string]any {
-	name := m.str(sp, attrToolName)
-	if name == "" {
-		name = nonEmpty(trimOp(sp.Name, opExecuteTool), opExecuteTool)
-	}
-	s := m.step(sp, "tool_call", name)
-	if id := m.str(sp, attrToolCallID); id != "" {
-		s["metadata"].(map[string]any)["tool_call_id"] = id
-	}
-	if v, ok := m.attr(sp, attrToolArgs); ok {
-		s["args"] = object(v, "arguments")
-	}
-	if v, ok := m.attr(sp, attrToolResult); ok {
-		s["result"] = object(v, "result")
-	}
-	return s
-}
-
-func (m *mapper) llmStep(sp *Span, op string) map[string]any {
-	model := m.str(sp, attrResponseModel)
-	if model == "" {
-		model = m.str(sp, attrRequestModel)
-	}
-	s := m.step(sp, "llm_call", nonEmpty(sp.Name, op))
-	args, result := map[string]any{"operation": op}, map[string]any{}
-	if model != "" {
-		args["model"] = model
-	}
-	if p := m.str(sp, attrProvider); p != "" {
-		args["provider"] = p
-	}
-	if v, ok := m.attr(sp, attrInputMessages); ok {
-		m.captured = true
-		msgs := messages(v, "user")
-		args["messages"] = msgs
-		args["prompt"] = text(msgs, "")
-	}
-	if v, ok := sp.Attrs[attrSystemInstr]; ok && v != nil {
-		args["system_instructions"] = v
-	}
-	if v, ok := m.attr(sp, attrOutputMessages); ok {
-		m.captured = true
-		msgs := messages(v, "assistant")
-		result["messages"] = msgs
-		result["completion"] = text(msgs, "")
-	}
-	in, okIn := m.number(sp, attrInputTokens)
-	out, okOut := m.number(sp, attrOutputTokens)
-	if okIn {
-		result["input_tokens"] = in
-	}
-	if okOut {
-		result["output_tokens"] = out
-	}
-	if okIn || okOut {
-		a, _ := in.Int64()
-		b, _ := out.Int64()
-		result["tokens"] = json.Number(strconv.FormatInt(a+b, 10))
-	}
-	if fr, ok := sp.Attrs[attrFinishReasons].([]any); ok && len(fr) > 0 {
-		if f, ok := fr[0].(string); ok {
-			result["finish_reason"] = f
-		}
-	}
-	s["args"] = args
-	if len(result) > 0 {
-		s["result"] = result
-	}
-	return s
 }
 
 // object makes a step's args or result: a JSON object text becomes that

@@ -32,10 +32,29 @@ func CheckOTLPProto(data []byte, max int) (*Request, error) {
 	return checkSized(data, eachOTLPProto, max, protoSpans(data))
 }
 
+// CheckOTLPLogs is [CheckOTLP] for an OTLP/JSON logs request
+// ([ParseOTLPLogs]): its kept records, carried as Spans, in chunks.
+func CheckOTLPLogs(data []byte, max int) (*Request, error) { return check(data, eachOTLPLogs, max) }
+
+// CheckOTLPLogsProto is [CheckOTLP] for a binary protobuf logs request
+// ([ParseOTLPLogsProto]).
+func CheckOTLPLogsProto(data []byte, max int) (*Request, error) {
+	return check(data, eachOTLPLogsProto, max)
+}
+
 // ParseOTLPChunks checks an OTLP/JSON request (CheckOTLP) and passes its
 // spans to emit, chunk by chunk (Request.Each).
 func ParseOTLPChunks(data []byte, max int, emit func(spans []Span, more bool) error) error {
 	r, err := CheckOTLP(data, max)
+	if err != nil {
+		return err
+	}
+	return r.Each(emit)
+}
+
+// ParseOTLPLogsChunks is [ParseOTLPChunks] for an OTLP/JSON logs request.
+func ParseOTLPLogsChunks(data []byte, max int, emit func(spans []Span, more bool) error) error {
+	r, err := CheckOTLPLogs(data, max)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,12 @@
 // doc.go: the package comment: the two input formats, the GenAI mapping, assembly bounds and decisions.
 
 // Package ingest reads production traces for continuous evaluation: Attest
-// NDJSON traces (spec §3.1, one per line) and OpenTelemetry OTLP trace
-// exports (resourceSpans) in JSON or binary protobuf, which it assembles by
-// trace id and maps to Attest traces by the OpenTelemetry GenAI semantic
-// conventions.
+// NDJSON traces (spec §3.1, one per line), OpenTelemetry OTLP trace exports
+// (resourceSpans) and log exports (resourceLogs, the GenAI events as log
+// records) in JSON or binary protobuf, which it assembles by trace id and
+// maps to Attest traces by the OpenTelemetry GenAI semantic conventions and
+// the other conventions producers write (OpenInference, OpenLLMetry, the
+// Vercel AI SDK). docs/otel-producers.md has the table of producers.
 //
 // # Input
 //
@@ -12,6 +14,7 @@
 // read to its end without being held whole and becomes an error item,
 // named (Trace.Digest) by its length and its first bytes, up to the bound. With
 // [FormatAuto] a line whose first member is "resourceSpans" is OTLP/JSON,
+// one whose first member is "resourceLogs" OTLP/JSON logs (logs.go),
 // anything else an Attest trace, parsed by the engine's one parser (package
 // tape), kept for evaluation to read in place (Trace.Doc), never decoded. Validation (spec §7) is the evaluator's, as for any trace.
 //
@@ -44,26 +47,84 @@
 // OTLP/JSON is read in place, one element of each list at a time, never
 // decoded into slices of structs (otlp.go): what decoding a body takes at
 // once is about what its spans keep, whatever the body's shape. A span
-// keeps of its events only what the mapping reads from them, the
-// deprecated attributes (each from the first event that sets it), so at
-// most five events of one attribute each; any other event is read, checked
-// and dropped, which changes nothing the mapping does. Spans keep their
-// attributes as the engine's value model, whose arrays cost 16 bytes an
-// element: at worst (an array of "{}") about 5 times its text.
+// keeps of its events only what the mapping reads from them: the GenAI
+// events whole (the event-per-message events, the operation-details
+// event, the deprecated gen_ai.content.* events), and of any other event
+// the deprecated attributes (each from the first event that sets it), at
+// most 1,024 events in all; any other event is read, checked and dropped,
+// which changes nothing the mapping does. What a span keeps is counted in
+// Span.Size (held.go), against Limits.Bytes and every byte bound of the
+// pipeline. A log request keeps of its records only the GenAI events with
+// a trace id (logs.go), consecutive records of one span as one carrier
+// (of at most 1,024 records, as a span's events) whose Size is estimated the same way (its records' packed text), and is
+// taken in chunks as a trace request is (CheckOTLPLogs). A trace maps at
+// most 16,384 events (maxTraceEvents: its spans' events first, then its
+// log records; the rest dropped and counted, the trace incomplete).
+// Spans keep their attributes as the engine's value model, whose arrays
+// cost 16 bytes an element: at worst (an array of "{}") about 5 times its
+// text.
 //
-// # Mapping (gen-ai-spans conventions)
+// # Mapping
 //
-// The operation is gen_ai.operation.name, else the span name's first word.
+// The operation of a span is named by its convention (conventions.go):
+// gen_ai.operation.name; OpenInference's openinference.span.kind (LLM a
+// model call, TOOL a tool, AGENT an agent, RETRIEVER a retrieval, CHAIN
+// and the rest read through); OpenLLMetry's traceloop.span.kind (agent,
+// tool; workflow and task read through) or llm.request.type (chat,
+// completion); the Vercel AI SDK's ai.operationId (ai.*.doGenerate and
+// ai.*.doStream model calls, ai.toolCall a tool; ai.generateText and
+// ai.streamText, the loop around them, read through); else the span name's
+// first word.
 //
 //	invoke_agent                 the trace (or an agent_call step's sub_trace); agent_id from
-//	                             gen_ai.agent.name, else gen_ai.agent.id
-//	execute_tool                 tool_call: name gen_ai.tool.name, args gen_ai.tool.call.arguments,
-//	                             result gen_ai.tool.call.result (JSON objects as objects)
-//	chat, generate_content,      llm_call: args.model from gen_ai.response.model, else
-//	text_completion              gen_ai.request.model; result.input_tokens, output_tokens and
-//	                             tokens (their sum) from gen_ai.usage.*; messages and their text
-//	                             (args.prompt, result.completion) from gen_ai.input/output.messages
+//	                             gen_ai.agent.name, gen_ai.agent.id, agent.name, traceloop.entity.name
+//	execute_tool                 tool_call: name, args and result from gen_ai.tool.name and
+//	                             gen_ai.tool.call.arguments/result, tool.name and input/output.value,
+//	                             ai.toolCall.name/args/result (input/output), traceloop.entity.*
+//	                             (JSON objects as objects)
+//	retrieval                    retrieval: args.query from input.value, result.documents from
+//	                             retrieval.documents.N.document.{id,content,score}
+//	chat, generate_content,      llm_call: args.model (response model, else request model), args.messages and
+//	text_completion              args.prompt, result.messages, result.completion, token usage, finish
+//	                             reason; metadata.cost_usd from llm.cost.total or gen_ai.usage.cost
 //	anything else                transparent: its children are read in its place
+//
+// A model call's messages come from the first form that carries them:
+// gen_ai.input.messages / gen_ai.output.messages on the span, else on its
+// gen_ai.client.inference.operation.details event (a span event or a log
+// record), else the deprecated gen_ai.prompt / gen_ai.completion; the
+// event-per-message events (gen_ai.system.message, gen_ai.user.message,
+// gen_ai.assistant.message, gen_ai.tool.message: the input, in the order
+// they came; gen_ai.choice: the output), with their fields in a log
+// record's body or a span event's attributes; OpenInference's
+// llm.input_messages.N.message.* / llm.output_messages.N.message.*
+// (content or contents, tool_calls, tool_call_id); OpenLLMetry's
+// gen_ai.prompt.N.* / gen_ai.completion.N.*; the Vercel AI SDK's
+// ai.prompt.messages (else ai.prompt) and ai.response.text/toolCalls.
+// Every message is normalised to the current conventions' role-and-parts
+// form (normalize.go), whatever shape it came in (parts, a content string
+// or content-part list, OpenAI tool_calls, Vercel and Anthropic blocks).
+//
+// Token usage (steps.go): result.input_tokens, output_tokens,
+// cache_read_input_tokens, cache_creation_input_tokens, reasoning_tokens
+// from the current names (gen_ai.usage.*, gen_ai.usage.cache_read.*,
+// cache_creation.*, reasoning.output_tokens), the deprecated ones,
+// OpenInference's llm.token_count.*, OpenLLMetry's and the Vercel AI SDK's;
+// result.tokens is input plus output. As the current conventions define
+// it, input_tokens includes the cached tokens: cache reads and writes, and
+// reasoning within output, are parts of the counts and never added to them.
+// Every convention read reports them so.
+//
+// Tool calls that no tool span made become tool_call steps of their own
+// (derive.go), marked metadata.derived = "messages". A message whose only
+// text is the JSON of a list of messages or Responses API items is read as
+// that list (normalize.go).
+//
+// Steps are in order of start time, then end time (SDKs that record
+// milliseconds start a tool span and the next model call in the same
+// millisecond: the one that ended first came first), then the order the
+// spans arrived in; derived tool steps come right after the model call that
+// asked for them, in message order.
 //
 // Deprecated names are read when the current one is absent, with one
 // warning per name per process ([Warnings]): gen_ai.system,
@@ -87,10 +148,25 @@
 //     the first llm_call's.
 //   - metadata: latency_ms from the agent span's times (milliseconds, exact
 //     to the nanosecond), timestamp its start (RFC 3339, UTC), model the first
-//     llm_call's, total_tokens their sum, and "otel": trace_id, spans, why it
-//     closed, content_captured, service_name, incomplete, dropped_spans.
-//   - Content is captured when any span carries messages (gen_ai.input or
-//     output messages, or the deprecated prompt and completion).
+//     llm_call's, total_tokens their sum, cost_usd the sum of the steps'
+//     costs (exact decimals), and "otel": trace_id, spans, why it closed,
+//     content_captured, service_name, incomplete, dropped_spans,
+//     log_records and unjoined_log_records (records whose span is not in
+//     the trace), and sources: for each of content, model, tokens,
+//     tool_calls and cost, the conventions and deliveries it came from
+//     ("openinference/span-attributes", "gen_ai-events/log-records", …).
+//   - Content is captured when the messages, whatever form they came in,
+//     carry some text, tool arguments or tool result: with capture off the
+//     event conventions still send events (and the operation-details event
+//     its message attributes) without content. Arguments and results on
+//     tool spans are not message content. Trace.TokensCaptured,
+//     CostCaptured and ToolsCaptured say the same of token usage, cost and
+//     tool calls (known from a tool span, or from the messages); a check
+//     whose input is absent is skipped, naming what was looked for
+//     ([LookedFor]).
+//   - A log record is joined to the span its spanId names; one whose span
+//     is not in the trace (or that names none) is counted, not read. A
+//     record re-delivered (the same text) is held once.
 //
 // # Assembly and its bounds
 //
@@ -134,7 +210,9 @@
 // Assembler.Known, those the caller recorded before a restart): a trace
 // made of later spans is handed over TooLate, to be marked, not judged.
 // With each remembered verdict go the ids of the spans it judged (and of
-// those that came too late after it), at most DefaultRememberSpans in all,
+// those that came too late after it; of a log carrier its key, so new
+// records of a judged span are late, not re-deliveries), at most
+// DefaultRememberSpans in all,
 // the oldest traces' going first: a span among them is a re-delivery (an
 // exporter's retry after the spans were let go), counted in Duplicates,
 // not a late span. Known verdicts carry no ids: after a restart, a span

@@ -52,11 +52,16 @@ func take(f *Feed) []Trace {
 
 // run reads a whole input with event time, as a replay does.
 func run(t testing.TB, input []byte, lim Limits) golden {
+	return runItems(t, readAll(t, bytes.NewReader(input), 0), lim)
+}
+
+// runItems maps input items as run does.
+func runItems(t testing.TB, items []Item, lim Limits) golden {
 	var g golden
 	warn := &Warnings{Func: func(msg string) { g.Warnings = append(g.Warnings, msg) }}
 	feed := NewFeed(lim, warn, nil)
 	var traces []Trace
-	for i, it := range readAll(t, bytes.NewReader(input), 0) {
+	for i, it := range items {
 		it.Seq = uint64(i + 1) // as the watch command numbers its items
 		feed.Add(it)
 		traces = append(traces, take(feed)...)

@@ -16,7 +16,7 @@ const (
 	heldMap    = 48  // a map's header
 	heldSlot   = 33  // a map[string]any slot (key and value headers) with its control byte
 	heldSlice  = 24  // a []any's header, boxed
-	heldEvent  = 48  // an Event in a span's slice
+	heldEvent  = 80  // an Event in a span's slice (72 bytes)
 	heldMinMap = 8   // slots of the smallest map table
 )
 
@@ -33,15 +33,19 @@ const (
 )
 
 // spanHeld estimates the bytes sp holds once decoded: its struct, its
-// strings, its attributes and kept events (the service name is shared by
+// strings, its attributes and kept events, and for a log carrier its key
+// and its records' packed text or bodies (the service name is shared by
 // the spans of a resource and not counted). It is what Span.Size records and
 // what --max-open-bytes and the pipeline's byte bounds count, whichever
 // encoding the span came in.
 func spanHeld(sp *Span) int {
 	n := heldSpan + len(sp.TraceID) + len(sp.SpanID) + len(sp.ParentID) + words(sp.Name) + words(sp.Status)
-	n += mapHeld(sp.Attrs)
+	n += mapHeld(sp.Attrs) + words(sp.LogKey)
 	for _, e := range sp.Events {
-		n += heldEvent + words(e.Name) + mapHeld(e.Attrs)
+		n += heldEvent + words(e.Name) + mapHeld(e.Attrs) + words(e.Packed)
+		if e.Body != nil {
+			n += valueHeld(e.Body)
+		}
 	}
 	return n
 }

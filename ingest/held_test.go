@@ -69,3 +69,53 @@ func TestHeldEstimate(t *testing.T) {
 		runtime.KeepAlive(body) // in the heap before peakHeap began: freed, it would go out of held
 	}
 }
+
+// heldLogsBody is an OTLP/JSON logs request of n GenAI event records, one
+// span each (so each record is a carrier of its own), named by the
+// eventName field or by the event.name attribute.
+func heldLogsBody(n int, byAttr bool) []byte {
+	var b strings.Builder
+	b.WriteString(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeLogs":[{"logRecords":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name := `"eventName":"gen_ai.user.message",`
+		attrs := `{"key":"gen_ai.system","value":{"stringValue":"openai"}}`
+		if byAttr {
+			name, attrs = "", `{"key":"event.name","value":{"stringValue":"gen_ai.user.message"}},`+attrs
+		}
+		fmt.Fprintf(&b, `{"timeUnixNano":"%d","traceId":"%032x","spanId":"%016x",%s"attributes":[%s],"body":{"kvlistValue":{"values":[{"key":"content","value":{"stringValue":"what is the weather in Paris, order %d? %s"}}]}}}`,
+			i+1, i+1, i+1, name, attrs, i, strings.Repeat("x", 1000))
+	}
+	b.WriteString(`]}]}]}`)
+	return []byte(b.String())
+}
+
+// TestHeldEstimateLogs: log records, carried as spans, hold between 0.6 and
+// 1.3 times their Size too, whether their attributes and body are packed
+// as text (named by eventName) or held as the value model (named by the
+// event.name attribute): they count against the same byte bounds as spans.
+func TestHeldEstimateLogs(t *testing.T) {
+	for _, byAttr := range []bool{false, true} {
+		const n = 10000
+		body := heldLogsBody(n, byAttr)
+		var spans []Span
+		var err error
+		_, held := peakHeap(func() { spans, err = ParseOTLPLogs(body) })
+		if err != nil || len(spans) != n {
+			t.Fatalf("event.name attribute %v: %d carriers, error %v", byAttr, len(spans), err)
+		}
+		counted := 0
+		for _, sp := range spans {
+			counted += sp.Size
+		}
+		ratio := float64(held) / float64(counted)
+		t.Logf("event.name attribute %-5v %6d records: held %8.1f KiB, counted %8.1f KiB: %.2f×", byAttr, n, float64(held)/1024, float64(counted)/1024, ratio)
+		if ratio < 0.6 || ratio > 1.3 {
+			t.Errorf("event.name attribute %v: the records hold %.2f× what their Size counts; want 0.6 to 1.3", byAttr, ratio)
+		}
+		runtime.KeepAlive(spans)
+		runtime.KeepAlive(body)
+	}
+}

@@ -65,9 +65,12 @@ func members(obj []byte, name string, f func(key string, val []byte) error) erro
 	i = skipSpace(obj, i+1)
 	for i < len(obj) && obj[i] == '"' {
 		end := skipValue(obj, i)
-		key, err := unquote(obj[i:end])
-		if err != nil {
-			return err
+		key, known := memberName(obj[i:end])
+		if !known {
+			var err error
+			if key, err = unquote(obj[i:end]); err != nil {
+				return err
+			}
 		}
 		i = skipSpace(obj, end)
 		if i == len(obj) || obj[i] != ':' {
@@ -87,6 +90,93 @@ func members(obj []byte, name string, f func(key string, val []byte) error) erro
 		}
 	}
 	return nil
+}
+
+// memberName is a member name of the OTLP/JSON messages read, without a
+// copy (a switch on string(b) does not allocate); known is false for
+// another name, which unquote reads. Reading a name cost an allocation for
+// every member of every span, event, record and attribute.
+func memberName(q []byte) (string, bool) {
+	if len(q) < 2 {
+		return "", false
+	}
+	switch string(q[1 : len(q)-1]) {
+	case "key":
+		return "key", true
+	case "value":
+		return "value", true
+	case "values":
+		return "values", true
+	case "stringValue":
+		return "stringValue", true
+	case "intValue":
+		return "intValue", true
+	case "doubleValue":
+		return "doubleValue", true
+	case "boolValue":
+		return "boolValue", true
+	case "arrayValue":
+		return "arrayValue", true
+	case "kvlistValue":
+		return "kvlistValue", true
+	case "bytesValue":
+		return "bytesValue", true
+	case "attributes":
+		return "attributes", true
+	case "traceId":
+		return "traceId", true
+	case "spanId":
+		return "spanId", true
+	case "parentSpanId":
+		return "parentSpanId", true
+	case "name":
+		return "name", true
+	case "kind":
+		return "kind", true
+	case "startTimeUnixNano":
+		return "startTimeUnixNano", true
+	case "endTimeUnixNano":
+		return "endTimeUnixNano", true
+	case "timeUnixNano":
+		return "timeUnixNano", true
+	case "observedTimeUnixNano":
+		return "observedTimeUnixNano", true
+	case "events":
+		return "events", true
+	case "status":
+		return "status", true
+	case "code":
+		return "code", true
+	case "message":
+		return "message", true
+	case "eventName":
+		return "eventName", true
+	case "body":
+		return "body", true
+	case "severityNumber":
+		return "severityNumber", true
+	case "severityText":
+		return "severityText", true
+	case "resource":
+		return "resource", true
+	case "scope":
+		return "scope", true
+	case "resourceSpans":
+		return "resourceSpans", true
+	case "scopeSpans":
+		return "scopeSpans", true
+	case "spans":
+		return "spans", true
+	case "resourceLogs":
+		return "resourceLogs", true
+	case "scopeLogs":
+		return "scopeLogs", true
+	case "logRecords":
+		return "logRecords", true
+	case "flags":
+		return "flags", true
+	}
+	return "", false
 }
 
 // fieldIs matches a member name to a field's as encoding/json does:

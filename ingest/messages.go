@@ -14,13 +14,13 @@ const maxMessageJSON = 8 << 20
 // messages reads a message attribute: a JSON string holding an array of
 // messages (the conventions' recorded form), an array value, or (the
 // deprecated gen_ai.prompt / gen_ai.completion) plain text, which becomes one
-// message with the given role.
+// message with the given role; normalised (normalize.go).
 func messages(v any, role string) []any {
 	switch x := v.(type) {
 	case []any:
-		return x
+		return normMessages(x, role)
 	case map[string]any:
-		return []any{x}
+		return normMessages([]any{x}, role)
 	case string:
 		t := strings.TrimSpace(x)
 		if len(t) <= maxMessageJSON && (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) {
@@ -31,7 +31,7 @@ func messages(v any, role string) []any {
 		if x == "" {
 			return nil
 		}
-		return []any{map[string]any{"role": role, "parts": []any{map[string]any{"type": "text", "content": x}}}}
+		return []any{map[string]any{"role": role, "parts": []any{textPart(x)}}}
 	}
 	return nil
 }

@@ -10,10 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"attest-engine/clip"
+	"attest-engine/trace"
 )
 
 // Span is one OTLP span, normalized: ids as lower-case hex, times in
@@ -33,12 +35,94 @@ type Span struct {
 	Service  string // resource attribute service.name
 	Size     int    // what it holds in memory, estimated (spanHeld), whichever encoding it came in
 	Seq      uint64 // the input item it came in (Item.Seq)
+	// LogKey is set when this is not a span but an OTLP log record
+	// (logs.go) carried to its trace: SpanID is then the span it belongs
+	// to ("" for none), Events its one record, and LogKey what tells a
+	// re-delivered record from another (held once, as a span is).
+	LogKey string
 }
 
-// Event is a span event (older GenAI conventions carried content in events).
+// Event is a span event or a log record joined to its span: the GenAI
+// conventions carry messages in either (the event-per-message and
+// operation-details events), and older ones content in span events.
 type Event struct {
 	Name  string
-	Attrs map[string]any
+	Time  int64          // nanoseconds since the Unix epoch; 0 when not sent
+	Attrs map[string]any // the event's or record's attributes
+	Body  any            // a log record's body (nil for a span event)
+	Log   bool           // delivered as a log record
+	// Packed holds a log record's attributes and body, while it waits in
+	// the assembler, as the JSON text of [attributes, body] (Attrs and Body
+	// nil): small maps cost about 300 bytes each held, their text a
+	// fraction of it. Unpacked when the trace is mapped.
+	Packed string
+}
+
+// pack moves Attrs and Body into Packed.
+func (e *Event) pack() {
+	if e.Attrs == nil && e.Body == nil {
+		return
+	}
+	b := appendValue(append(appendValue([]byte{'['}, e.Attrs), ','), e.Body)
+	e.Packed, e.Attrs, e.Body = string(append(b, ']')), nil, nil
+}
+
+// appendValue appends v, a value of the engine's value model, as JSON
+// (object members in key order, strings as encoding/json writes them).
+func appendValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		return appendString(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case json.Number:
+		return append(b, x...)
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendValue(b, e)
+		}
+		return append(b, ']')
+	case map[string]any:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendString(b, k), ':')
+			b = appendValue(b, x[k])
+		}
+		return append(b, '}')
+	}
+	return append(b, "null"...)
+}
+
+// unpacked is e with Attrs and Body read back from Packed.
+func (e Event) unpacked() Event {
+	if e.Packed == "" {
+		return e
+	}
+	if d, err := trace.Decode([]byte(e.Packed)); err == nil {
+		if pair, ok := d.([]any); ok && len(pair) == 2 {
+			e.Attrs, _ = pair[0].(map[string]any)
+			e.Body = pair[1]
+		}
+	}
+	e.Packed = ""
+	return e
 }
 
 // OTLP/JSON is opentelemetry-proto's JSON mapping: lowerCamelCase member
@@ -258,19 +342,22 @@ func parseSpan(raw []byte) (Span, error) {
 	err = rawList(events).each("events", func(elem []byte) error {
 		var name string
 		var attrs []byte
+		var at wireUint
 		err := members(elem, "event", func(key string, val []byte) error {
 			switch {
 			case fieldIs(key, "name"):
 				return str(val, "event name", &name)
 			case fieldIs(key, "attributes"):
 				attrs = val
+			case fieldIs(key, "timeUnixNano"):
+				return at.UnmarshalJSON(val)
 			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		return ev.add(name, attrs)
+		return ev.add(name, clampNanos(at), attrs)
 	})
 	if err != nil {
 		return Span{}, err
@@ -281,32 +368,45 @@ func parseSpan(raw []byte) (Span, error) {
 }
 
 // eventKeeper keeps of a span's events only what the mapping reads from
-// them: the deprecated attributes (semconv.go, mapper.attr), each from the
-// first event where it is set, as mapper.attr reads them. So a span holds at
-// most len(deprecatedNames) events of one attribute each, however many it
-// carried; every event is still converted, and an invalid one is an error
-// as before.
+// them: the GenAI events (events.go: the event-per-message and
+// operation-details events) whole, and of any other event the deprecated
+// attributes (semconv.go, mapper.attr), each from the first event where it
+// is set. At most maxKeptEvents are kept; every event is still converted,
+// and an invalid one is an error as before. What is kept is part of the
+// span's own text, so it is within Span.Size, counted against the
+// assembly's byte budget.
 type eventKeeper struct {
 	found [len(deprecatedNames)]bool
 	kept  []Event
 }
 
-func (k *eventKeeper) add(name string, list []byte) error {
+// maxKeptEvents bounds the events a span keeps (GenAI SDKs record one per
+// message; past the bound the later ones are dropped).
+const maxKeptEvents = 1024
+
+func (k *eventKeeper) add(name string, at int64, list []byte) error {
 	attrs, err := attrMap(list, 0)
 	if err != nil {
 		return err
 	}
-	k.keep(name, attrs)
+	k.keep(name, at, attrs)
 	return nil
 }
 
-// keep keeps of an event's attributes those the mapping reads and no
-// earlier event set.
-func (k *eventKeeper) keep(name string, attrs map[string]any) {
+// keep keeps a GenAI event whole, and of another event the attributes the
+// mapping reads that no earlier event set.
+func (k *eventKeeper) keep(name string, at int64, attrs map[string]any) {
+	if len(k.kept) >= maxKeptEvents {
+		return
+	}
+	if genaiEvents[name] {
+		k.kept = append(k.kept, Event{Name: name, Time: at, Attrs: attrs})
+		return
+	}
 	for i, old := range deprecatedNames {
 		if v := attrs[old]; v != nil && !k.found[i] {
 			k.found[i] = true
-			k.kept = append(k.kept, Event{Name: name, Attrs: map[string]any{old: v}})
+			k.kept = append(k.kept, Event{Name: name, Time: at, Attrs: map[string]any{old: v}})
 		}
 	}
 }

@@ -36,8 +36,9 @@ type refSpan struct {
 	} `json:"status"`
 	Attributes []refKeyValue `json:"attributes"`
 	Events     []struct {
-		Name       string        `json:"name"`
-		Attributes []refKeyValue `json:"attributes"`
+		Name         string        `json:"name"`
+		TimeUnixNano wireUint      `json:"timeUnixNano"`
+		Attributes   []refKeyValue `json:"attributes"`
 	} `json:"events"`
 }
 
@@ -115,10 +116,18 @@ func refParseSpan(raw json.RawMessage) (Span, error) {
 		if err != nil {
 			return Span{}, err
 		}
+		if len(sp.Events) >= maxKeptEvents {
+			continue
+		}
+		at := clampNanos(e.TimeUnixNano)
+		if genaiEvents[e.Name] {
+			sp.Events = append(sp.Events, Event{Name: e.Name, Time: at, Attrs: attrs})
+			continue
+		}
 		for i, old := range deprecatedNames {
 			if v := attrs[old]; v != nil && !found[i] {
 				found[i] = true
-				sp.Events = append(sp.Events, Event{Name: e.Name, Attrs: map[string]any{old: v}})
+				sp.Events = append(sp.Events, Event{Name: e.Name, Time: at, Attrs: map[string]any{old: v}})
 			}
 		}
 	}

@@ -14,8 +14,7 @@ import (
 // dropped, as OpenTelemetry SDKs drop past their own limits (128 by
 // default): an empty attribute costs two bytes on the wire and far more in
 // memory, so a body of --max-line bytes alone does not bound what a span
-// holds. Events are bounded as from JSON: a span keeps at most five
-// (eventKeeper).
+// holds. Events are bounded as from JSON (eventKeeper).
 const maxProtoAttrs = 1024
 
 // desc names a known field and its wire type; a schema is indexed by field
@@ -262,7 +261,7 @@ func decodeSpan(b []byte) (Span, error) {
 	}
 	if events > 0 {
 		// Every event is read, one at a time, and kept as ParseOTLP keeps
-		// them (eventKeeper): at most five, of one attribute each.
+		// them (eventKeeper).
 		var ev eventKeeper
 		r := fields{b: b}
 		for r.more() {
@@ -274,7 +273,7 @@ func decodeSpan(b []byte) (Span, error) {
 			if err != nil {
 				return Span{}, err
 			}
-			ev.keep(e.Name, e.Attrs)
+			ev.keep(e.Name, e.Time, e.Attrs)
 		}
 		sp.Events = ev.kept
 	}
@@ -292,6 +291,8 @@ func decodeEvent(b []byte) (Event, error) {
 			return Event{}, fmt.Errorf("event: %v", err)
 		}
 		switch f.num {
+		case 1:
+			e.Time = clampNanos(wireUint(f.u))
 		case 2:
 			e.Name = pbString(f.b)
 		case 3:
@@ -324,10 +325,10 @@ func readStatus(b []byte, sp *Span) error {
 	return nil
 }
 
-// protoID checks an id given as raw bytes: exactly n of them, not all
-// zero (trace.proto: "An ID with all zeroes OR of length other than 16
-// bytes is considered invalid", 8 for span ids).
-func protoID(b []byte, n int, field string) error {
+// checkProtoID checks an id given as raw bytes: exactly n of them, not
+// all zero (trace.proto: "An ID with all zeroes OR of length other than
+// 16 bytes is considered invalid", 8 for span ids).
+func checkProtoID(b []byte, n int, field string) error {
 	if len(b) != n {
 		return fmt.Errorf("%s is %d bytes, not %d", field, len(b), n)
 	}
@@ -337,19 +338,27 @@ func protoID(b []byte, n int, field string) error {
 	return nil
 }
 
+// protoID is a checked id (checkProtoID) as hex.
+func protoID(b []byte, n int, field string) (string, error) {
+	if err := checkProtoID(b, n, field); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
 // protoIDs sets sp's ids from their raw bytes, as hex; parent is empty
 // for a root span. The span's own two share one string (they live and die
 // with the span); the trace id has its own, as the assembler keeps it
 // after the span is gone (the verdicts it remembers).
 func protoIDs(sp *Span, trace, span, parent []byte) error {
-	if err := protoID(trace, 16, "traceId"); err != nil {
+	if err := checkProtoID(trace, 16, "traceId"); err != nil {
 		return err
 	}
-	if err := protoID(span, 8, "spanId"); err != nil {
+	if err := checkProtoID(span, 8, "spanId"); err != nil {
 		return err
 	}
 	if len(parent) > 0 {
-		if err := protoID(parent, 8, "parentSpanId"); err != nil {
+		if err := checkProtoID(parent, 8, "parentSpanId"); err != nil {
 			return err
 		}
 	}

@@ -187,7 +187,7 @@ func FuzzParseOTLPProto(f *testing.F) {
 				(sp.ParentID != "" && (len(sp.ParentID) != 16 || !lowerHex.MatchString(sp.ParentID))) {
 				t.Fatalf("span %d: ids %q %q %q", i, sp.TraceID, sp.SpanID, sp.ParentID)
 			}
-			if sp.Size > heldSpan+20*len(data) || len(sp.Events) > len(deprecatedNames) || len(sp.Attrs) > maxProtoAttrs {
+			if sp.Size > heldSpan+20*len(data) || len(sp.Events) > maxKeptEvents || len(sp.Attrs) > maxProtoAttrs {
 				t.Fatalf("span %d: Size %d of %d bytes, %d events, %d attributes", i, sp.Size, len(data), len(sp.Events), len(sp.Attrs))
 			}
 			if _, err := json.Marshal(sp.Attrs); err != nil {
@@ -231,6 +231,9 @@ func encodeSpans(spans []Span) []byte {
 		writeAttrs(&m, 9, sp.Attrs)
 		for _, ev := range sp.Events {
 			var em pbMsg
+			if ev.Time != 0 {
+				em.fixed64(1, uint64(ev.Time))
+			}
 			em.bytes(2, true, []byte(ev.Name))
 			writeAttrs(&em, 3, ev.Attrs)
 			m.bytes(11, false, e.finish(em))

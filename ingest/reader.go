@@ -22,6 +22,9 @@ const (
 	FormatAuto   = "auto"
 	FormatAttest = "attest"
 	FormatOTLP   = "otlp"
+	// FormatOTLPLogs: each line an OTLP/JSON ExportLogsServiceRequest
+	// (logs.go); with FormatAuto a line whose first member is resourceLogs.
+	FormatOTLPLogs = "otlp-logs"
 )
 
 // Item is one input line read: an Attest trace, or the spans of an OTLP
@@ -134,16 +137,23 @@ func (r *Reader) parse(line []byte, size, chunk int, emit func(Item) error) erro
 	format := r.format
 	if format == FormatAuto || format == "" {
 		format = FormatAttest
-		if looksOTLP(line) {
+		switch {
+		case looksOTLP(line, "resourceSpans"):
 			format = FormatOTLP
+		case looksOTLP(line, "resourceLogs"):
+			format = FormatOTLPLogs
 		}
 	}
-	if format == FormatOTLP {
+	if format == FormatOTLP || format == FormatOTLPLogs {
 		if chunk <= 0 {
 			chunk = math.MaxInt
 		}
+		parse := ParseOTLPChunks
+		if format == FormatOTLPLogs {
+			parse = ParseOTLPLogsChunks
+		}
 		var emitErr error
-		err := ParseOTLPChunks(line, chunk, func(spans []Span, more bool) error {
+		err := parse(line, chunk, func(spans []Span, more bool) error {
 			part := it
 			part.Spans, part.More = spans, more
 			it.Part++
@@ -169,17 +179,17 @@ func (r *Reader) parse(line []byte, size, chunk int, emit func(Item) error) erro
 	return emit(it)
 }
 
-// looksOTLP: the line is an object whose first member is resourceSpans, as
-// every OTLP/JSON exporter writes it.
-func looksOTLP(line []byte) bool {
+// looksOTLP: the line is an object whose first member is first
+// (resourceSpans or resourceLogs), as every OTLP/JSON exporter writes it.
+func looksOTLP(line []byte, first string) bool {
 	rest, ok := bytes.CutPrefix(line, []byte("{"))
-	return ok && bytes.HasPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte(`"resourceSpans"`))
+	return ok && bytes.HasPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte(`"`+first+`"`))
 }
 
 // ParseAttest reads one Attest trace (spec §3.1) with the engine's own
 // decoder. Validation (spec §7) is the caller's, as for any trace.
 func ParseAttest(line []byte) Trace {
-	t := Trace{Format: FormatAttest, Size: len(line), ContentCaptured: true}
+	t := Trace{Format: FormatAttest, Size: len(line), ContentCaptured: true, TokensCaptured: true, CostCaptured: true, ToolsCaptured: true}
 	// The line is the reader's buffer, reused for the next line: the
 	// trace keeps a copy.
 	doc, err := tape.ParseUnique(bytes.Clone(line)) // a duplicate member name: refused, as everywhere

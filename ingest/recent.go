@@ -93,7 +93,7 @@ func (r *recent) judge(id string, spans []Span, union bool) {
 		ids = slices.Clone(r.ids[id].ids)
 	}
 	for _, sp := range spans {
-		ids = append(ids, spanKey(sp.SpanID))
+		ids = append(ids, spanKey(sp.key())) // a log carrier by its records, not its span
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -141,7 +141,9 @@ func (r *recent) forget(id string) {
 }
 
 // judged reports whether span spanID of trace id was judged by (or came
-// again after) the trace's remembered verdict.
+// again after) the trace's remembered verdict; for a log carrier spanID
+// is its key (Span.key), so records sent again are duplicates and new
+// records of a judged span are late.
 func (r *recent) judged(id, spanID string) bool {
 	s, ok := r.ids[id]
 	if !ok {

@@ -4,7 +4,6 @@ package ingest
 
 import (
 	"encoding/json"
-	"strings"
 	"sync"
 
 	"attest-engine/trace"
@@ -29,7 +28,34 @@ const (
 	attrOutputMessages = "gen_ai.output.messages"
 	attrSystemInstr    = "gen_ai.system_instructions"
 	attrFinishReasons  = "gen_ai.response.finish_reasons"
+	attrCacheRead      = "gen_ai.usage.cache_read.input_tokens"
+	attrCacheCreation  = "gen_ai.usage.cache_creation.input_tokens"
+	attrReasoning      = "gen_ai.usage.reasoning.output_tokens"
 )
+
+// GenAI event names (gen-ai-events): one event per message, and the
+// operation-details event carrying the message attributes above. They come
+// as span events (attributes hold the body's fields) or as log records
+// (named by the record's event_name or its event.name attribute, the body
+// holding the fields).
+const (
+	evSystem  = "gen_ai.system.message"
+	evUser    = "gen_ai.user.message"
+	evAssist  = "gen_ai.assistant.message"
+	evTool    = "gen_ai.tool.message"
+	evChoice  = "gen_ai.choice"
+	evDetails = "gen_ai.client.inference.operation.details"
+	evPrompt  = "gen_ai.content.prompt"     // deprecated: attribute gen_ai.prompt
+	evOutput  = "gen_ai.content.completion" // deprecated: attribute gen_ai.completion
+)
+
+// genaiEvents are the events a span keeps whole (eventKeeper) and the log
+// records joined to spans (logs.go).
+var genaiEvents = map[string]bool{evSystem: true, evUser: true, evAssist: true, evTool: true, evChoice: true,
+	evDetails: true, evPrompt: true, evOutput: true}
+
+// eventRole is the role of an event-per-message event's message.
+var eventRole = map[string]string{evSystem: "system", evUser: "user", evAssist: "assistant", evTool: "tool", evChoice: "assistant"}
 
 // Operation names (gen_ai.operation.name) that become Attest steps.
 const (
@@ -89,44 +115,62 @@ func (w *Warnings) once(old string) {
 	}
 }
 
-// attr reads a current attribute, falling back to its deprecated name. For
-// messages the deprecated form may also be an event of the same name
-// (gen_ai.content.prompt / gen_ai.content.completion events).
-func (m *mapper) attr(sp *Span, name string) (any, bool) {
+// find reads a current attribute of span i: on the span, else on its
+// operation-details event (a span event or a log record), else by its
+// deprecated name on the span or on a span event (the gen_ai.content.*
+// events that carried gen_ai.prompt and gen_ai.completion); with where it
+// was found (convention "/" delivery).
+func (m *mapper) find(i int, name string) (any, string, bool) {
+	sp := &m.spans[i]
 	if v, ok := sp.Attrs[name]; ok && v != nil {
-		return v, true
+		return v, convGenAI + "/" + delivAttrs, true
+	}
+	if v, deliv, ok := detailsAttr(m.spanEvents(i), name); ok {
+		return v, convDetails + "/" + deliv, true
 	}
 	old, ok := replacedBy()[name]
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
 	if v, ok := sp.Attrs[old]; ok && v != nil {
 		m.warn.once(old)
-		return v, true
+		return v, convDeprecated + "/" + delivAttrs, true
 	}
-	for _, e := range sp.Events {
+	for _, e := range m.spanEvents(i) {
 		if v, ok := e.Attrs[old]; ok && v != nil {
 			m.warn.once(old)
-			return v, true
+			return v, convDeprecated + "/" + delivery(&e), true
 		}
 	}
-	return nil, false
+	return nil, "", false
 }
 
-func (m *mapper) str(sp *Span, name string) string {
-	v, _ := m.attr(sp, name)
+func (m *mapper) attr(i int, name string) (any, bool) {
+	v, _, ok := m.find(i, name)
+	return v, ok
+}
+
+func (m *mapper) str(i int, name string) string {
+	v, _ := m.attr(i, name)
 	s, _ := v.(string)
 	return s
 }
 
 // number reads an integer-valued attribute; ok is false when it is absent
 // or not a number.
-func (m *mapper) number(sp *Span, name string) (json.Number, bool) {
-	v, _ := m.attr(sp, name)
+func (m *mapper) number(i int, name string) (json.Number, string, bool) {
+	v, src, _ := m.find(i, name)
+	n, ok := asNumber(v)
+	return n, src, ok
+}
+
+// asNumber is a number value, or a string holding one (a lenient exporter
+// that sends "42" as a string).
+func asNumber(v any) (json.Number, bool) {
 	switch n := v.(type) {
 	case json.Number:
 		return n, true
-	case string: // a lenient exporter that sends "42" as a string
+	case string:
 		if d, err := trace.Decode([]byte(n)); err == nil {
 			if num, ok := d.(json.Number); ok {
 				return num, true
@@ -134,21 +178,4 @@ func (m *mapper) number(sp *Span, name string) (json.Number, bool) {
 		}
 	}
 	return "", false
-}
-
-// operation is gen_ai.operation.name, or the span name's first word, which
-// the conventions make "{gen_ai.operation.name} {target}".
-func operation(sp *Span) string {
-	if op, ok := sp.Attrs[attrOperation].(string); ok && op != "" {
-		return op
-	}
-	name := sp.Name
-	if i := strings.IndexByte(name, ' '); i >= 0 {
-		name = name[:i]
-	}
-	switch name {
-	case opInvokeAgent, opExecuteTool, opChat, opGenerate, opCompletion:
-		return name
-	}
-	return ""
 }

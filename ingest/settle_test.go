@@ -16,6 +16,9 @@ func TestLateSpans(t *testing.T) {
 	at := func(seq uint64, id, parent string) Span {
 		return Span{TraceID: "t", SpanID: id, ParentID: parent, Size: 1, Seq: seq}
 	}
+	logAt := func(seq uint64, span, key string) Span { // a log carrier joined to span
+		return Span{TraceID: "t", SpanID: span, LogKey: key, Size: 1, Seq: seq}
+	}
 	type step struct {
 		add  []Span
 		tick bool
@@ -45,6 +48,13 @@ func TestLateSpans(t *testing.T) {
 				{add: []Span{at(2, "r", ""), at(2, "c", "r"), at(2, "d", "r")}, at: 20 * sec}, {tick: true, at: 40 * sec},
 				{add: []Span{at(3, "d", "r"), at(3, "c", "r")}, at: 40 * sec}, {tick: true, at: 60 * sec}},
 			[]string{"2", "1/prior 1:2/too late 1"}},
+		{"new log records of a judged span after the spans were let go: too late, not duplicates", nil,
+			[]step{{add: []Span{at(1, "r", "")}}, {tick: true, at: 2 * sec}, {tick: true, at: 20 * sec}, {add: []Span{logAt(2, "r", "log:r:a")}, at: 20 * sec}},
+			[]string{"1", "1/prior 1:1/too late 1"}},
+		{"log records sent again after the spans were let go: duplicates", nil,
+			[]step{{add: []Span{at(1, "r", ""), logAt(1, "r", "log:r:a")}}, {tick: true, at: 2 * sec}, {tick: true, at: 20 * sec},
+				{add: []Span{logAt(2, "r", "log:r:a")}, at: 20 * sec}, {tick: true, at: 40 * sec}},
+			[]string{"2"}},
 		{"after a restart, all the spans a verdict judged: nothing to evaluate", &Prior{Through: 2, Spans: 2},
 			[]step{{add: []Span{at(1, "r", ""), at(2, "c", "r")}}, {tick: true, at: 2 * sec}},
 			nil},

@@ -17,7 +17,7 @@
 //	payload:
 //	  byte     version (1)
 //	  uvarint  sequence number (consecutive from the segment's first)
-//	  byte     encoding: 1 OTLP binary protobuf, 2 OTLP/JSON
+//	  byte     encoding: 1 OTLP binary protobuf, 2 OTLP/JSON (traces); 3, 4 the same of logs
 //	  bytes    the request body, after gzip
 //
 // Files are opened in the state dir through package safedir: a name that

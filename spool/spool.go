@@ -22,6 +22,9 @@ import (
 const (
 	Protobuf byte = 1
 	JSON     byte = 2
+	// LogsProtobuf and LogsJSON: an OTLP log export request (POST /v1/logs).
+	LogsProtobuf byte = 3
+	LogsJSON     byte = 4
 )
 
 const (
@@ -216,7 +219,7 @@ func decode(p []byte) (Record, string) {
 		return Record{}, "sequence number"
 	}
 	p = p[1+n:]
-	if len(p) < 1 || (p[0] != Protobuf && p[0] != JSON) {
+	if len(p) < 1 || p[0] < Protobuf || p[0] > LogsJSON {
 		return Record{}, "encoding"
 	}
 	return Record{Seq: seq, Encoding: p[0], Body: p[1:]}, ""

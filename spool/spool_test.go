@@ -196,3 +196,29 @@ func FuzzSegment(f *testing.F) {
 		}
 	})
 }
+
+// TestSpoolEncodings: every encoding (trace and log requests, protobuf and
+// JSON) replays as it was appended, after a reopen.
+func TestSpoolEncodings(t *testing.T) {
+	d, _ := openDir(t)
+	s, err := Open(d, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Record
+	for i, enc := range []byte{Protobuf, JSON, LogsProtobuf, LogsJSON} {
+		seq, err := s.Append(enc, body(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, Record{Seq: seq, Encoding: enc, Body: body(i)})
+	}
+	s.Close()
+	if s, err = Open(d, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if d := cmp.Diff(want, replay(t, s)); d != "" {
+		t.Fatalf("replay (-want +got):\n%s", d)
+	}
+}

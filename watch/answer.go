@@ -18,6 +18,8 @@ func statusCode(httpStatus int) int {
 	switch httpStatus {
 	case http.StatusBadRequest:
 		return 3 // INVALID_ARGUMENT
+	case http.StatusNotFound:
+		return 5 // NOT_FOUND
 	case http.StatusRequestTimeout:
 		return 4 // DEADLINE_EXCEEDED
 	case http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:

@@ -18,6 +18,7 @@ import (
 	"attest-engine/cli"
 	"attest-engine/ingest"
 	"attest-engine/logsink"
+	"attest-engine/otlpexport"
 	"attest-engine/sample"
 	"attest-engine/spool"
 	"attest-engine/trace"
@@ -92,6 +93,7 @@ flags:
 // options are the parsed flags.
 type options struct {
 	suite, in, out, format, config, listen string
+	exportURL, exportFile                  string // --export-otlp, --export-otlp-file
 	history                                HistoryConfig
 	follow, deterministic, listenAny       bool
 	offline                                bool
@@ -148,7 +150,7 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	fs.StringVar(&o.suite, "suite", "", "suite file: {\"assertions\": [{\"name\", \"type\", \"spec\"}, ...]} (required)")
 	fs.StringVar(&o.in, "in", "", "input file of NDJSON traces or OTLP/JSON requests, - for stdin (default: stdin, unless --listen)")
 	fs.StringVar(&o.out, "out", "-", "result file (NDJSON, appended), - for stdout")
-	fs.StringVar(&o.format, "format", ingest.FormatAuto, "input format: auto, attest or otlp")
+	fs.StringVar(&o.format, "format", ingest.FormatAuto, "input format: auto, attest, otlp (trace requests) or otlp-logs (log requests)")
 	fs.BoolVar(&o.follow, "follow", false, "at the end of --in FILE, wait for more lines (like tail -f)")
 	rate := fs.String("sample", "1", "sampling rate from 0 to 1, by trace id (OpenTelemetry consistent probability)")
 	shard := fs.String("shard", "", "take shard I of N (0-based), as I/N")
@@ -156,8 +158,10 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	fs.StringVar(&o.history.Dir, "state-dir", "", "directory of the result history (drift and alerts), the input checkpoint and the --listen spool: what is read is counted once across crashes")
 	fs.StringVar(&o.history.Fsync, "fsync", "", "with --state-dir: when the history is flushed to disk: always, interval or never (default never)")
 	fs.StringVar(&o.history.Webhook, "alert-webhook", "", "with --state-dir: also POST drift alerts to this http(s) URL, signed with $"+WebhookSecretEnv)
-	fs.StringVar(&o.listen, "listen", "", "also accept OTLP/HTTP (binary protobuf or JSON) on POST /v1/traces at this address (loopback only)")
+	fs.StringVar(&o.listen, "listen", "", "also accept OTLP/HTTP (binary protobuf or JSON) on POST /v1/traces and POST /v1/logs at this address (loopback only)")
 	fs.BoolVar(&o.listenAny, "listen-any-address", false, "let --listen bind a non-loopback address")
+	fs.StringVar(&o.exportURL, "export-otlp", "", "also send each result as an OpenTelemetry gen_ai.evaluation.result event (OTLP/HTTP JSON log records) to this http(s) logs endpoint, such as http://127.0.0.1:4318/v1/logs")
+	fs.StringVar(&o.exportFile, "export-otlp-file", "", "also append each trace's results as one OTLP/JSON log request line (gen_ai.evaluation.result events) to this file")
 	fs.BoolVar(&o.deterministic, "deterministic", false, "no wall-clock fields; traces close by event time only: the same input gives the same bytes")
 	fs.IntVar(&o.jobs, "jobs", runtime.GOMAXPROCS(0), "traces evaluated in parallel")
 	fs.StringVar(&o.config, "config", "", "engine config file (providers, schema_dirs, ...)")
@@ -190,8 +194,8 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	switch {
 	case o.suite == "":
 		return bad("--suite is required")
-	case o.format != ingest.FormatAuto && o.format != ingest.FormatAttest && o.format != ingest.FormatOTLP:
-		return bad("--format %q: want auto, attest or otlp", o.format)
+	case o.format != ingest.FormatAuto && o.format != ingest.FormatAttest && o.format != ingest.FormatOTLP && o.format != ingest.FormatOTLPLogs:
+		return bad("--format %q: want auto, attest, otlp or otlp-logs", o.format)
 	case o.jobs < 1 || o.jobs > 1024:
 		return bad("--jobs %d: want 1 to 1024", o.jobs)
 	case o.maxSpool < 1<<20 || o.maxSpool < 2*int64(o.maxLine):
@@ -209,6 +213,11 @@ func parse(args []string, stderr io.Writer, env Env) (options, *slog.Logger, int
 	}
 	if msg := checkHistory(o.history); msg != "" {
 		return bad("%s", msg)
+	}
+	if o.exportURL != "" {
+		if msg := otlpexport.CheckURL(o.exportURL); msg != "" {
+			return bad("--export-otlp: %s", msg) // not quoted: a URL may hold its token
+		}
 	}
 	if o.history.Webhook != "" {
 		o.history.WebhookSecret = env.Getenv(WebhookSecretEnv)

@@ -2,11 +2,16 @@
 
 // Package watch is `attest-engine watch`: continuous evaluation of production
 // traces as a Unix filter. It reads Attest NDJSON traces and OTLP/JSON span
-// exports (package ingest) from a file or stdin, and OTLP span exports in
-// binary protobuf or JSON from a loopback OTLP/HTTP listener, keeps this process's sample and shard of them (package sample),
+// and log exports (package ingest) from a file or stdin, and OTLP span and
+// log exports in binary protobuf or JSON from a loopback OTLP/HTTP listener
+// (POST /v1/traces, POST /v1/logs; any other path an OTLP-style 404, logged
+// once), keeps this process's sample and shard of them (package sample),
 // evaluates every assertion of a suite file against each trace with the
 // engine's evaluator in a worker pool, and writes one NDJSON result line per
-// (trace, assertion) in input order.
+// (trace, assertion) in input order; with --export-otlp it also sends each
+// result back as an OpenTelemetry gen_ai.evaluation.result event (package
+// otlpexport). A content, token, cost or tool check whose input no
+// producer sent is skipped, saying what was looked for (evaluate.go).
 //
 // Every trace gets exactly one line per assertion: an unreadable line or an
 // invalid trace fails them all (1001), while a bad assertion, a provider
@@ -30,8 +35,8 @@
 // connections are capped (conns.go), so no client can hold the listener.
 // Within the default flags the process stays under 128 MiB of peak RSS
 // (watch_budget_test.go). No socket is opened unless
-// --listen (loopback unless --listen-any-address), a provider or a webhook
-// is configured.
+// --listen (loopback unless --listen-any-address), a provider, a webhook or
+// --export-otlp is configured.
 //
 // Evaluation goes through assert.Engine.Run, the core evaluate_batch and
 // the eval command share (validation, the deadline, recovered panics,

@@ -5,6 +5,7 @@ package watch
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,11 +20,55 @@ import (
 // not captured they are skipped, never passed or failed on empty text.
 var contentTypes = map[string]bool{"content": true, "embedding": true, "llm_judge": true}
 
+// A check whose input no producer sent is skipped, never passed or failed
+// on what is not there, and says what was looked for (ingest.LookedFor):
+// content (content, embedding and judge assertions), token usage
+// (constraints on a tokens field, trace_tree aggregate_tokens), cost (a
+// cost assertion, when no producer sent one and none could be derived:
+// cost.go), tool calls (trace assertions, trace_tree
+// all_tools_called) when no tool span came and content capture was off. Attest traces carry what they carry: only traces
+// assembled from spans are judged absent.
+var (
+	notCaptured = "skipped: content not captured: no message content in any of " + ingest.LookedFor("content") + "; turn on message content capture in the GenAI instrumentation"
+	noTokens    = "skipped: no token usage sent: none of " + ingest.LookedFor("tokens") + " is set (a streaming call without usage reporting sends none)"
+	noCost      = "skipped: no cost sent: none of " + ingest.LookedFor("cost") + " is set, and no price is known to derive one from the token counts"
+	noTools     = "skipped: no tool calls sent: the trace has no tool span (" + ingest.LookedFor("tools") + ") and, with content capture off, its messages name none; turn on message content capture or record tool spans"
+)
+
+// absence is the reason assertion a cannot be judged on t, or "".
+func absence(t ingest.Trace, a assert.Assertion) string {
+	if t.Format != ingest.FormatOTLP {
+		return ""
+	}
+	switch {
+	case !t.ContentCaptured && contentTypes[a.Type]:
+		return notCaptured
+	case !t.TokensCaptured && reads(a, "tokens"):
+		return noTokens
+	case !t.ToolsCaptured && (a.Type == "trace" || reads(a, "tools")):
+		return noTools
+	}
+	return ""
+}
+
+// reads reports whether an assertion reads token counts ("tokens") or
+// costs ("cost"): a constraint on a field naming them, or a trace_tree
+// aggregate of them.
+func reads(a assert.Assertion, what string) bool {
+	switch a.Type {
+	case "constraint":
+		f, _ := a.Spec["field"].(string)
+		return strings.Contains(f, what)
+	case "trace_tree":
+		c, _ := a.Spec["check"].(string)
+		return c == "aggregate_"+what || what == "tools" && c == "all_tools_called"
+	}
+	return false
+}
+
 // tooLate explains a verdict that supersedes one judged without spans that
 // came after it, when the trace's other spans were no longer held.
 const tooLate = "skipped: %d span(s) of this trace came after its verdict %s was given and after its other spans were let go (--idle, or the span byte bound), so it cannot be evaluated again; that verdict was judged without them and no longer counts"
-
-const notCaptured = "skipped: content not captured (the trace's spans carry no gen_ai.input.messages, gen_ai.output.messages or deprecated gen_ai.prompt/gen_ai.completion; turn on message content capture in the GenAI instrumentation)"
 
 // evaluator turns a trace into result lines with assert.Engine.Run, the
 // core evaluate_batch and eval share: validation (spec §7), evaluation
@@ -79,7 +124,7 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 	for i, a := range as {
 		rid, sup := verdictIDs(resultID(key, a.ID, e.suite.Hash, e.version), &t)
 		out[i] = Result{TraceID: id, Assertion: a.ID, AssertionKey: e.suite.Keys[i], Type: a.Type, ResultID: rid, Supersedes: sup,
-			AgentID: t.AgentID, Incomplete: t.Incomplete || t.TooLate, Seq: t.Seq, Through: t.Through, Spans: t.Spans, hold: t.Hold}
+			AgentID: t.AgentID, Incomplete: t.Incomplete || t.TooLate, Seq: t.Seq, Through: t.Through, Spans: t.Spans, hold: t.Hold, SpanID: t.SpanID}
 	}
 	var text *[]byte // the JSON text of a trace assembled from spans, which t.Doc reads
 	defer func() {
@@ -115,7 +160,11 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 	}
 	costKnown := true
 	if t.Doc == nil { // assembled from spans: read as a tape once, released above
-		if e.price != nil {
+		// A cost the producer sent (OpenInference's llm.cost.total) is
+		// the cost; else it is derived from the token counts when prices
+		// are known; else no cost check can be judged.
+		costKnown = t.CostCaptured
+		if e.price != nil && !t.CostCaptured {
 			*ci = deriveCost(t.Value, e.price)
 			costKnown = ci.derived
 		}
@@ -144,12 +193,15 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 	}
 	var run []int
 	for i, a := range as {
-		if !t.ContentCaptured && contentTypes[a.Type] {
-			out[i].Status, out[i].Explanation = StatusSkipped, notCaptured
+		if why := absence(t, a); why != "" {
+			out[i].Status, out[i].Explanation = StatusSkipped, why
 			continue
 		}
-		if !costKnown && e.reads(i) {
-			out[i].Status, out[i].Explanation = StatusSkipped, "skipped: the trace's cost could not be derived from its spans: "+ci.why
+		if !costKnown && (e.reads(i) || reads(as[i], "cost")) {
+			out[i].Status, out[i].Explanation = StatusSkipped, noCost
+			if ci.why != "" {
+				out[i].Explanation = "skipped: the trace's cost could not be derived from its spans: " + ci.why
+			}
 			continue
 		}
 		run = append(run, i)

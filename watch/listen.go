@@ -1,4 +1,4 @@
-// listen.go: --listen: OTLP/HTTP on POST /v1/traces, binary protobuf or JSON bodies, loopback only unless told otherwise.
+// listen.go: --listen: OTLP/HTTP on POST /v1/traces and POST /v1/logs, binary protobuf or JSON bodies, loopback only unless told otherwise.
 
 package watch
 
@@ -12,7 +12,8 @@ import (
 	"net/http"
 	"time"
 
-	"attest-engine/ingest"
+	"attest-engine/clip"
+	"attest-engine/spool"
 )
 
 // loopback reports whether host names only this machine.
@@ -61,7 +62,7 @@ func (c *command) serve(stop context.Context, ready chan<- error) error {
 		ready <- fmt.Errorf("--listen: %v", err)
 		return nil
 	}
-	c.log.Info("listening for OTLP/HTTP", "address", raw.Addr().String(), "path", "/v1/traces")
+	c.log.Info("listening for OTLP/HTTP", "address", raw.Addr().String(), "paths", "/v1/traces /v1/logs")
 	ready <- nil
 	c.handoff = newHandoff()
 	go c.runHandoff(c.handoff)
@@ -72,7 +73,9 @@ func (c *command) serve(stop context.Context, ready chan<- error) error {
 	}
 	ln := newConnCap(raw, c.lim.Conns, c.lim.RetryAfter)
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) { c.export(stop, w, r) })
+	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) { c.export(stop, w, r, false) })
+	mux.HandleFunc("POST /v1/logs", func(w http.ResponseWriter, r *http.Request) { c.export(stop, w, r, true) })
+	mux.HandleFunc("/", c.unknownPath)
 	// No ReadTimeout: a body is timed by the rate rule (slowBody), so a
 	// large one sent at a useful rate is not cut short.
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: c.lim.Header, IdleTimeout: time.Minute,
@@ -107,7 +110,10 @@ const (
 	jsonType     = "application/json"
 )
 
-// export is one POST /v1/traces (OTLP/HTTP, binary protobuf or JSON).
+// export is one POST /v1/traces, or with logs one POST /v1/logs (an
+// ExportLogsServiceRequest, answered alike: ingest.CheckOTLPLogs), in
+// OTLP/HTTP binary protobuf or JSON; both go through the same admission,
+// body budget, rate rule, spool and hand-off.
 // Bodies, after gzip when Content-Encoding says so, are bounded by
 // --max-line. The answer is in the request's encoding (answer.go): an
 // empty ExportTraceServiceResponse (no partial_success: every span is
@@ -118,13 +124,19 @@ const (
 // whole; with --state-dir it is then appended to the spool (spooled.go;
 // 503 when the spool is full); it is answered 200 and handed to the
 // pipeline after the answer, in the order taken (handoff.go).
-func (c *command) export(stop context.Context, w http.ResponseWriter, r *http.Request) {
+func (c *command) export(stop context.Context, w http.ResponseWriter, r *http.Request, logs bool) {
 	ctype := jsonType // the encoding of the answers; JSON for a type not understood
-	check := ingest.CheckOTLP
+	enc := spool.JSON
+	if logs {
+		enc = spool.LogsJSON
+	}
 	switch mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt {
 	case jsonType:
 	case protobufType:
-		ctype, check = protobufType, ingest.CheckOTLPProto
+		ctype, enc = protobufType, spool.Protobuf
+		if logs {
+			enc = spool.LogsProtobuf
+		}
 	default:
 		answer(w, ctype, http.StatusUnsupportedMediaType, "Content-Type must be "+protobufType+" (OTLP binary protobuf) or "+jsonType+" (OTLP/JSON)")
 		return
@@ -145,7 +157,7 @@ func (c *command) export(stop context.Context, w http.ResponseWriter, r *http.Re
 		}
 		return
 	}
-	req, err := check(data, c.chunk)
+	req, err := checkers[enc](data, c.chunk)
 	if err != nil {
 		c.bodies.release(reserved)
 		answer(w, ctype, http.StatusBadRequest, err.Error())
@@ -156,7 +168,7 @@ func (c *command) export(stop context.Context, w http.ResponseWriter, r *http.Re
 	// is taken even if that is a little over the budget.
 	held := req.Held()
 	c.bodies.force(held - reserved)
-	if code, msg := c.take(req, held, ctype == protobufType, data); code != 0 {
+	if code, msg := c.take(req, held, enc, data); code != 0 {
 		c.bodies.release(held)
 		refuse(w, ctype, code, c.lim.RetryAfter, msg)
 		return
@@ -170,3 +182,33 @@ func (c *command) export(stop context.Context, w http.ResponseWriter, r *http.Re
 // closeAfter asks the server to close the connection after the answer: a
 // body left unread is not read to its end to keep the connection.
 func closeAfter(w http.ResponseWriter) { w.Header().Set("Connection", "close") }
+
+// unknownPath answers a path other than /v1/traces and /v1/logs (an
+// exporter sending metrics, or a mistyped endpoint) with an OTLP-style 404
+// in the request's encoding, and logs the path the first time it is seen
+// (at most maxUnknownPaths paths are remembered): the exporter drops what
+// it sent, and without a log line nobody would know.
+func (c *command) unknownPath(w http.ResponseWriter, r *http.Request) {
+	ctype := jsonType
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == protobufType {
+		ctype = protobufType
+	}
+	path := clip.String(r.URL.Path, 128)
+	c.unknownMu.Lock()
+	first := !c.unknownSeen[path] && len(c.unknownSeen) < maxUnknownPaths
+	if first {
+		if c.unknownSeen == nil {
+			c.unknownSeen = map[string]bool{}
+		}
+		c.unknownSeen[path] = true
+	}
+	c.unknownMu.Unlock()
+	if first {
+		c.log.Warn("--listen: a request for a path this engine does not serve was answered 404 (OTLP/HTTP paths served: POST /v1/traces, POST /v1/logs; this is logged once per path)",
+			"method", r.Method, "path", path)
+	}
+	answer(w, ctype, http.StatusNotFound, fmt.Sprintf("%s %s: not an OTLP/HTTP path this engine serves (POST /v1/traces, POST /v1/logs)", r.Method, path))
+}
+
+// maxUnknownPaths bounds the unknown paths remembered for logging once.
+const maxUnknownPaths = 64

@@ -26,51 +26,71 @@ import (
 // TestBodiesBounded: while the pipeline takes nothing, requests are taken
 // (200) until what they hold fills the body budget; the others are refused
 // with 503 and Retry-After after AdmitWait, holding nothing, never left
-// waiting longer.
+// waiting longer. /v1/logs goes through the same admission as /v1/traces.
 func TestBodiesBounded(t *testing.T) {
-	data, err := os.ReadFile("../testdata/ingest/basic.input.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _, _ := strings.Cut(string(data), "\n")
-	req, err := ingest.CheckOTLP([]byte(body), ingest.DefaultChunk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const fit = 3 // requests the budget holds
-	lim := listenLimits{Bodies: fit*req.Held() + req.Held()/2, AdmitWait: 10 * time.Millisecond}.withDefaults(1 << 10)
-	abandon, drop := context.WithCancel(context.Background())
-	defer drop()
-	c := &command{o: options{maxLine: 1 << 20}, lim: lim, bodies: newBudget(lim.Bodies), inflight: newBudget(inflightBytes),
-		items: make(chan ingest.Item), chunk: ingest.DefaultChunk, abandon: abandon, handoff: newHandoff()} // nobody reads items: the pipeline is full
-	go c.runHandoff(c.handoff)
-	defer func() { drop(); c.handoff.close() }() // the pipeline abandoned: what was taken is dropped
-	codes := map[int]int{}
-	const clients = 12
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for range clients {
-			r := httptest.NewRequest("POST", "/v1/traces", strings.NewReader(body))
-			r.Header.Set("Content-Type", "application/json")
-			w := httptest.NewRecorder()
-			c.export(context.Background(), w, r)
-			codes[w.Code]++
-			if w.Code == 503 && w.Header().Get("Retry-After") != "1" {
-				t.Errorf("503 with Retry-After %q, want 1", w.Header().Get("Retry-After"))
+	for _, tc := range []struct {
+		path string
+		file string
+		line int // the request's line in file
+		logs bool
+	}{
+		{"/v1/traces", "basic.input.jsonl", 0, false},
+		{"/v1/logs", "weather_events_logs.input.jsonl", 1, true},
+	} {
+		t.Run(strings.TrimPrefix(tc.path, "/v1/"), func(t *testing.T) {
+			data, err := os.ReadFile("../testdata/ingest/" + tc.file)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a request waited for the full pipeline instead of being refused")
-	}
-	if codes[200] != fit || codes[503] != clients-fit {
-		t.Errorf("answers %v; want %d × 200 and %d × 503", codes, fit, clients-fit)
-	}
-	if held := c.bodies.held(); held > lim.Bodies {
-		t.Errorf("%d bytes held, over the budget of %d", held, lim.Bodies)
+			body := strings.Split(string(data), "\n")[tc.line]
+			check := ingest.CheckOTLP
+			if tc.logs {
+				check = ingest.CheckOTLPLogs
+			}
+			req, err := check([]byte(body), ingest.DefaultChunk)
+			if err != nil || req.Spans() == 0 {
+				t.Fatalf("%d spans or records, error %v", req.Spans(), err)
+			}
+			// fit requests the budget holds: fit-1 taken (each holding
+			// Held) and the last one's body being read (its length and a
+			// byte reserved), or taken; half a request more does not fit.
+			const fit = 3
+			held := req.Held()
+			lim := listenLimits{Bodies: (fit-1)*held + max(held, int64(len(body))+1) + held/2, AdmitWait: 10 * time.Millisecond}.withDefaults(1 << 10)
+			abandon, drop := context.WithCancel(context.Background())
+			defer drop()
+			c := &command{o: options{maxLine: 1 << 20}, lim: lim, bodies: newBudget(lim.Bodies), inflight: newBudget(inflightBytes),
+				items: make(chan ingest.Item), chunk: ingest.DefaultChunk, abandon: abandon, handoff: newHandoff()} // nobody reads items: the pipeline is full
+			go c.runHandoff(c.handoff)
+			defer func() { drop(); c.handoff.close() }() // the pipeline abandoned: what was taken is dropped
+			codes := map[int]int{}
+			const clients = 12
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for range clients {
+					r := httptest.NewRequest("POST", tc.path, strings.NewReader(body))
+					r.Header.Set("Content-Type", "application/json")
+					w := httptest.NewRecorder()
+					c.export(context.Background(), w, r, tc.logs)
+					codes[w.Code]++
+					if w.Code == 503 && w.Header().Get("Retry-After") != "1" {
+						t.Errorf("503 with Retry-After %q, want 1", w.Header().Get("Retry-After"))
+					}
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("a request waited for the full pipeline instead of being refused")
+			}
+			if codes[200] != fit || codes[503] != clients-fit {
+				t.Errorf("answers %v; want %d × 200 and %d × 503", codes, fit, clients-fit)
+			}
+			if held := c.bodies.held(); held > lim.Bodies {
+				t.Errorf("%d bytes held, over the budget of %d", held, lim.Bodies)
+			}
+		})
 	}
 }
 

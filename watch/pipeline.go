@@ -17,6 +17,7 @@ import (
 
 	"attest-engine/cli"
 	"attest-engine/ingest"
+	"attest-engine/otlpexport"
 	"attest-engine/pool"
 	"attest-engine/sample"
 	"attest-engine/suite"
@@ -30,8 +31,12 @@ type command struct {
 	rec     Recorder
 	prefer  sample.Rate // the highest rate of any agent: below it a trace id is out everywhere
 	stats   stats
-	dur     *durable   // --state-dir: the ledger, the input checkpoint, the spool; nil without
-	spoolMu sync.Mutex // orders spool appends with the hand-off's queue
+	dur     *durable             // --state-dir: the ledger, the input checkpoint, the spool; nil without
+	spoolMu sync.Mutex           // orders spool appends with the hand-off's queue
+	exp     *otlpexport.Exporter // --export-otlp, --export-otlp-file; nil without
+	// unknownSeen: the paths --listen answered 404, logged once each.
+	unknownMu   sync.Mutex
+	unknownSeen map[string]bool
 	// writeErr is the first failed write (the emitting goroutine's).
 	writeErr error
 
@@ -118,6 +123,14 @@ func (c *command) run(ctx context.Context, stdin io.Reader, stdout io.Writer) (e
 			}
 		}
 	}()
+	if c.o.exportURL != "" || c.o.exportFile != "" {
+		exp, err := otlpexport.Start(otlpexport.Config{URL: c.o.exportURL, File: c.o.exportFile, Version: c.ev.version}, c.log)
+		if err != nil {
+			return err
+		}
+		c.exp = exp
+		defer exp.Close() // after the last line is written: the pool has returned
+	}
 	stop, cancel := context.WithCancel(ctx)
 	defer cancel()
 	abandon, drop := context.WithCancel(context.Background())
@@ -461,6 +474,9 @@ func (c *command) record(rs []Result) {
 		return
 	}
 	defer rs[0].hold.Done()
+	if c.exp != nil {
+		c.exp.Export(exported(rs))
+	}
 	if c.rec != nil {
 		if err := c.rec.Record(rs); err != nil {
 			if c.stats.recordErrs == 0 {

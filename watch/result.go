@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+	"time"
 
 	"attest-engine/ingest"
+	"attest-engine/otlpexport"
 )
 
 // Statuses of a result line: the engine's three (spec §2.2), and two of
@@ -57,6 +59,9 @@ type Result struct {
 	// Recorder's verdict index.
 	Through uint64 `json:"-"`
 	Spans   int    `json:"-"`
+	// SpanID is the evaluated span (ingest.Trace.SpanID), for
+	// --export-otlp's events; not written.
+	SpanID string `json:"-"`
 
 	hold *ingest.Hold // released once the trace's lines are written and recorded
 }
@@ -115,4 +120,22 @@ func verdictIDs(base string, t *ingest.Trace) (id, supersedes string) {
 		supersedes = revisionID(base, t.Prior.Spans)
 	}
 	return revisionID(base, t.Spans), supersedes
+}
+
+// exported is one trace's results as --export-otlp sends them.
+func exported(rs []Result) []otlpexport.Result {
+	out := make([]otlpexport.Result, len(rs))
+	now := time.Now()
+	for i, r := range rs {
+		e := otlpexport.Result{TraceID: r.TraceID, SpanID: r.SpanID, Name: r.Assertion, Type: r.Type, Status: r.Status,
+			Score: r.Score, Explanation: r.Explanation, ResultID: r.ResultID, Time: now}
+		if r.Error != nil {
+			e.ErrorCode = r.Error.Code
+			if e.Explanation == "" {
+				e.Explanation = r.Error.Message
+			}
+		}
+		out[i] = e
+	}
+	return out
 }

@@ -15,13 +15,18 @@ import (
 	"attest-engine/spool"
 )
 
+// checkers check a request body by its spool encoding (the listener's
+// encodings: traces or logs, protobuf or JSON).
+var checkers = map[byte]func([]byte, int) (*ingest.Request, error){spool.Protobuf: ingest.CheckOTLPProto,
+	spool.JSON: ingest.CheckOTLP, spool.LogsProtobuf: ingest.CheckOTLPLogsProto, spool.LogsJSON: ingest.CheckOTLPLogs}
+
 // take acknowledges a checked request: with a spool its body is appended
 // first (under spoolMu, so that the spool's order is the hand-off's, in
 // which the ledger counts items), then it is queued for the pipeline. It
 // says what to answer: 0 for 200, else 503 and why (the spool full or
 // unwritable, or the engine shutting down: nothing of the request is kept,
 // and a client's retry is not held twice).
-func (c *command) take(req *ingest.Request, held int64, protobuf bool, body []byte) (int, string) {
+func (c *command) take(req *ingest.Request, held int64, enc byte, body []byte) (int, string) {
 	var sp *spool.Spool
 	if c.dur != nil {
 		sp = c.dur.spool
@@ -36,10 +41,6 @@ func (c *command) take(req *ingest.Request, held int64, protobuf bool, body []by
 	defer c.spoolMu.Unlock()
 	if c.handoff.closing() {
 		return http.StatusServiceUnavailable, "shutting down"
-	}
-	enc := spool.JSON
-	if protobuf {
-		enc = spool.Protobuf
 	}
 	seq, err := sp.Append(enc, body)
 	if errors.Is(err, spool.ErrFull) {
@@ -95,9 +96,9 @@ func (c *command) replaySpool(stop context.Context) error {
 	}
 	c.log.Info("spool: replaying requests answered 200 before a restart", "requests", next-first)
 	err := sp.Replay(func(r spool.Record) error {
-		check := ingest.CheckOTLP
-		if r.Encoding == spool.Protobuf {
-			check = ingest.CheckOTLPProto
+		check := checkers[r.Encoding]
+		if check == nil {
+			check = ingest.CheckOTLP // the spool reads no other encoding
 		}
 		req, err := check(r.Body, c.chunk)
 		if err != nil {

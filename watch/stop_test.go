@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"attest-engine/ingest"
+	"attest-engine/spool"
 )
 
 // TestTakeAtStop: a request answered 200 while the engine stops (a
@@ -60,7 +61,7 @@ func TestTakeAtStop(t *testing.T) {
 		want := fmt.Sprintf("%032x", 2*i+2)
 		answer := make(chan int, 1)
 		go func() {
-			code, _ := c.take(request(want), 0, false, nil)
+			code, _ := c.take(request(want), 0, spool.JSON, nil)
 			answer <- code
 		}()
 		cancel()
