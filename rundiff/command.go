@@ -112,32 +112,21 @@ func Compare(basePath, headPath string, o Options) (*Report, error) {
 		}
 	}
 	var err error
-	if r.OnlyBase, err = unpaired(basePath, p.onlyBase); err != nil {
+	if r.OnlyBase, err = unpaired(base.src, p.onlyBase); err != nil {
 		return nil, err
 	}
-	if r.OnlyHead, err = unpaired(headPath, p.onlyHead); err != nil {
+	if r.OnlyHead, err = unpaired(head.src, p.onlyHead); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// unpaired names the results at positions (sorted) of the run at path, reading it again: pairing keeps no
-// names, so memory follows the results' count, not their text.
-func unpaired(path string, positions []int32) ([]Unpaired, error) {
+// unpaired names the results at positions (sorted) of a run, reading them again: pairing keeps no names,
+// so memory follows the results' count, not their text.
+func unpaired(src *source, positions []int32) ([]Unpaired, error) {
 	out := make([]Unpaired, 0, len(positions))
-	if len(positions) == 0 {
-		return out, nil
-	}
-	pos := int32(0)
-	err := readResults(path, func(res *result) error {
-		if len(out) < len(positions) && positions[len(out)] == pos {
-			out = append(out, Unpaired{Case: res.caseKey, AssertionKey: res.assertion, Label: res.label})
-		}
-		pos++
-		return nil
+	err := src.reread(positions, func(_ int32, res *result) {
+		out = append(out, Unpaired{Case: string(res.caseKey), AssertionKey: string(res.assertion), Label: string(res.label.text())})
 	})
-	if err == nil && len(out) < len(positions) {
-		err = &InputError{Path: path, Msg: "changed while diff read it: read again, it no longer holds the results with no pair"}
-	}
 	return out, err
 }

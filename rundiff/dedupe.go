@@ -11,14 +11,14 @@ import (
 // resultIDHash is 64 bits of a result_id: its first 8 bytes when it is 32 hex digits, as watch writes it,
 // else its FNV-1a hash; never 0, which stands for no result_id. Ids are only compared within the results
 // of one (case, assertion, repeat), where two of 2⁶⁴ values meet by chance with no practical likelihood.
-func resultIDHash(id string) uint64 {
-	if id == "" {
+func resultIDHash(id []byte) uint64 {
+	if len(id) == 0 {
 		return 0
 	}
 	var h uint64
 	var b [8]byte
 	if len(id) == 32 {
-		if _, err := hex.Decode(b[:], []byte(id[:16])); err == nil && isHex(id[16:]) {
+		if _, err := hex.Decode(b[:], id[:16]); err == nil && isHex(id[16:]) {
 			for _, c := range b {
 				h = h<<8 | uint64(c)
 			}
@@ -26,13 +26,13 @@ func resultIDHash(id string) uint64 {
 	}
 	if h == 0 {
 		f := fnv.New64a()
-		f.Write([]byte(id))
+		f.Write(id)
 		h = f.Sum64()
 	}
 	return max(h, 1)
 }
 
-func isHex(s string) bool {
+func isHex(s []byte) bool {
 	for i := range len(s) {
 		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
 			return false
@@ -46,23 +46,26 @@ func isHex(s string) bool {
 // supersedes a result_id seen before takes that line's place (its pair in the other run is the one the
 // replaced line had). Lines without a result_id stay as they are.
 func (r *run) dedupe() {
-	out := r.entries[:0]
-	for i := 0; i < len(r.entries); {
-		j := i + 1
-		for j < len(r.entries) && r.entries[j].id == r.entries[i].id {
-			j++
+	for b, es := range r.buckets {
+		out := es[:0]
+		for i := 0; i < len(es); {
+			j := i + 1
+			for j < len(es) && sameID(&es[j], &es[i]) {
+				j++
+			}
+			g := es[i:j]
+			if len(g) > 1 {
+				var dropped int
+				g, dropped = collapse(g, r.supersedes)
+				r.replaced += dropped
+			}
+			out = append(out, g...)
+			i = j
 		}
-		g := r.entries[i:j]
-		if len(g) > 1 {
-			var dropped int
-			g, dropped = collapse(g, r.supersedes)
-			r.replaced += dropped
-		}
-		out = append(out, g...)
-		i = j
+		clear(es[len(out):])
+		r.buckets[b] = out
 	}
-	clear(r.entries[len(out):])
-	r.entries, r.supersedes = out, nil
+	r.supersedes = nil
 }
 
 // collapse is dedupe within one id's entries, in place; it returns those kept and how many it left out.

@@ -32,7 +32,8 @@
 //     reached the observed sum (p = 50/draws), else after 20,000 (p = (1 + count)/(1 + 20,000)). Pairs
 //     whose |difference| is the same are drawn together (their sum is that value times the signs'
 //     balance, a count of ones in random bits), so a draw costs a word per 64 pairs when the scores take
-//     few values.
+//     few values; magnitudes that occur at most four times in a row are taken together, their signed sum
+//     looked up from their bits, so scores that all differ cost a lookup per four pairs.
 //
 // Each direction's hypotheses (every key's pass/fail test, and score test where graded) form one family,
 // adjusted with Holm's step-down method, so the chance of calling any key regressed when none did is at
@@ -51,9 +52,11 @@
 //
 // # Bounds
 //
-// Inputs are regular files (each is read twice when results have no pair, to name them; a pipe or FIFO
-// is refused, and a file changed between the reads is an error). A line is at most 64 MiB
-// and a run at most 100,000 assertion keys. While pairing, a result takes 48 bytes (its identity is a
-// 16-byte digest, and 8 bytes of a watch line's result_id); what is kept per key is its counts, and for
-// graded keys one 8-byte difference per pair.
+// Inputs are regular files (what results have no pair is read again, to name them, from the nearest of
+// the line starts noted every MiB of the first read; a pipe or FIFO is refused, and a file changed between
+// the reads — another size or modification time, or fewer results — is an error). A line is at most 64
+// MiB and a run at most 100,000 assertion keys. While pairing, a result takes 40 bytes (its identity is a
+// 16-byte digest, and 8 bytes of a watch line's result_id), in 256 buckets by its identity's top bits
+// that grow one at a time; what is kept per key is its counts, and for graded keys one 8-byte difference
+// per pair.
 package rundiff

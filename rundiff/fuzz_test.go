@@ -25,7 +25,7 @@ func FuzzScanResults(f *testing.F) {
 	f.Add([]byte(`{"trace_id":"t","assertion":"a","status":"pass","repeat":-1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		err := scanResults("in", bytes.NewReader(data), func(r *result) error {
-			if r.caseKey == "" || r.assertion == "" || !(r.comparable() || r.status == "skipped" || r.status == "error") {
+			if len(r.caseKey) == 0 || len(r.assertion) == 0 || !(r.comparable() || r.status == statusSkipped || r.status == statusError) {
 				t.Fatalf("a result read with keys %q, %q and status %q", r.caseKey, r.assertion, r.status)
 			}
 			return nil

@@ -6,12 +6,12 @@ package rundiff
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
+	"sort"
+	"time"
 
 	"attest-engine/tape"
 )
@@ -19,23 +19,50 @@ import (
 // maxInputLine bounds one line of an input: a JSON report's trace with all its results, or a result line.
 const maxInputLine = 64 << 20
 
-// result is one result of a run, as diff reads it.
+// result is one result of a run, as diff reads it. Its texts are decoded JSON strings that stay valid only
+// until the reader's next result: they are slices of the line or of the reader's scratch.
 type result struct {
-	caseKey   string  // what was evaluated: case_key, else the trace's name or trace_id
-	assertion string  // what checked it: assertion_key, else the assertion's id and type, or its suite name
-	label     string  // how a person names the assertion: its id or suite name
-	typ       string  // the assertion type
-	status    string  // pass, soft_fail, hard_fail, skipped, error
+	caseKey   []byte  // what was evaluated: case_key, else "trace:" and the trace's name or trace_id
+	assertion []byte  // what checked it: assertion_key, else the assertion's id and type, or its suite name
+	label     lazy    // how a person names the assertion: its label, id or suite name
+	typ       lazy    // the assertion type
+	status    status  // pass, soft_fail, hard_fail, skipped, error
 	score     float64 // 0 when the result has none
 	repeat    int64   // the run's repeat when the result names one, else -1
-	// A watch result line's result_id and the result_id it supersedes ("" when it names none): watch may
-	// write a line twice (the same result_id) and writes a late verdict that replaces an earlier one.
-	resultID, supersedes string
+	// A watch result line's result_id and the result_id it supersedes (empty when it names none): watch
+	// may write a line twice (the same result_id) and writes a late verdict that replaces an earlier one.
+	resultID, supersedes []byte
+}
+
+// status is a result's status, one of the engine's five.
+type status uint8
+
+const (
+	statusNone status = iota // not one of the five
+	statusPass
+	statusSoftFail
+	statusHardFail
+	statusSkipped
+	statusError
+)
+
+var statusNames = [...]string{statusNone: "", statusPass: "pass", statusSoftFail: "soft_fail", statusHardFail: "hard_fail", statusSkipped: "skipped", statusError: "error"}
+
+func (s status) String() string { return statusNames[s] }
+
+// parseStatus is the status named b, statusNone for any other text.
+func parseStatus(b []byte) status {
+	for s := statusPass; s <= statusError; s++ {
+		if string(b) == statusNames[s] {
+			return s
+		}
+	}
+	return statusNone
 }
 
 // comparable reports whether a result has a verdict to compare: skipped and error results have none.
 func (r *result) comparable() bool {
-	return r.status == "pass" || r.status == "soft_fail" || r.status == "hard_fail"
+	return r.status == statusPass || r.status == statusSoftFail || r.status == statusHardFail
 }
 
 // InputError is an input diff cannot read, with where.
@@ -52,6 +79,27 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
 }
 
+// markEvery is how far apart, in bytes of input, the reader notes where a line starts (a mark): a second
+// read of the run (to name the results with no pair) starts at the mark before each result it wants.
+var markEvery int64 = 1 << 20
+
+// mark is where a line of a run starts: a later read may start there.
+type mark struct {
+	offset int64 // the line's first byte
+	line   int   // lines before it
+	pos    int32 // results before it
+}
+
+// source is a run's file as the first read found it: its marks, its format, and what the second read
+// checks to know that the file did not change in between.
+type source struct {
+	path    string
+	report  bool // a JSON report, not result lines
+	marks   []mark
+	size    int64
+	modTime time.Time
+}
+
 // readResults calls fn with every result of the run at path, in order. The format is read from the
 // first line: a JSON report (eval --format json, the server's --report x.json) opens with
 // {"format_version":…,"traces":[ and holds one trace per line; anything else is read as NDJSON result
@@ -60,41 +108,125 @@ func (e *InputError) Error() string {
 // A run is read twice when results have no pair (to name them), so it must be a regular file: a pipe would
 // be empty the second time, and opening a FIFO again would wait for a writer for good. It is checked before
 // the file is opened (a FIFO's open blocks) and again once it is.
-func readResults(path string, fn func(*result) error) error {
-	if err := regular(path, os.Stat); err != nil {
-		return err
+func readResults(path string, fn func(*result) error) (*source, error) {
+	if _, err := regular(path, os.Stat); err != nil {
+		return nil, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return &InputError{Path: path, Msg: err.Error()}
+		return nil, &InputError{Path: path, Msg: err.Error()}
 	}
 	defer f.Close()
-	if err := regular(path, func(string) (os.FileInfo, error) { return f.Stat() }); err != nil {
-		return err
+	st, err := regular(path, func(string) (os.FileInfo, error) { return f.Stat() })
+	if err != nil {
+		return nil, err
 	}
-	return scanResults(path, f, fn)
+	src := &source{path: path, size: st.Size(), modTime: st.ModTime()}
+	sc := scanner{src: src, noteMarks: true}
+	return src, sc.scan(f, mark{}, fn)
 }
 
 // regular refuses a path that is not a regular file, as stat reports it.
-func regular(path string, stat func(string) (os.FileInfo, error)) error {
+func regular(path string, stat func(string) (os.FileInfo, error)) (os.FileInfo, error) {
 	st, err := stat(path)
 	switch {
 	case err != nil:
-		return &InputError{Path: path, Msg: err.Error()}
+		return nil, &InputError{Path: path, Msg: err.Error()}
 	case st.IsDir():
-		return &InputError{Path: path, Msg: "a directory: diff reads a JSON report or result lines (a state dir's history keeps summaries, not results)"}
+		return nil, &InputError{Path: path, Msg: "a directory: diff reads a JSON report or result lines (a state dir's history keeps summaries, not results)"}
 	case !st.Mode().IsRegular():
-		return &InputError{Path: path, Msg: "not a regular file (a pipe or a device): diff reads a run twice, to name the results with no pair; write it to a file first"}
+		return nil, &InputError{Path: path, Msg: "not a regular file (a pipe or a device): diff reads a run twice, to name the results with no pair; write it to a file first"}
+	}
+	return st, nil
+}
+
+// errStop ends a read early: what it was for is done.
+var errStop = errors.New("stop")
+
+// errChanged is the error of a run that changed between its two reads.
+const errChanged = "changed while diff read it: read again, it no longer holds the results with no pair"
+
+// reread calls fn with the results of the run at the given positions (sorted, each once) and their
+// positions, reading from the mark before each and stopping past the last: a handful of results with no
+// pair costs about a megabyte of input each, not the whole run again.
+func (src *source) reread(positions []int32, fn func(pos int32, res *result)) error {
+	if len(positions) == 0 {
+		return nil
+	}
+	if _, err := regular(src.path, os.Stat); err != nil {
+		return err
+	}
+	f, err := os.Open(src.path)
+	if err != nil {
+		return &InputError{Path: src.path, Msg: err.Error()}
+	}
+	defer f.Close()
+	st, err := regular(src.path, func(string) (os.FileInfo, error) { return f.Stat() })
+	if err != nil {
+		return err
+	}
+	if st.Size() != src.size || !st.ModTime().Equal(src.modTime) {
+		return &InputError{Path: src.path, Msg: errChanged}
+	}
+	for i := 0; i < len(positions); {
+		// The last mark at or before the position wanted.
+		m := sort.Search(len(src.marks), func(j int) bool { return src.marks[j].pos > positions[i] }) - 1
+		from := mark{}
+		if m >= 0 {
+			from = src.marks[m]
+		}
+		if _, err := f.Seek(from.offset, io.SeekStart); err != nil {
+			return &InputError{Path: src.path, Msg: err.Error()}
+		}
+		pos := from.pos
+		sc := scanner{src: src}
+		err := sc.scan(f, from, func(res *result) error {
+			if pos == positions[i] {
+				fn(pos, res)
+				if i++; i == len(positions) || m+1 < len(src.marks) && positions[i] >= src.marks[m+1].pos {
+					return errStop
+				}
+			}
+			pos++
+			return nil
+		})
+		if err == nil {
+			return &InputError{Path: src.path, Msg: errChanged}
+		}
+		if err != errStop {
+			return err
+		}
 	}
 	return nil
 }
 
+// scanner reads one run from a mark on, a line at a time.
+type scanner struct {
+	src       *source
+	noteMarks bool // note marks (the first read)
+	fields    fields
+}
+
+// scanResults reads the run in r from its start; path names it in errors.
 func scanResults(path string, r io.Reader, fn func(*result) error) error {
+	sc := scanner{src: &source{path: path}}
+	return sc.scan(r, mark{}, fn)
+}
+
+func (sc *scanner) scan(r io.Reader, from mark, fn func(*result) error) error {
+	path := sc.src.path
 	br := bufio.NewReaderSize(r, 1<<20)
-	lineNo := 0
-	report := false
-	var res result
+	lineNo, offset, pos := from.line, from.offset, from.pos
+	next := offset // where the next mark may be noted
+	count := func(res *result) error {
+		pos++
+		return fn(res)
+	}
 	for {
+		if sc.noteMarks && offset >= next && lineNo > 0 {
+			sc.src.marks = append(sc.src.marks, mark{offset: offset, line: lineNo, pos: pos})
+			next = offset + markEvery
+		}
 		line, err := readLine(br)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -103,6 +235,7 @@ func scanResults(path string, r io.Reader, fn func(*result) error) error {
 			return &InputError{Path: path, Line: lineNo + 1, Msg: err.Error()}
 		}
 		lineNo++
+		offset += int64(len(line))
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
@@ -111,10 +244,10 @@ func scanResults(path string, r io.Reader, fn func(*result) error) error {
 			if !bytes.HasSuffix(line, []byte(`"traces":[`)) {
 				return &InputError{Path: path, Line: 1, Msg: "a JSON report that is not one trace per line, as the engine writes it"}
 			}
-			report = true
+			sc.src.report = true
 			continue
 		}
-		if report {
+		if sc.src.report {
 			if line[0] == ']' { // the totals: the traces are over
 				return nil
 			}
@@ -124,12 +257,12 @@ func scanResults(path string, r io.Reader, fn func(*result) error) error {
 		if err != nil {
 			return &InputError{Path: path, Line: lineNo, Msg: err.Error()}
 		}
-		if report {
-			err = traceResults(doc.Root(), &res, fn)
+		if sc.src.report {
+			err = sc.fields.trace(doc.Root(), count)
 		} else {
-			err = lineResult(doc.Root(), &res)
-			if err == nil {
-				err = fn(&res)
+			var res *result
+			if res, err = sc.fields.line(doc.Root()); err == nil {
+				err = count(res)
 			}
 		}
 		doc.Release()
@@ -138,12 +271,15 @@ func scanResults(path string, r io.Reader, fn func(*result) error) error {
 			if errors.As(err, &ie) {
 				return err
 			}
+			if err == errStop {
+				return err
+			}
 			return &InputError{Path: path, Line: lineNo, Msg: err.Error()}
 		}
 	}
 }
 
-// readLine reads one line without its newline, at most maxInputLine bytes.
+// readLine reads one line with its newline, at most maxInputLine bytes.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	line, err := br.ReadSlice('\n')
 	if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
@@ -166,111 +302,4 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// traceResults reads one trace of a JSON report: {"name","trace_id","case_key"?,…,"results":[…]}.
-func traceResults(t tape.Value, res *result, fn func(*result) error) error {
-	if t.Kind() != tape.Object {
-		return errors.New("a trace of the report is not an object")
-	}
-	caseKey := str(t.Get("case_key"))
-	if caseKey == "" {
-		name := str(t.Get("name"))
-		if name == "" {
-			name = str(t.Get("trace_id"))
-		}
-		caseKey = "trace:" + name
-	}
-	results := t.Get("results")
-	if results.Kind() != tape.Array {
-		return errors.New(`a trace of the report has no "results" list`)
-	}
-	for r := range results.Elems() {
-		if r.Kind() != tape.Object {
-			return errors.New("a result of the report is not an object")
-		}
-		// A result's own case_key (the engine writes one where it differs
-		// from its trace's) wins over its trace's.
-		id := str(r.Get("assertion_id"))
-		// The key's label where the engine wrote one (the id differs from run to run), else the id.
-		*res = result{caseKey: cmp.Or(str(r.Get("case_key")), caseKey), label: cmp.Or(str(r.Get("label")), id), typ: str(r.Get("type")), status: str(r.Get("status"))}
-		res.assertion = str(r.Get("assertion_key"))
-		if res.assertion == "" {
-			res.assertion = "assertion_id:" + id + "/" + res.typ
-		}
-		if err := common(r, res); err != nil {
-			return err
-		}
-		if err := fn(res); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// lineResult reads one result line of watch: {"trace_id","assertion","type","status","score",…}.
-func lineResult(l tape.Value, res *result) error {
-	if l.Kind() != tape.Object {
-		return errors.New("a result line is not a JSON object")
-	}
-	*res = result{label: str(l.Get("assertion")), typ: str(l.Get("type")), status: str(l.Get("status"))}
-	if res.label == "" {
-		return errors.New(`a result line without "assertion" (diff reads watch's result lines and the engine's JSON reports)`)
-	}
-	res.caseKey = str(l.Get("case_key"))
-	if res.caseKey == "" {
-		res.caseKey = "trace:" + str(l.Get("trace_id"))
-	}
-	res.assertion = str(l.Get("assertion_key"))
-	if res.assertion == "" {
-		res.assertion = "assertion:" + res.label
-	}
-	res.resultID, res.supersedes = str(l.Get("result_id")), str(l.Get("supersedes"))
-	return common(l, res)
-}
-
-// common reads what both layouts share: the status, the score and the repeat.
-func common(v tape.Value, res *result) error {
-	switch res.status {
-	case "pass", "soft_fail", "hard_fail", "skipped", "error":
-	default:
-		return fmt.Errorf("status %q: want pass, soft_fail, hard_fail, skipped or error", res.status)
-	}
-	// A JSON report writes a result that was not evaluated (budget_usd,
-	// skip_after_hard_fail) as the wire does: soft_fail with "skipped":
-	// true; and an uncalibrated judge's (require_calibration) as soft_fail
-	// with "calibrated": false, its verdict not used. Neither has a verdict
-	// to compare.
-	if v.Get("skipped").Bool() || v.Get("calibrated").Kind() == tape.Bool && !v.Get("calibrated").Bool() {
-		res.status = "skipped"
-	}
-	if s := v.Get("score"); s.Kind() == tape.Number {
-		f, err := strconv.ParseFloat(string(s.Number()), 64)
-		if err != nil {
-			return fmt.Errorf("score %s: %v", s.Number(), err)
-		}
-		// Spec §2.2: a score is 0.0 to 1.0. One far outside would make the pairs' differences infinite
-		// and the sign-flip test's sums NaN, which decided "regressed".
-		if !(f >= 0 && f <= 1) {
-			return fmt.Errorf("score %s: want a number from 0 to 1 (spec §2.2)", s.Number())
-		}
-		res.score = f
-	}
-	res.repeat = -1
-	if r := v.Get("repeat"); r.Kind() == tape.Number {
-		n, err := strconv.ParseInt(string(r.Number()), 10, 64)
-		if err != nil || n < 0 {
-			return fmt.Errorf("repeat %s: want a whole number from 0", r.Number())
-		}
-		res.repeat = n
-	}
-	return nil
-}
-
-// str is a string member's text, "" for anything else.
-func str(v tape.Value) string {
-	if v.Kind() != tape.String {
-		return ""
-	}
-	return v.Str()
 }

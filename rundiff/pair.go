@@ -16,31 +16,50 @@ import (
 // scores, the pairs' differences) is bounded by it and by the pairs.
 const MaxKeys = 100_000
 
-// entry is one result, as compact as pairing needs: 48 bytes a result while the two runs are paired.
+// entry is one result, as compact as pairing needs: 40 bytes a result while the two runs are paired.
 type entry struct {
-	id    [16]byte // SHA-256 of case key, assertion key and repeat: equal ids pair, in order of pos
-	score float64
-	rid   uint64 // a watch line's result_id, 64 bits of it (dedupe.go); 0 for none
-	key   int32  // the assertion key's index in its run's keys
-	pos   int32  // the result's index in its input: pairs results that share an id in order of appearance
-	flags uint8  // 1 comparable, 2 pass
+	// The id: 128 bits of SHA-256 of the case key and the assertion key, each after its length, and the
+	// repeat (8 bytes big-endian each). Equal ids pair, in order of pos.
+	hi, lo uint64
+	score  float64
+	rid    uint64 // a watch line's result_id, 64 bits of it (dedupe.go); 0 for none
+	pos    int32  // the result's index in its input: pairs results that share an id in order of appearance
+	key    uint32 // the assertion key's index in its run's keys, and the flags in the top bits
 }
 
 const (
-	comparableFlag = 1
-	passFlag       = 2
+	comparableFlag = 1 << 31
+	passFlag       = 1 << 30
+	keyMask        = passFlag - 1
 )
+
+func (e *entry) keyIndex() uint32 { return e.key & keyMask }
+
+// sameID reports whether a and b pair: the same case key, assertion key and repeat.
+func sameID(a, b *entry) bool { return a.hi == b.hi && a.lo == b.lo }
+
+// compareIDs orders entries by id.
+func compareIDs(a, b *entry) int {
+	if c := cmp.Compare(a.hi, b.hi); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.lo, b.lo)
+}
 
 // keyInfo is an assertion key as a person reads it.
 type keyInfo struct{ key, label, typ string }
 
-// run is one side's results, sorted by id, and its assertion keys.
+// run is one side's results, by the top bits of their ids into buckets (in id order), each sorted by id,
+// and its assertion keys. Results go to their bucket as they are read, so that the run's entries grow
+// as many small slices, not as one that is copied whole each time it grows.
 type run struct {
-	entries  []entry
+	buckets  [buckets][]entry
+	n        int32 // results read
 	keys     []keyInfo
 	replaced int // watch result lines left out: repeated (result_id) or superseded (dedupe.go)
 	// supersedes holds, by position, the result_id (64 bits) each watch line that supersedes one names.
 	supersedes map[int32]uint64
+	src        *source // where the run was read from, to name its results with no pair
 }
 
 // load reads a run: each result's id is its case key, assertion key and repeat (the run's own when the
@@ -49,68 +68,67 @@ type run struct {
 // de-duplicated (dedupe).
 func load(path string) (*run, error) {
 	r := &run{}
-	index := map[string]int32{}
+	index := map[string]uint32{}
 	watchIDs := false
+	var last []byte // the assertion key of the result before, and its index
+	var lastKey uint32
 	var buf []byte
-	err := readResults(path, func(res *result) error {
-		k, ok := index[res.assertion]
-		if !ok {
-			if len(r.keys) >= MaxKeys {
-				return fmt.Errorf("more than %d assertion keys", MaxKeys)
+	src, err := readResults(path, func(res *result) error {
+		k := lastKey
+		if last == nil || string(res.assertion) != string(last) {
+			var ok bool
+			if k, ok = index[string(res.assertion)]; !ok {
+				if len(r.keys) >= MaxKeys {
+					return fmt.Errorf("more than %d assertion keys", MaxKeys)
+				}
+				k = uint32(len(r.keys))
+				info := keyInfo{string(res.assertion), string(res.label.text()), string(res.typ.text())}
+				index[info.key] = k
+				r.keys = append(r.keys, info)
 			}
-			k = int32(len(r.keys))
-			index[res.assertion] = k
-			r.keys = append(r.keys, keyInfo{res.assertion, res.label, res.typ})
+			last, lastKey = append(last[:0], res.assertion...), k
 		}
 		buf = buf[:0]
-		for _, s := range []string{res.caseKey, res.assertion} {
+		for _, s := range [][]byte{res.caseKey, res.assertion} {
 			buf = binary.BigEndian.AppendUint64(buf, uint64(len(s)))
 			buf = append(buf, s...)
 		}
 		buf = binary.BigEndian.AppendUint64(buf, uint64(res.repeat))
 		h := sha256.Sum256(buf)
-		if len(r.entries) == math.MaxInt32 {
+		if r.n == math.MaxInt32 {
 			return fmt.Errorf("more than %d results", math.MaxInt32)
 		}
-		e := entry{score: res.score, key: k, pos: int32(len(r.entries)), rid: resultIDHash(res.resultID)}
-		copy(e.id[:], h[:16])
+		e := entry{hi: binary.BigEndian.Uint64(h[:8]), lo: binary.BigEndian.Uint64(h[8:16]), score: res.score,
+			key: k, pos: r.n, rid: resultIDHash(res.resultID)}
 		watchIDs = watchIDs || e.rid != 0
-		if res.supersedes != "" {
+		if len(res.supersedes) > 0 {
 			if r.supersedes == nil {
 				r.supersedes = map[int32]uint64{}
 			}
 			r.supersedes[e.pos] = resultIDHash(res.supersedes)
 		}
 		if res.comparable() {
-			e.flags |= comparableFlag
-			if res.status == "pass" {
-				e.flags |= passFlag
+			e.key |= comparableFlag
+			if res.status == statusPass {
+				e.key |= passFlag
 			}
 		}
-		r.entries = append(r.entries, e)
+		b := bucketOf(&e)
+		r.buckets[b] = append(r.buckets[b], e)
+		r.n++
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(r.entries, func(a, b entry) int {
-		if c := compareIDs(&a.id, &b.id); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.pos, b.pos)
-	})
+	r.src = src
+	for _, es := range r.buckets {
+		sortBucket(es)
+	}
 	if watchIDs {
 		r.dedupe()
 	}
 	return r, nil
-}
-
-// compareIDs orders ids as two big-endian words: bytes.Compare's order, without its call.
-func compareIDs(a, b *[16]byte) int {
-	if c := cmp.Compare(binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8])); c != 0 {
-		return c
-	}
-	return cmp.Compare(binary.BigEndian.Uint64(a[8:]), binary.BigEndian.Uint64(b[8:]))
 }
 
 // keyCounts is what diff knows of one assertion key once the runs are paired.
@@ -139,48 +157,50 @@ type paired struct {
 func pairRuns(base, head *run) *paired {
 	p := &paired{}
 	byKey := map[string]*keyCounts{}
-	counts := func(info keyInfo) *keyCounts {
-		k := byKey[info.key]
-		if k == nil {
-			k = &keyCounts{info: info}
-			byKey[info.key] = k
-			p.keys = append(p.keys, k)
+	counts := func(keys []keyInfo) []*keyCounts {
+		out := make([]*keyCounts, len(keys))
+		for i, info := range keys {
+			k := byKey[info.key]
+			if k == nil {
+				k = &keyCounts{info: info}
+				byKey[info.key] = k
+				p.keys = append(p.keys, k)
+			}
+			out[i] = k
 		}
-		return k
+		return out
 	}
-	for _, info := range base.keys {
-		counts(info)
-	}
-	for _, info := range head.keys {
-		counts(info)
-	}
-	i, j := 0, 0
-	for i < len(base.entries) || j < len(head.entries) {
-		c := 0
-		switch {
-		case i == len(base.entries):
-			c = 1
-		case j == len(head.entries):
-			c = -1
-		default:
-			c = compareIDs(&base.entries[i].id, &head.entries[j].id)
-		}
-		switch {
-		case c < 0:
-			b := &base.entries[i]
-			counts(base.keys[b.key]).onlyBase++
-			p.onlyBase = append(p.onlyBase, b.pos)
-			i++
-		case c > 0:
-			h := &head.entries[j]
-			counts(head.keys[h.key]).onlyHead++
-			p.onlyHead = append(p.onlyHead, h.pos)
-			j++
-		default:
-			b, h := &base.entries[i], &head.entries[j]
-			counts(base.keys[b.key]).add(b, h)
-			i++
-			j++
+	baseKeys, headKeys := counts(base.keys), counts(head.keys)
+	for bucket := range buckets {
+		be, he := base.buckets[bucket], head.buckets[bucket]
+		i, j := 0, 0
+		for i < len(be) || j < len(he) {
+			c := 0
+			switch {
+			case i == len(be):
+				c = 1
+			case j == len(he):
+				c = -1
+			default:
+				c = compareIDs(&be[i], &he[j])
+			}
+			switch {
+			case c < 0:
+				b := &be[i]
+				baseKeys[b.keyIndex()].onlyBase++
+				p.onlyBase = append(p.onlyBase, b.pos)
+				i++
+			case c > 0:
+				h := &he[j]
+				headKeys[h.keyIndex()].onlyHead++
+				p.onlyHead = append(p.onlyHead, h.pos)
+				j++
+			default:
+				b, h := &be[i], &he[j]
+				baseKeys[b.keyIndex()].add(b, h)
+				i++
+				j++
+			}
 		}
 	}
 	slices.Sort(p.onlyBase)
@@ -189,11 +209,11 @@ func pairRuns(base, head *run) *paired {
 }
 
 func (k *keyCounts) add(b, h *entry) {
-	if b.flags&comparableFlag == 0 || h.flags&comparableFlag == 0 {
+	if b.key&comparableFlag == 0 || h.key&comparableFlag == 0 {
 		k.notComparable++
 		return
 	}
-	switch bp, hp := b.flags&passFlag != 0, h.flags&passFlag != 0; {
+	switch bp, hp := b.key&passFlag != 0, h.key&passFlag != 0; {
 	case bp && hp:
 		k.bothPass++
 	case bp:
