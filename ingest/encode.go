@@ -55,7 +55,8 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 		if x == nil {
 			return append(b, "null"...), nil
 		}
-		keys := make([]string, 0, len(x))
+		var small [16]string // the keys of most objects, without an allocation
+		keys := small[:0]
 		for k := range x {
 			keys = append(keys, k)
 		}
