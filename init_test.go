@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +47,22 @@ func TestInitCheap(t *testing.T) {
 	}
 	if seen < 5 {
 		t.Fatalf("inittrace reported %d of the engine's packages:\n%s", seen, stderr.String())
+	}
+}
+
+// TestNotLinked: packages whose initialization costs every start, a
+// session's included, and that the engine can do without, stay out of the
+// binary (docs/performance.md, "Start-up"): html/template compiles
+// regular expressions at init, encoding/xml fills a map of 252 entities.
+func TestNotLinked(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for _, pkg := range []string{"html/template", "text/template", "encoding/xml"} {
+		if slices.Contains(deps, pkg) {
+			t.Errorf("the engine links %s: its package init runs at every start", pkg)
+		}
 	}
 }

@@ -57,19 +57,20 @@ func lookup(name string) command {
 }
 
 // run runs the command args name (the server when the first argument is a
-// flag or there is none) with a context that ends at the first SIGINT or
-// SIGTERM. A second signal ends a subcommand's process at once; the server
-// keeps draining (spec §2.3, bounded by its drain timeout).
+// flag or there is none). A subcommand's context ends at the first SIGINT or
+// SIGTERM, and a second signal ends its process at once. The server handles
+// both itself, installing its handlers once initialize is answered, and keeps
+// draining at a second (spec §2.3, bounded by its drain timeout).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return serve.Run(ctx, args, stdin, stdout, stderr)
+		return serve.Run(context.Background(), args, stdin, stdout, stderr)
 	}
 	cmd := lookup(args[0])
 	if cmd == nil {
 		return serve.UsageError(stderr, "unknown command %q", args[0])
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
 	context.AfterFunc(ctx, stop)
 	return cmd(ctx, args[1:], stdin, stdout, stderr)
 }

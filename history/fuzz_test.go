@@ -1,17 +1,14 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 )
 
 // FuzzDecodePayload: any bytes decode to a valid Result or a clear error,
@@ -133,35 +130,6 @@ func FuzzSegment(f *testing.F) {
 			if seen[i] != after[i] {
 				t.Fatalf("record %d changed by recovery: %+v, was %+v", i, after[i], seen[i])
 			}
-		}
-	})
-}
-
-// FuzzWebhookResponse: any bytes a webhook receiver answers with are
-// judged without a crash: retried only for 408, 429 and 5xx, never after a
-// negative delay.
-func FuzzWebhookResponse(f *testing.F) {
-	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
-	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
-	f.Add([]byte("HTTP/1.1 429 Too Many Requests\r\nRetry-After: 120\r\n\r\n"))
-	f.Add([]byte("HTTP/1.1 503 Service Unavailable\r\nRetry-After: Tue, 24 Nov 2026 03:00:30 GMT\r\n\r\n"))
-	f.Add([]byte("HTTP/1.1 500 Internal Server Error\r\nRetry-After: -5\r\nTransfer-Encoding: chunked\r\n\r\nffffffff\r\n"))
-	f.Add([]byte("HTTP/1.0 404 Not Found\r\n\r\n"))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
-		if err != nil {
-			return // the client would report a transport error: retried
-		}
-		d, err := judge(resp, now)
-		code := resp.StatusCode
-		if ok := code >= 200 && code < 300; ok != (err == nil) {
-			t.Fatalf("HTTP %d: err = %v", code, err)
-		}
-		if want := code == 408 || code == 429 || code >= 500 && code < 600; d.retry != want {
-			t.Fatalf("HTTP %d: retry = %v", code, d.retry)
-		}
-		if d.retryAfter < 0 {
-			t.Fatalf("negative Retry-After %v", d.retryAfter)
 		}
 	})
 }

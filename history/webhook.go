@@ -9,19 +9,18 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"attest-engine/retry"
 )
 
 // Webhook headers (doc.go, "Webhook").
@@ -88,9 +87,6 @@ func (c WebhookConfig) withDefaults() WebhookConfig {
 	}
 	return c
 }
-
-// maxResponseBody bounds what is read of a webhook's answer (then discarded).
-const maxResponseBody = 64 << 10
 
 type webhook struct {
 	cfg    WebhookConfig
@@ -168,51 +164,20 @@ func (w *webhook) deliver(a Alert) error {
 	if err != nil {
 		return err
 	}
-	var last error
-	for attempt := 0; attempt < w.cfg.MaxAttempts; attempt++ {
-		d, err := w.attempt(body, a.ID)
-		if err == nil {
-			return nil
-		}
-		last = err
-		if !d.retry || attempt == w.cfg.MaxAttempts-1 {
-			break
-		}
-		wait := w.backoff(a.ID, attempt)
-		if d.retryAfter > wait {
-			wait = min(d.retryAfter, w.cfg.MaxRetryAfter)
-		}
-		select {
-		case <-time.After(wait):
-		case <-w.ctx.Done():
-			return fmt.Errorf("%w (gave up at close)", last)
-		}
-	}
-	return last
+	return w.cfg.policy().Do(w.ctx, a.ID, func() (retry.Outcome, error) { return w.attempt(body, a.ID) })
 }
 
-// backoff is the delay before retry attempt+1: Backoff·2^attempt capped at
-// MaxBackoff, scaled by a factor in [0.5, 1) from SHA-256(alert id,
-// attempt): spread, yet a pure function of its inputs.
-func (w *webhook) backoff(id string, attempt int) time.Duration {
-	d := w.cfg.Backoff
-	for i := 0; i < attempt && d < w.cfg.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, w.cfg.MaxBackoff)
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(attempt))
-	h := sha256.Sum256(append([]byte(id), b[:]...))
-	u := float64(binary.LittleEndian.Uint64(h[:8])>>11) / (1 << 53)
-	return time.Duration(float64(d) * (0.5 + u/2))
+// policy is the configuration's bounds on a delivery.
+func (c WebhookConfig) policy() retry.Policy {
+	return retry.Policy{MaxAttempts: c.MaxAttempts, Backoff: c.Backoff, MaxBackoff: c.MaxBackoff, MaxRetryAfter: c.MaxRetryAfter}
 }
 
-func (w *webhook) attempt(body []byte, id string) (decision, error) {
+func (w *webhook) attempt(body []byte, id string) (retry.Outcome, error) {
 	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.cfg.URL, bytes.NewReader(body))
 	if err != nil {
-		return decision{}, errors.New("webhook: the URL does not parse") // not quoted: it may hold a token
+		return retry.Outcome{}, errors.New("webhook: the URL does not parse") // not quoted: it may hold a token
 	}
 	ts := w.cfg.Now().Unix()
 	req.Header.Set("Content-Type", "application/json")
@@ -229,51 +194,11 @@ func (w *webhook) attempt(body []byte, id string) (decision, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return decision{retry: w.ctx.Err() == nil}, fmt.Errorf("webhook %s: %w", req.URL.Host, err)
+		return retry.Outcome{Retry: w.ctx.Err() == nil}, fmt.Errorf("webhook %s: %w", req.URL.Host, err)
 	}
-	return judge(resp, w.cfg.Now())
-}
-
-// decision is what an answer means for the next attempt.
-type decision struct {
-	retry      bool
-	retryAfter time.Duration
-}
-
-// judge reads (boundedly) and closes resp and decides: 2xx delivered; 408,
-// 429 and 5xx retried, after Retry-After when given; anything else fails
-// for good.
-func judge(resp *http.Response, now time.Time) (decision, error) {
-	io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBody))
-	resp.Body.Close()
-	code := resp.StatusCode
-	if code >= 200 && code < 300 {
-		return decision{}, nil
+	o, err := retry.Judge(resp, w.cfg.Now())
+	if err != nil {
+		err = fmt.Errorf("webhook: %w", err)
 	}
-	err := fmt.Errorf("webhook: HTTP %d", code)
-	if code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code >= 500 && code < 600 {
-		ra, _ := parseRetryAfter(resp.Header.Get("Retry-After"), now)
-		return decision{retry: true, retryAfter: ra}, err
-	}
-	return decision{}, err
-}
-
-// parseRetryAfter reads Retry-After (RFC 9110 §10.2.3): delay-seconds or an
-// HTTP-date. A negative or unreadable value is ignored; a huge one is capped
-// by the caller.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.ParseUint(v, 10, 32); err == nil {
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d, true
-		}
-		return 0, true
-	}
-	return 0, false
+	return o, err
 }

@@ -97,10 +97,59 @@ type pending struct {
 	dropped  int
 	elem     *list.Element       // in Assembler.lru
 	deadline int64               // root end + grace; 0 until rootEnd
-	ids      map[string]struct{} // span ids held: a re-delivered span is held once
+	ids      map[string]struct{} // span ids held, from idsSetAt spans on (has)
 	through  uint64              // greatest Seq of its spans
 	prior    *Prior              // reopened from the settle cache: the verdict it had
 	hold     *Hold               // reopened: the hold its earlier spans' items are in
+}
+
+// maxRun bounds the room a new trace is given for the spans that follow
+// its first in the same item (Assembler.run).
+const maxRun = 64
+
+// run is the number of spans at the head of spans of the first one's
+// trace: exporters send a trace's spans together, and its slice is then
+// made once, not grown span by span.
+func (a *Assembler) run(spans []Span) int {
+	n := 1
+	for n < len(spans) && n < min(maxRun, a.lim.SpansPerTrace) && spans[n].TraceID == spans[0].TraceID {
+		n++
+	}
+	return n
+}
+
+// idsSetAt is the number of spans from which a trace keeps a set of its
+// span ids; below it a span id is looked for among its spans, which for
+// the usual trace of a few spans is faster than a map and allocates
+// nothing.
+const idsSetAt = 16
+
+// has reports whether p holds a span (or a log record) with this key
+// (Span.key): a re-delivered span is held once.
+func (p *pending) has(id string) bool {
+	if p.ids != nil {
+		_, ok := p.ids[id]
+		return ok
+	}
+	for i := range p.spans {
+		if p.spans[i].key() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// added records the key of the span just appended to p.spans.
+func (p *pending) added(id string) {
+	switch {
+	case p.ids != nil:
+		p.ids[id] = struct{}{}
+	case len(p.spans) >= idsSetAt:
+		p.ids = make(map[string]struct{}, 2*len(p.spans))
+		for i := range p.spans {
+			p.ids[p.spans[i].key()] = struct{}{}
+		}
+	}
 }
 
 // Assembler groups spans by trace id. It is not safe for concurrent use.
@@ -137,11 +186,11 @@ func (a *Assembler) Open() int { return len(a.open) }
 // Add takes spans seen at now and returns the traces the bounds pushed out.
 func (a *Assembler) Add(spans []Span, now int64) []Group {
 	var out []Group
-	for _, sp := range spans {
+	for i, sp := range spans {
 		p := a.open[sp.TraceID]
 		if p == nil {
 			if s := a.settling.get(sp.TraceID); s != nil {
-				if _, dup := s.p.ids[sp.key()]; dup {
+				if s.p.has(sp.key()) {
 					a.Duplicates++ // sent again after its trace closed
 					a.settle(sp.Seq)
 					continue
@@ -160,7 +209,8 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 				for len(a.open) >= a.lim.OpenTraces {
 					out = a.emit(out, a.close(a.lru.Front().Value.(*pending), ClosedEvicted, now))
 				}
-				p = &pending{id: sp.TraceID, seq: sp.Seq, ids: map[string]struct{}{}, bytes: heldTrace + len(sp.TraceID)}
+				p = &pending{id: sp.TraceID, seq: sp.Seq, bytes: heldTrace + len(sp.TraceID),
+					spans: make([]Span, 0, a.run(spans[i:]))}
 				p.elem = a.lru.PushBack(p)
 				a.open[sp.TraceID] = p
 				a.bytes += p.bytes
@@ -169,7 +219,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			a.lru.MoveToBack(p.elem)
 		}
 		p.last = now
-		if _, dup := p.ids[sp.key()]; dup || (p.prior == nil && a.closed.judged(sp.TraceID, sp.key())) {
+		if p.has(sp.key()) || (p.prior == nil && a.closed.judged(sp.TraceID, sp.key())) {
 			a.Duplicates++ // at-least-once delivery sent it again
 			a.settle(sp.Seq)
 			continue
@@ -180,7 +230,7 @@ func (a *Assembler) Add(spans []Span, now int64) []Group {
 			continue
 		}
 		p.spans = append(p.spans, sp)
-		p.ids[sp.key()] = struct{}{}
+		p.added(sp.key())
 		p.through = max(p.through, sp.Seq)
 		p.bytes += sp.Size + heldSpanID
 		a.bytes += sp.Size + heldSpanID

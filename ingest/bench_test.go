@@ -53,6 +53,7 @@ func BenchmarkProtoPath(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer reportCPU(b, benchCPU())
 	for b.Loop() {
 		feed := NewFeed(Limits{}, nil, nil)
 		for _, body := range [][]byte{js, pb} {

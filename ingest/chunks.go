@@ -28,7 +28,9 @@ func CheckOTLP(data []byte, max int) (*Request, error) { return check(data, each
 
 // CheckOTLPProto is [CheckOTLP] for a binary protobuf request
 // ([ParseOTLPProto]).
-func CheckOTLPProto(data []byte, max int) (*Request, error) { return check(data, eachOTLPProto, max) }
+func CheckOTLPProto(data []byte, max int) (*Request, error) {
+	return checkSized(data, eachOTLPProto, max, protoSpans(data))
+}
 
 // CheckOTLPLogs is [CheckOTLP] for an OTLP/JSON logs request
 // ([ParseOTLPLogs]): its kept records, carried as Spans, in chunks.
@@ -69,7 +71,17 @@ func ParseOTLPProtoChunks(data []byte, max int, emit func(spans []Span, more boo
 }
 
 func check(data []byte, each func([]byte, func(Span) error) error, max int) (*Request, error) {
+	return checkSized(data, each, max, 0)
+}
+
+// checkSized is check with room for n spans in the first chunk, when they
+// were counted beforehand: a request of an exporter's 512 spans is not
+// copied into slices twice its size on the way.
+func checkSized(data []byte, each func([]byte, func(Span) error) error, max, n int) (*Request, error) {
 	r := &Request{data: data, each: each, max: max}
+	if n > 0 {
+		r.first = make([]Span, 0, min(n, max/heldSpan+1)) // a span's Size is at least heldSpan
+	}
 	held := 0
 	err := each(data, func(sp Span) error {
 		if r.n == len(r.first) && (len(r.first) == 0 || held+sp.Size <= max) {

@@ -199,7 +199,8 @@
 // consumer takes them ([Reader.Each] does the same for a long OTLP/JSON
 // line). A trace assembled from spans is written as JSON for evaluation by
 // [AppendJSON], encoding/json's bytes without reflection; short strings
-// decoded from protobuf (keys, names) are interned in a fixed table.
+// decoded from protobuf (keys, names, string and integer values) are
+// interned in fixed tables, held boxed as the values they are.
 //
 // # Late spans
 //

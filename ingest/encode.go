@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"unicode/utf8"
+
+	"attest-engine/jsonstr"
 )
 
 // AppendJSON appends v, a value of the engine's model (map[string]any,
@@ -54,7 +55,8 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 		if x == nil {
 			return append(b, "null"...), nil
 		}
-		keys := make([]string, 0, len(x))
+		var small [16]string // the keys of most objects, without an allocation
+		keys := small[:0]
 		for k := range x {
 			keys = append(keys, k)
 		}
@@ -79,61 +81,8 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 	return append(b, text...), nil
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString quotes s as encoding/json does with HTML escaping off:
-// \" \\ \b \f \n \r \t, other control characters as \u00XX, invalid UTF-8
-// as \ufffd, and U+2028 and U+2029 escaped (JSONP).
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString writes s as encoding/json does (package jsonstr).
+func appendString(b []byte, s string) []byte { return jsonstr.Append(b, s) }
 
 // validNumber is encoding/json's test of a json.Number's text (its empty
 // text writes as 0).

@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"hash"
 )
@@ -155,27 +153,8 @@ func collect(data []byte, each func([]byte, func(Span) error) error) ([]Span, er
 // carrier to visit in order; an error from visit ends the walk and is
 // returned as it is.
 func eachOTLPLogs(data []byte, visit func(Span) error) error {
-	if !json.Valid(data) {
-		var v any
-		err := json.Unmarshal(data, &v) // for its message
-		return fmt.Errorf("OTLP/JSON logs: %v", err)
-	}
-	if err := uniqueNames(data); err != nil { // as for traces (names.go)
-		return fmt.Errorf("OTLP/JSON logs: %v", err)
-	}
-	var resourceLogs []byte
-	err := members(data, "request", func(key string, val []byte) error {
-		if fieldIs(key, "resourceLogs") {
-			resourceLogs = val
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("OTLP/JSON logs: %v", err)
-	}
 	out := carriers{visit: visit}
 	n := 0
-	var recErr, visitErr error
 	// Ids come as JSON strings; the records of a request mostly share
 	// them, so the last one of each size is remembered.
 	var lastRaw [2][]byte
@@ -195,71 +174,25 @@ func eachOTLPLogs(data []byte, visit func(Span) error) error {
 		}
 		return id, err
 	}
-	err = rawList(resourceLogs).each("resourceLogs", func(rl []byte) error {
-		var attrs, scopes []byte
-		err := members(rl, "resourceLogs[]", func(key string, val []byte) error {
-			switch {
-			case fieldIs(key, "resource"):
-				return members(val, "resource", func(key string, val []byte) error {
-					if fieldIs(key, "attributes") {
-						attrs = val
-					}
-					return nil
-				})
-			case fieldIs(key, "scopeLogs"):
-				scopes = val
+	err := walkOTLPJSON(data, logLists, func(service string, raw []byte) (bool, error) {
+		r, err := parseLogRecord(raw)
+		if err == nil {
+			var sp Span
+			var ok bool
+			if sp, ok, err = r.keep(service, jsonID); ok {
+				if err := out.add(sp); err != nil {
+					return true, err
+				}
 			}
-			return nil
-		})
+		}
 		if err != nil {
-			return err
+			return true, fmt.Errorf("OTLP/JSON log record %d: %v", n, err)
 		}
-		service := ""
-		res, err := attrMap(attrs, 0)
-		if err != nil && !errors.Is(err, errDepth) {
-			return err
-		}
-		if res != nil {
-			service, _ = res["service.name"].(string)
-		}
-		return rawList(scopes).each("scopeLogs", func(sl []byte) error {
-			var list []byte
-			err := members(sl, "scopeLogs[]", func(key string, val []byte) error {
-				if fieldIs(key, "logRecords") {
-					list = val
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			return rawList(list).each("logRecords", func(raw []byte) error {
-				r, err := parseLogRecord(raw)
-				if err == nil {
-					var sp Span
-					var ok bool
-					if sp, ok, err = r.keep(service, jsonID); ok {
-						if visitErr = out.add(sp); visitErr != nil {
-							return visitErr
-						}
-					}
-				}
-				if err != nil {
-					recErr = fmt.Errorf("OTLP/JSON log record %d: %v", n, err)
-					return recErr
-				}
-				n++
-				return nil
-			})
-		})
+		n++
+		return false, nil
 	})
-	switch {
-	case visitErr != nil:
-		return visitErr
-	case recErr != nil:
-		return recErr
-	case err != nil:
-		return fmt.Errorf("OTLP/JSON logs: %v", err)
+	if err != nil {
+		return err
 	}
 	return out.flush()
 }

@@ -202,29 +202,59 @@ func ParseOTLP(data []byte) ([]Span, error) {
 // span to visit in order; an error from visit ends the walk and is
 // returned (wrapped).
 func eachOTLP(data []byte, visit func(Span) error) error {
+	n := 0
+	return walkOTLPJSON(data, spanLists, func(service string, raw []byte) (bool, error) {
+		sp, err := parseSpan(raw)
+		if err != nil {
+			return true, fmt.Errorf("OTLP/JSON span %d: %v", n, err)
+		}
+		sp.Service = service
+		n++
+		return false, visit(sp)
+	})
+}
+
+// otlpLists names the lists of an OTLP/JSON export request of one signal:
+// resources, their scopes, the scopes' items.
+type otlpLists struct {
+	what                     string // the error's prefix
+	resources, scopes, items string
+}
+
+var (
+	spanLists = otlpLists{"OTLP/JSON", "resourceSpans", "scopeSpans", "spans"}
+	logLists  = otlpLists{"OTLP/JSON logs", "resourceLogs", "scopeLogs", "logRecords"}
+)
+
+// walkOTLPJSON checks an OTLP/JSON export request whole (valid JSON, no
+// member name twice: names.go) and then walks it in place, passing each
+// item's raw JSON, in order, with its resource's service.name, to visit.
+// An error visit returns ends the walk; it is returned as it is when visit
+// says so (final), else wrapped with the request's prefix, as the walk's
+// own errors are.
+func walkOTLPJSON(data []byte, l otlpLists, visit func(service string, raw []byte) (final bool, err error)) error {
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v) // for its message
-		return fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("%s: %v", l.what, err)
 	}
 	if err := uniqueNames(data); err != nil {
-		return fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("%s: %v", l.what, err)
 	}
-	var resourceSpans []byte
+	var resources []byte
 	err := members(data, "request", func(key string, val []byte) error {
-		if fieldIs(key, "resourceSpans") {
-			resourceSpans = val
+		if fieldIs(key, l.resources) {
+			resources = val
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("OTLP/JSON: %v", err)
+		return fmt.Errorf("%s: %v", l.what, err)
 	}
-	n := 0
-	var spanErr error
-	err = rawList(resourceSpans).each("resourceSpans", func(rs []byte) error {
+	var finalErr error
+	err = rawList(resources).each(l.resources, func(rs []byte) error {
 		var attrs, scopes []byte
-		err := members(rs, "resourceSpans[]", func(key string, val []byte) error {
+		err := members(rs, l.resources+"[]", func(key string, val []byte) error {
 			switch {
 			case fieldIs(key, "resource"):
 				return members(val, "resource", func(key string, val []byte) error {
@@ -233,7 +263,7 @@ func eachOTLP(data []byte, visit func(Span) error) error {
 					}
 					return nil
 				})
-			case fieldIs(key, "scopeSpans"):
+			case fieldIs(key, l.scopes):
 				scopes = val
 			}
 			return nil
@@ -251,10 +281,10 @@ func eachOTLP(data []byte, visit func(Span) error) error {
 		if res != nil {
 			service, _ = res["service.name"].(string)
 		}
-		return rawList(scopes).each("scopeSpans", func(ss []byte) error {
+		return rawList(scopes).each(l.scopes, func(sc []byte) error {
 			var list []byte
-			err := members(ss, "scopeSpans[]", func(key string, val []byte) error {
-				if fieldIs(key, "spans") {
+			err := members(sc, l.scopes+"[]", func(key string, val []byte) error {
+				if fieldIs(key, l.items) {
 					list = val
 				}
 				return nil
@@ -262,23 +292,20 @@ func eachOTLP(data []byte, visit func(Span) error) error {
 			if err != nil {
 				return err
 			}
-			return rawList(list).each("spans", func(raw []byte) error {
-				sp, err := parseSpan(raw)
-				if err != nil {
-					spanErr = fmt.Errorf("OTLP/JSON span %d: %v", n, err)
-					return spanErr
+			return rawList(list).each(l.items, func(raw []byte) error {
+				final, err := visit(service, raw)
+				if err != nil && final {
+					finalErr = err
 				}
-				sp.Service = service
-				n++
-				return visit(sp)
+				return err
 			})
 		})
 	})
-	if spanErr != nil {
-		return spanErr
-	}
-	if err != nil {
-		return fmt.Errorf("OTLP/JSON: %v", err)
+	switch {
+	case finalErr != nil:
+		return finalErr
+	case err != nil:
+		return fmt.Errorf("%s: %v", l.what, err)
 	}
 	return nil
 }

@@ -77,6 +77,40 @@ func ParseOTLPProto(data []byte) ([]Span, error) {
 	return spans, nil
 }
 
+// protoSpans counts the spans of a protobuf request by its framing alone,
+// nothing decoded: 0 when the framing is broken (decoding says how).
+func protoSpans(data []byte) int {
+	n := 0
+	for r := (fields{b: data}); r.more(); {
+		f, err := r.next()
+		if err != nil {
+			return 0
+		}
+		if f.num != 1 || f.typ != wireBytes {
+			continue
+		}
+		for rs := (fields{b: f.b}); rs.more(); {
+			g, err := rs.next()
+			if err != nil {
+				return 0
+			}
+			if g.num != 2 || g.typ != wireBytes {
+				continue
+			}
+			for ss := (fields{b: g.b}); ss.more(); {
+				h, err := ss.next()
+				if err != nil {
+					return 0
+				}
+				if h.num == 2 && h.typ == wireBytes {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 // eachOTLPProto decodes a protobuf request as ParseOTLPProto does, passing
 // each span to visit in order; an error from visit ends the walk and is
 // returned.
@@ -216,18 +250,10 @@ func decodeSpan(b []byte) (Span, error) {
 			}
 		}
 	}
+	if err := protoIDs(&sp, traceID, spanID, parentID); err != nil {
+		return Span{}, err
+	}
 	var err error
-	if sp.TraceID, err = protoID(traceID, 16, "traceId"); err != nil {
-		return Span{}, err
-	}
-	if sp.SpanID, err = protoID(spanID, 8, "spanId"); err != nil {
-		return Span{}, err
-	}
-	if len(parentID) > 0 { // empty: a root span
-		if sp.ParentID, err = protoID(parentID, 8, "parentSpanId"); err != nil {
-			return Span{}, err
-		}
-	}
 	if attrs > 0 {
 		if sp.Attrs, err = attrMapProto(msg{cur: fields{b: b}}, 9, spanSchema, attrs, 0, true); err != nil {
 			return Span{}, err
@@ -299,15 +325,48 @@ func readStatus(b []byte, sp *Span) error {
 	return nil
 }
 
-// protoID is an id as raw bytes: exactly n of them, not all zero
-// (trace.proto: "An ID with all zeroes OR of length other than 16 bytes
-// is considered invalid", 8 for span ids).
-func protoID(b []byte, n int, field string) (string, error) {
+// checkProtoID checks an id given as raw bytes: exactly n of them, not
+// all zero (trace.proto: "An ID with all zeroes OR of length other than
+// 16 bytes is considered invalid", 8 for span ids).
+func checkProtoID(b []byte, n int, field string) error {
 	if len(b) != n {
-		return "", fmt.Errorf("%s is %d bytes, not %d", field, len(b), n)
+		return fmt.Errorf("%s is %d bytes, not %d", field, len(b), n)
 	}
 	if allZero(b) {
-		return "", fmt.Errorf("%s is all zeros (an invalid id)", field)
+		return fmt.Errorf("%s is all zeros (an invalid id)", field)
+	}
+	return nil
+}
+
+// protoID is a checked id (checkProtoID) as hex.
+func protoID(b []byte, n int, field string) (string, error) {
+	if err := checkProtoID(b, n, field); err != nil {
+		return "", err
 	}
 	return hex.EncodeToString(b), nil
+}
+
+// protoIDs sets sp's ids from their raw bytes, as hex; parent is empty
+// for a root span. The span's own two share one string (they live and die
+// with the span); the trace id has its own, as the assembler keeps it
+// after the span is gone (the verdicts it remembers).
+func protoIDs(sp *Span, trace, span, parent []byte) error {
+	if err := checkProtoID(trace, 16, "traceId"); err != nil {
+		return err
+	}
+	if err := checkProtoID(span, 8, "spanId"); err != nil {
+		return err
+	}
+	if len(parent) > 0 {
+		if err := checkProtoID(parent, 8, "parentSpanId"); err != nil {
+			return err
+		}
+	}
+	var buf [64]byte
+	hex.Encode(buf[:32], trace)
+	hex.Encode(buf[32:48], span)
+	hex.Encode(buf[48:], parent)
+	ids := string(buf[32 : 48+2*len(parent)])
+	sp.TraceID, sp.SpanID, sp.ParentID = string(buf[:32]), ids[:16], ids[16:]
+	return nil
 }

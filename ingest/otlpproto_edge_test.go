@@ -322,6 +322,7 @@ func benchParse(b *testing.B, proto bool) {
 	}
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
+	defer reportCPU(b, benchCPU())
 	for b.Loop() {
 		n := 0
 		for _, req := range reqs {

@@ -175,11 +175,15 @@ func value(v parts, depth int, build bool) (any, error) {
 	}
 	switch last.num {
 	case 1:
+		if utf8.Valid(last.b) {
+			return internValue(last.b), nil
+		}
 		return pbString(last.b), nil
 	case 2:
 		return last.u != 0, nil
 	case 3:
-		return json.Number(strconv.FormatInt(int64(last.u), 10)), nil
+		var buf [20]byte
+		return internNumber(strconv.AppendInt(buf[:0], int64(last.u), 10)), nil
 	case 4:
 		f := math.Float64frombits(last.u)
 		if math.IsNaN(f) || math.IsInf(f, 0) {

@@ -55,26 +55,30 @@ type field struct {
 // fields reads a message's fields in order. Every length is checked
 // against the bytes left before slicing, so no input makes it read out of
 // bounds; groups are refused (proto3 has none, and skipping one means
-// matching nested start and end tags).
+// matching nested start and end tags). The position is an offset, not a
+// shrinking slice: moving it writes no pointer, so the loop that reads
+// every field pays no write barrier while the collector runs.
 type fields struct {
 	b []byte
+	i int // b[i:] is not read yet
 }
 
-func (r *fields) more() bool { return len(r.b) > 0 }
+func (r *fields) more() bool { return r.i < len(r.b) }
 
 func (r *fields) varint() (uint64, error) {
 	var v uint64
+	b := r.b[r.i:]
 	for i := 0; i < 10; i++ {
-		if i >= len(r.b) {
+		if i >= len(b) {
 			return 0, errTruncated
 		}
-		c := r.b[i]
+		c := b[i]
 		if i == 9 && c > 1 { // the tenth byte holds the 64th bit only
 			return 0, errOverflow
 		}
 		v |= uint64(c&0x7f) << (7 * i)
 		if c < 0x80 {
-			r.b = r.b[i+1:]
+			r.i += i + 1
 			return v, nil
 		}
 	}
@@ -83,8 +87,12 @@ func (r *fields) varint() (uint64, error) {
 
 // next reads the next field; call it only while more().
 func (r *fields) next() (field, error) {
-	tag, err := r.varint()
-	if err != nil {
+	var tag uint64
+	var err error
+	if r.i < len(r.b) && r.b[r.i] < 0x80 { // one byte, as every tag of the schemas read here
+		tag = uint64(r.b[r.i])
+		r.i++
+	} else if tag, err = r.varint(); err != nil {
 		return field{}, fmt.Errorf("field tag: %v", err)
 	}
 	n := tag >> 3
@@ -92,35 +100,41 @@ func (r *fields) next() (field, error) {
 		return field{}, fmt.Errorf("field number %d out of range", n)
 	}
 	f := field{num: uint32(n), typ: wireType(tag & 7)}
+	left := len(r.b) - r.i
 	switch f.typ {
 	case wireVarint:
 		if f.u, err = r.varint(); err != nil {
 			return field{}, fmt.Errorf("field %d: %v", f.num, err)
 		}
 	case wireFixed64:
-		if len(r.b) < 8 {
-			return field{}, fmt.Errorf("field %d: fixed64 needs 8 bytes, %d left", f.num, len(r.b))
+		if left < 8 {
+			return field{}, fmt.Errorf("field %d: fixed64 needs 8 bytes, %d left", f.num, left)
 		}
-		b := r.b
+		b := r.b[r.i : r.i+8]
 		f.u = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		r.b = r.b[8:]
+		r.i += 8
 	case wireFixed32:
-		if len(r.b) < 4 {
-			return field{}, fmt.Errorf("field %d: fixed32 needs 4 bytes, %d left", f.num, len(r.b))
+		if left < 4 {
+			return field{}, fmt.Errorf("field %d: fixed32 needs 4 bytes, %d left", f.num, left)
 		}
-		b := r.b
+		b := r.b[r.i : r.i+4]
 		f.u = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
-		r.b = r.b[4:]
+		r.i += 4
 	case wireBytes:
-		n, err := r.varint()
-		if err != nil {
+		var n uint64
+		if left > 0 && r.b[r.i] < 0x80 { // a length under 128
+			n = uint64(r.b[r.i])
+			r.i++
+		} else if n, err = r.varint(); err != nil {
 			return field{}, fmt.Errorf("field %d length: %v", f.num, err)
 		}
-		if n > uint64(len(r.b)) {
-			return field{}, fmt.Errorf("field %d: length %d past the end (%d bytes left)", f.num, n, len(r.b))
+		if left = len(r.b) - r.i; n > uint64(left) {
+			return field{}, fmt.Errorf("field %d: length %d past the end (%d bytes left)", f.num, n, left)
 		}
-		f.b, r.b = r.b[:n:n], r.b[n:]
+		end := r.i + int(n)
+		f.b = r.b[r.i:end:end]
+		r.i = end
 	case wireGroupSt, wireGroupEn:
 		return field{}, fmt.Errorf("field %d: groups (wire types 3 and 4) are not supported", f.num)
 	default:

@@ -177,7 +177,8 @@ func (a *Assembler) decide(p *pending, g Group, now int64) *Group {
 	a.closed.judge(p.id, g.Spans, true)
 	g.TooLate, g.Late, g.Prior = true, late, prior
 	g.Hold = newHold(seqs, 1, a.Settle)
-	return &g
+	out := g // a copy: g itself stays on the stack on the other paths
+	return &out
 }
 
 // settleCache keeps closed traces' spans until --idle after they closed,

@@ -32,13 +32,10 @@ package otlpexport
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -48,6 +45,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"attest-engine/retry"
 )
 
 // EventName is the event each result is sent as.
@@ -233,52 +232,17 @@ func (e *Exporter) run() {
 }
 
 func (e *Exporter) deliver(r request) error {
-	var last error
-	for attempt := 0; attempt < e.cfg.MaxAttempts; attempt++ {
-		retry, after, err := e.attempt(r.body)
-		if err == nil {
-			return nil
-		}
-		last = err
-		if !retry || attempt == e.cfg.MaxAttempts-1 {
-			break
-		}
-		wait := e.backoff(r.key, attempt)
-		if after > wait {
-			wait = min(after, e.cfg.MaxRetryAfter)
-		}
-		select {
-		case <-time.After(wait):
-		case <-e.ctx.Done():
-			return fmt.Errorf("%w (gave up at close)", last)
-		}
-	}
-	return last
+	p := retry.Policy{MaxAttempts: e.cfg.MaxAttempts, Backoff: e.cfg.Backoff, MaxBackoff: e.cfg.MaxBackoff, MaxRetryAfter: e.cfg.MaxRetryAfter}
+	return p.Do(e.ctx, r.key, func() (retry.Outcome, error) { return e.attempt(r.body) })
 }
 
-// backoff is the delay before retry attempt+1: Backoff·2^attempt capped at
-// MaxBackoff, scaled by a factor in [0.5, 1) from SHA-256(key, attempt).
-func (e *Exporter) backoff(key string, attempt int) time.Duration {
-	d := e.cfg.Backoff
-	for i := 0; i < attempt && d < e.cfg.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, e.cfg.MaxBackoff)
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(attempt))
-	h := sha256.Sum256(append([]byte(key), b[:]...))
-	u := float64(binary.LittleEndian.Uint64(h[:8])>>11) / (1 << 53)
-	return time.Duration(float64(d) * (0.5 + u/2))
-}
-
-// attempt posts once: 2xx delivered; 408, 429 and 5xx retried (after
-// Retry-After when given, in seconds); anything else fails for good.
-func (e *Exporter) attempt(body []byte) (retry bool, after time.Duration, err error) {
+// attempt posts once; retry.Judge says what the answer means.
+func (e *Exporter) attempt(body []byte) (retry.Outcome, error) {
 	ctx, cancel := context.WithTimeout(e.ctx, e.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.cfg.URL, bytes.NewReader(body))
 	if err != nil {
-		return false, 0, errors.New("the URL does not parse")
+		return retry.Outcome{}, errors.New("the URL does not parse")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := e.cfg.Client.Do(req)
@@ -287,22 +251,13 @@ func (e *Exporter) attempt(body []byte) (retry bool, after time.Duration, err er
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return e.ctx.Err() == nil, 0, fmt.Errorf("%s: %w", req.URL.Host, err)
+		return retry.Outcome{Retry: e.ctx.Err() == nil}, fmt.Errorf("%s: %w", req.URL.Host, err)
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	code := resp.StatusCode
-	if code >= 200 && code < 300 {
-		return false, 0, nil
+	o, err := retry.Judge(resp, time.Now())
+	if err != nil {
+		err = fmt.Errorf("%s: %w", req.URL.Host, err)
 	}
-	err = fmt.Errorf("%s: HTTP %d", req.URL.Host, code)
-	if code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code >= 500 && code < 600 {
-		if n, perr := strconv.ParseUint(strings.TrimSpace(resp.Header.Get("Retry-After")), 10, 32); perr == nil {
-			after = time.Duration(n) * time.Second
-		}
-		return true, after, err
-	}
-	return false, 0, err
+	return o, err
 }
 
 // Request is the OTLP/JSON ExportLogsServiceRequest of one trace's

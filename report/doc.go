@@ -27,7 +27,11 @@
 // shows it. Bidirectional formatting characters (IsBidiControl) are never
 // written raw: shown as \uXXXX in text, JUnit and HTML, JSON escapes in
 // JSON (bidi.go), so a trace's text cannot reorder the report's own words.
-// The HTML page escapes through html/template's contexts, isolates each
+// The HTML page puts data only in text and quoted attribute values, escaped
+// there as html/template would (html_write.go, checked against it by
+// FuzzEscapeHTML; html/template itself is not linked in: its package
+// initialization compiles regular expressions on every start of the
+// engine, docs/performance.md), isolates each
 // data field shown inline in a <bdi>, holds no URL of any kind, and its
 // Content-Security-Policy allows only its own script and style sheet, by
 // hash.

@@ -3,13 +3,12 @@
 package report
 
 import (
+	"bufio"
 	"cmp"
-	"html/template"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"attest-engine/clip"
@@ -47,14 +46,14 @@ type historyPage struct {
 	Unshown        []string // the first historyMaxUnshown keys not drawn
 	NUnshown       int      // all the keys not drawn
 	NotListed      int      // those not in Unshown
-	CSS            template.CSS
-	Script         template.JS
+	CSS            string
+	Script         string
 	CSP            string
 }
 
 type historyKey struct {
 	Name, Key, Type  string
-	Trend, Histogram template.HTML
+	Trend, Histogram string
 	Alerts           []string
 	NAlerts          int
 	AlertCount       string
@@ -77,7 +76,7 @@ func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
 		}
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Key, b.Key))
 	})
-	p := historyPage{NKeys: len(keys), CSS: template.CSS(htmlCSS), Script: template.JS(htmlScript), CSP: htmlCSP()}
+	p := historyPage{NKeys: len(keys), CSS: htmlCSS, Script: htmlScript, CSP: htmlCSP()}
 	if !generated.IsZero() {
 		p.Generated = generated.UTC().Format("2006-01-02 15:04:05 UTC")
 	}
@@ -104,7 +103,9 @@ func WriteHistory(w io.Writer, keys []HistoryKey, generated time.Time) error {
 		p.Keys = append(p.Keys, hk)
 	}
 	p.Summary = count(len(keys), "assertion key") + ", " + count(p.NAlerts, "drift alert") + "."
-	return historyTemplate().Execute(w, &p)
+	bw := bufio.NewWriter(w)
+	writeHistoryPage(bw, &p)
+	return bw.Flush()
 }
 
 // WriteHistoryFile writes the history page to path whole or not at all
@@ -122,36 +123,3 @@ func sum(xs []int) int {
 	}
 	return n
 }
-
-// historyTemplate is a page of the report's family: the same "meta" (the
-// content security policy) and "foot" (the script) as the report's page.
-var historyTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(parsePage().New("history").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-{{template "meta" .}}<title>attest-engine history</title>
-<style>{{.CSS}}</style>
-</head>
-<body>
-<header>
-<h1>attest-engine history</h1>
-{{if .Generated}}<p class="meta">generated {{.Generated}}</p>
-{{end}}<p>{{.Summary}}</p>
-</header>
-<main>
-{{range .Keys}}<section class="key">
-<h2><bdi>{{.Name}}</bdi>{{if .Type}} <small><bdi>{{.Type}}</bdi></small>{{end}}{{if .Key}} <small><bdi>{{.Key}}</bdi></small>{{end}}{{if .NAlerts}} <span class="badge s-hard_fail">{{.AlertCount}}</span>{{end}}</h2>
-<div class="charts">
-{{.Trend}}
-{{.Histogram}}
-</div>
-{{if .Alerts}}<ul class="alerts">
-{{range .Alerts}}<li><pre>{{.}}</pre></li>
-{{end}}</ul>
-{{end}}</section>
-{{end}}{{if .NUnshown}}<details><summary>{{.NUnshown}} more keys, not drawn</summary><pre>{{range .Unshown}}<bdi>{{.}}</bdi>
-{{end}}{{if .NotListed}}… and {{.NotListed}} more, not listed
-{{end}}</pre></details>
-{{end}}</main>
-{{template "foot" .}}`))
-})

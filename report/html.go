@@ -3,9 +3,9 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
-	"html/template"
 	"io"
 	"math"
 	"slices"
@@ -111,14 +111,10 @@ func (h *htmlReport) Trace(tr *Trace) error {
 			sec.full = true
 			break
 		}
-		if err := htmlTemplates().ExecuteTemplate(&body, "result", htmlResultOf(&tr.Results[i], names[i])); err != nil {
-			return err
-		}
+		writeResult(&body, htmlResultOf(&tr.Results[i], names[i]))
 	}
-	t.Body = template.HTML(body.String())
-	if err := htmlTemplates().ExecuteTemplate(&sec.buf, "trace", &t); err != nil {
-		return err
-	}
+	t.Body = body.String()
+	writeTrace(&sec.buf, &t)
 	sec.n++
 	if sec.buf.Len() >= htmlSectionBudget {
 		sec.full = true
@@ -203,16 +199,17 @@ func (h *htmlReport) row(tr *Trace, st, types string) error {
 		}
 		mean = score(sum / float64(n))
 	}
-	return htmlTemplates().ExecuteTemplate(&h.rows, "row", &htmlRow{Name: line(tr.Name, htmlNameMax), Status: st, Types: types,
+	writeRow(&h.rows, &htmlRow{Name: line(tr.Name, htmlNameMax), Status: st, Types: types,
 		Results: len(tr.Results), Mean: mean, Duration: millis(tr.DurationMS)})
+	return nil
 }
 
 func (h *htmlReport) End(tot *Totals) error {
 	p := htmlPage{Tot: tot, Cost: dollars(tot.Cost), Time: seconds(tot.DurationMS) + "s",
-		Failed: template.HTML(h.failed.buf.String()), NFailed: h.failed.n,
-		Soft: template.HTML(h.soft.buf.String()), NSoft: h.soft.n,
-		Rows: template.HTML(h.rows.String()), NRows: h.nRows, Passed: h.passed, Over: h.over, Omitted: h.omitted,
-		CSS: template.CSS(htmlCSS), Script: template.JS(htmlScript), CSP: htmlCSP()}
+		Failed: h.failed.buf.String(), NFailed: h.failed.n,
+		Soft: h.soft.buf.String(), NSoft: h.soft.n,
+		Rows: h.rows.String(), NRows: h.nRows, Passed: h.passed, Over: h.over, Omitted: h.omitted,
+		CSS: htmlCSS, Script: htmlScript, CSP: htmlCSP()}
 	switch {
 	case tot.Incomplete:
 		p.Verdict, p.VerdictClass = "INCOMPLETE", "err"
@@ -237,7 +234,9 @@ func (h *htmlReport) End(tot *Totals) error {
 		}
 		p.Scenarios = append(p.Scenarios, htmlScenarioOf(&tot.Scenarios[i]))
 	}
-	return htmlTemplates().ExecuteTemplate(h.w, "page", &p)
+	bw := bufio.NewWriter(h.w)
+	writePage(bw, &p)
+	return bw.Flush()
 }
 
 // htmlResultOf is a result as the page shows it, its text cut to the

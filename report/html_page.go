@@ -1,18 +1,17 @@
-// html_page.go: the HTML report's template, style sheet, filter script and content security policy.
+// html_page.go: what the HTML report's page is made of: its data, style sheet, filter script and content security policy.
 
 package report
 
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"html/template"
 	"sync"
 )
 
-// What the templates are given. Every string from a trace or an assertion
-// goes through html/template's escaping for its context; only the charts
-// (svg.go, escaped there), the sections already executed by these
-// templates, and the constants below are trusted HTML. Each such string
+// What the pages are written from (html_write.go). Every string from a
+// trace or an assertion is escaped where it is written (escapeHTML); only
+// the charts (svg.go, escaped there), the sections already written, and
+// the constants below are trusted HTML. Each such string
 // shown inline among the page's own words is inside its own <bdi> element,
 // so right-to-left text in a name cannot reorder the words around it;
 // table cells and longer texts (<pre>) are blocks of their own, which
@@ -23,15 +22,15 @@ type htmlPage struct {
 	Verdict, VerdictClass, Generated string
 	Tot                              *Totals
 	Cost, Time                       string
-	StatusBar, Histogram             template.HTML
+	StatusBar, Histogram             string
 	Types                            []htmlTypeRow
 	Scenarios                        []htmlScenario
 	MoreScenarios                    int
-	Failed, Soft, Rows               template.HTML
+	Failed, Soft, Rows               string
 	NFailed, NSoft, NRows            int
 	Passed, Over, Omitted            int
-	CSS                              template.CSS
-	Script                           template.JS
+	CSS                              string
+	Script                           string
 	CSP                              string
 }
 
@@ -49,8 +48,8 @@ type htmlScenario struct {
 type htmlTrace struct {
 	ID, Name, Status, Types, Duration, Summary string
 	Err                                        *htmlErr
-	Body                                       template.HTML // the results, executed by "result"
-	Hidden                                     int           // results past the section's budget
+	Body                                       string // the results, written by writeResult
+	Hidden                                     int    // results past the section's budget
 }
 
 type htmlErr struct {
@@ -68,109 +67,6 @@ type htmlRow struct {
 	Name, Status, Types, Mean, Duration string
 	Results                             int
 }
-
-var htmlTemplates = sync.OnceValue(parsePage)
-
-// parsePage parses the report page's templates. The history page parses
-// its own set from them (a set that has executed cannot be cloned).
-func parsePage() *template.Template {
-	return template.Must(template.New("page").Parse(htmlPageTemplate))
-}
-
-const htmlPageTemplate = `<!DOCTYPE html>
-<html lang="en">
-<head>
-{{template "meta" .}}<title>attest-engine report: {{.Verdict}}</title>
-<style>{{.CSS}}</style>
-</head>
-<body>
-<header>
-<h1>attest-engine report <span class="verdict s-{{.VerdictClass}}">{{.Verdict}}</span></h1>
-{{if .Generated}}<p class="meta">generated {{.Generated}}</p>
-{{end}}</header>
-<section class="summary" aria-label="summary">
-<dl class="counts">
-<div class="k-pass"><dt>pass</dt><dd>{{.Tot.Pass}}</dd></div>
-<div class="k-soft"><dt>soft_fail</dt><dd>{{.Tot.SoftFail}}</dd></div>
-<div class="k-hard"><dt>hard_fail</dt><dd>{{.Tot.HardFail}}</dd></div>
-<div class="k-err"><dt>error</dt><dd>{{.Tot.Errors}}</dd></div>
-<div><dt>traces</dt><dd>{{.Tot.Traces}} <small>({{.Tot.FailedTraces}} failed)</small></dd></div>
-<div><dt>results</dt><dd>{{.Tot.Results}}{{if .Tot.Skipped}} <small>({{.Tot.Skipped}} skipped)</small>{{end}}</dd></div>
-<div><dt>cost</dt><dd>{{.Cost}}</dd></div>
-<div><dt>time</dt><dd>{{.Time}}</dd></div>
-</dl>
-{{.StatusBar}}
-{{if .Tot.Incomplete}}<p class="warn">The run stopped before the end of its input (bad input or an interrupt): this report is incomplete.</p>
-{{end}}<div class="charts">
-{{.Histogram}}
-{{if .Types}}<table class="types">
-<thead><tr><th>type</th><th>results</th><th>pass</th><th>soft_fail</th><th>hard_fail</th><th>mean score</th></tr></thead>
-<tbody>
-{{range .Types}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td>{{.Pass}}</td><td>{{.Soft}}</td><td>{{.Hard}}</td><td>{{.Mean}}</td></tr>
-{{end}}</tbody>
-</table>
-{{end}}</div>
-{{if .Scenarios}}<table class="scenarios">
-<thead><tr><th>scenario</th><th>runs</th><th>passes</th><th>Wilson 95%</th><th>pass^k</th></tr></thead>
-<tbody>
-{{range .Scenarios}}<tr><td>{{.ID}}</td><td>{{.N}}</td><td>{{.Passes}}</td><td>{{.Wilson}}</td><td>{{.PassK}}</td></tr>
-{{end}}</tbody>
-</table>
-{{if .MoreScenarios}}<p class="meta">{{.MoreScenarios}} more scenarios, in the JSON report.</p>
-{{end}}{{end}}</section>
-<div id="filters" class="filters" hidden>
-<label><input type="checkbox" value="error" checked> error</label>
-<label><input type="checkbox" value="hard_fail" checked> hard_fail</label>
-<label><input type="checkbox" value="soft_fail" checked> soft_fail</label>
-<label><input type="checkbox" value="pass" checked> pass</label>
-<label>type <select><option value="">all</option>{{range .Types}}<option>{{.Name}}</option>{{end}}</select></label>
-<label>search <input type="search" placeholder="trace, assertion or text"></label>
-<output id="shown"></output>
-</div>
-<main>
-{{if .NFailed}}<section id="failed">
-<h2>Failed traces <small>({{.NFailed}} shown in full)</small></h2>
-{{.Failed}}</section>
-{{end}}{{if .NSoft}}<section id="soft">
-<h2>Soft failures <small>({{.NSoft}} shown in full)</small></h2>
-{{.Soft}}</section>
-{{end}}{{if .NRows}}<section id="rows">
-<details id="rows-list"{{if .Over}} open{{end}}>
-<summary><h2>{{if .Over}}Other traces <small>({{.Passed}} passed, {{.Over}} not shown in full: the report's size bound was reached)</small>{{else}}Passed traces <small>({{.Passed}})</small>{{end}}</h2></summary>
-<table class="rows">
-<thead><tr><th>status</th><th>trace</th><th>results</th><th>mean score</th><th>time</th></tr></thead>
-<tbody>
-{{.Rows}}</tbody>
-</table>
-</details>
-</section>
-{{end}}{{if .Omitted}}<p class="warn">{{.Omitted}} more traces are counted above but not listed: the report lists at most 10,000. The JSON report has them all.</p>
-{{end}}{{if not .Tot.Traces}}<p>No trace was evaluated.</p>
-{{end}}</main>
-{{template "foot" .}}{{define "trace"}}<details class="trace" open id="{{.ID}}" data-status="{{.Status}}" data-name="{{.Name}}">
-<summary><span class="badge s-{{.Status}}">{{.Status}}</span> <b class="name"><bdi>{{.Name}}</bdi></b> <span class="sub">{{.Summary}} · {{.Duration}}</span></summary>
-{{with .Err}}<div class="r entry" data-status="error" data-types="{{.Filter}}">
-<p><span class="badge s-error">{{.ErrorType}}</span> <code>{{.Code}}</code>{{if .AssertionID}} assertion <b><bdi>{{.AssertionID}}</bdi></b>{{if .Type}} <i><bdi>{{.Type}}</bdi></i>{{end}}{{end}}</p>
-<pre>{{.Message}}</pre>
-{{if .Detail}}<p class="fix">fix:</p><pre>{{.Detail}}</pre>
-{{end}}</div>
-{{end}}{{.Body}}{{if .Hidden}}<p class="warn">{{.Hidden}} more results not shown: the report's size bound was reached. The JSON report has them all.</p>
-{{end}}</details>
-{{end}}{{define "result"}}<details class="r" data-status="{{.Status}}" data-types="{{.Type}}"{{if .Open}} open{{end}}>
-<summary><span class="badge s-{{.Status}}">{{.Label}}</span> <b><bdi>{{.ID}}</bdi></b> <i><bdi>{{.Type}}</bdi></i> <span class="sub">score {{.Score}}{{if .Cost}} · {{.Cost}}{{end}} · {{.Duration}}{{if .Suite}} · suite <bdi>{{.Suite}}</bdi>{{end}}{{if .RequestID}} · request <bdi>{{.RequestID}}</bdi>{{end}}</span></summary>
-{{if .Explanation}}<pre>{{.Explanation}}</pre>
-{{end}}{{if .Spec}}<details class="spec"><summary>spec</summary><pre>{{.Spec}}</pre></details>
-{{end}}</details>
-{{end}}{{define "meta"}}<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-{{end}}{{define "foot"}}<footer>attest-engine HTML report: self-contained, no external resources.</footer>
-<script>{{.Script}}</script>
-</body>
-</html>
-{{end}}{{define "row"}}<tr class="row" data-status="{{.Status}}" data-types="{{.Types}}"><td><span class="badge s-{{.Status}}">{{.Status}}</span></td><td>{{.Name}}</td><td>{{.Results}}</td><td>{{.Mean}}</td><td>{{.Duration}}</td></tr>
-{{end}}`
 
 // htmlScript adds the filters; the page is whole without it. Elements that
 // carry data-status are filtered: a result (.r) shows when its status is

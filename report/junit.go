@@ -3,13 +3,12 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/xml"
 	"io"
 	"strconv"
 
 	"attest-engine/assert"
+	"attest-engine/xmlout"
 )
 
 // junitReport writes
@@ -27,83 +26,79 @@ import (
 // which carries every result's explanation. Each testsuite is written whole
 // as its trace completes, so only one trace is ever held: the root element
 // therefore carries no totals (they are optional in the JUnit schema, and
-// CI systems sum the testsuites). encoding/xml escapes all text, and
+// CI systems sum the testsuites). Package xmlout escapes all text, and
 // replaces characters XML cannot hold with U+FFFD; bidirectional formatting
 // characters are written as the text \uXXXX, as in the text report.
 type junitReport struct {
 	w   io.Writer
 	buf bytes.Buffer
-	bw  *bufio.Writer // over buf; xml.NewEncoder writes through it instead of making a buffer per trace
 }
 
-type junitSuite struct {
-	XMLName    xml.Name         `xml:"testsuite"`
-	Name       string           `xml:"name,attr"`
-	Tests      int              `xml:"tests,attr"`
-	Failures   int              `xml:"failures,attr"`
-	Errors     int              `xml:"errors,attr"`
-	Skipped    int              `xml:"skipped,attr"`
-	Time       string           `xml:"time,attr"`
-	Properties *junitProperties `xml:"properties"`
-	Cases      []junitCase      `xml:"testcase"`
+func junitProps(list []xmlout.Attr) xmlout.Elem {
+	props := xmlout.Elem{Name: "properties", Kids: make([]xmlout.Elem, len(list))}
+	for i, p := range list {
+		props.Kids[i] = xmlout.Elem{Name: "property", Attrs: []xmlout.Attr{{Name: "name", Value: p.Name}, {Name: "value", Value: p.Value}}}
+	}
+	return props
 }
 
-type junitProperties struct {
-	List []junitProperty `xml:"property"`
-}
-
-type junitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
+// junitCase is a testcase element: its attributes, then properties, then
+// at most one of failure, error and skipped, then system-out.
 type junitCase struct {
-	Name       string           `xml:"name,attr"`
-	Classname  string           `xml:"classname,attr"`
-	Time       string           `xml:"time,attr"`
-	Properties *junitProperties `xml:"properties"`
-	Failure    *junitProblem    `xml:"failure"`
-	Error      *junitProblem    `xml:"error"`
-	Skipped    *junitSkipped    `xml:"skipped"`
-	SystemOut  string           `xml:"system-out,omitempty"`
+	name, classname, time string
+	props                 []xmlout.Attr // name and value of each property
+	problem               *xmlout.Elem  // failure, error or skipped
+	systemOut             string
 }
 
-type junitProblem struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
+func (c *junitCase) elem() xmlout.Elem {
+	e := xmlout.Elem{Name: "testcase", Attrs: []xmlout.Attr{{Name: "name", Value: c.name}, {Name: "classname", Value: c.classname}, {Name: "time", Value: c.time}}}
+	if c.props != nil {
+		e.Kids = append(e.Kids, junitProps(c.props))
+	}
+	if c.problem != nil {
+		e.Kids = append(e.Kids, *c.problem)
+	}
+	if c.systemOut != "" {
+		e.Kids = append(e.Kids, xmlout.Elem{Name: "system-out", Text: c.systemOut})
+	}
+	return e
 }
 
-type junitSkipped struct {
-	Message string `xml:"message,attr"`
+// junitProblem is a failure or an error element.
+func junitProblem(name, message, typ, text string) *xmlout.Elem {
+	return &xmlout.Elem{Name: name, Attrs: []xmlout.Attr{{Name: "message", Value: message}, {Name: "type", Value: typ}}, Text: text}
 }
 
 func (j *junitReport) Begin() error {
-	_, err := io.WriteString(j.w, xml.Header+`<testsuites name="attest-engine">`+"\n")
+	_, err := io.WriteString(j.w, xmlout.Header+`<testsuites name="attest-engine">`+"\n")
 	return err
 }
 
 func (j *junitReport) Trace(tr *Trace) error {
-	s := junitSuite{Name: tr.Name, Time: seconds(tr.DurationMS)}
-	var props []junitProperty
+	var props []xmlout.Attr
 	if tr.TraceID != "" {
-		props = append(props, junitProperty{"trace_id", tr.TraceID})
+		props = append(props, xmlout.Attr{Name: "trace_id", Value: tr.TraceID})
 	}
-	props = append(props, junitProperty{"status", tr.Status()})
+	props = append(props, xmlout.Attr{Name: "status", Value: tr.Status()})
+	var cases []xmlout.Elem
+	failures, errs, skipped := 0, 0, 0
 	cost := 0.0
 	for i := range tr.Results {
 		rec := &tr.Results[i]
 		c := junitResult(tr, rec)
-		switch {
-		case c.Error != nil:
-			s.Errors++
-		case c.Failure != nil:
-			s.Failures++
-		case c.Skipped != nil:
-			s.Skipped++
+		if c.problem != nil {
+			switch c.problem.Name {
+			case "error":
+				errs++
+			case "failure":
+				failures++
+			case "skipped":
+				skipped++
+			}
 		}
 		cost += rec.Result.Cost
-		s.Cases = append(s.Cases, c)
+		cases = append(cases, c.elem())
 	}
 	if e := tr.Err; e != nil {
 		name := e.AssertionID
@@ -118,28 +113,29 @@ func (j *junitReport) Trace(tr *Trace) error {
 		if e.Detail != "" {
 			text += "\n" + e.Detail
 		}
-		s.Errors++
-		s.Cases = append(s.Cases, junitCase{Name: name, Classname: class, Time: seconds(tr.DurationMS),
-			Error: &junitProblem{Message: e.Message, Type: e.ErrorType(), Text: text}})
+		errs++
+		c := junitCase{name: name, classname: class, time: seconds(tr.DurationMS),
+			problem: junitProblem("error", e.Message, e.ErrorType(), text)}
+		cases = append(cases, c.elem())
 	}
-	s.Tests = len(s.Cases)
-	s.Properties = &junitProperties{List: append(props, junitProperty{"cost_usd", formatFloat(cost)})}
-	return j.encode(s)
+	props = append(props, xmlout.Attr{Name: "cost_usd", Value: formatFloat(cost)})
+	return j.encode(junitSuite(tr.Name, len(cases), failures, errs, skipped, seconds(tr.DurationMS), props, cases))
+}
+
+// junitSuite is a testsuite element: its counts, its properties, its testcases.
+func junitSuite(name string, tests, failures, errs, skipped int, time string, props []xmlout.Attr, cases []xmlout.Elem) *xmlout.Elem {
+	return &xmlout.Elem{Name: "testsuite",
+		Attrs: []xmlout.Attr{{Name: "name", Value: name}, xmlout.Int("tests", tests), xmlout.Int("failures", failures),
+			xmlout.Int("errors", errs), xmlout.Int("skipped", skipped), {Name: "time", Value: time}},
+		Kids: append([]xmlout.Elem{junitProps(props)}, cases...)}
 }
 
 // encode writes one testsuite, its bidirectional formatting characters
 // shown as \uXXXX text (EscapeBidi): CI systems display names and messages
 // as they are, so raw, one would reorder the CI's own text around it.
-func (j *junitReport) encode(s junitSuite) error {
+func (j *junitReport) encode(s *xmlout.Elem) error {
 	j.buf.Reset()
-	if j.bw == nil {
-		j.bw = bufio.NewWriter(&j.buf)
-	}
-	enc := xml.NewEncoder(j.bw) // a fresh encoder starts at the indent prefix, on its own line; Encode flushes
-	enc.Indent("  ", "  ")
-	if err := enc.Encode(s); err != nil {
-		return err
-	}
+	xmlout.Write(&j.buf, s, "  ", "  ")
 	j.buf.WriteByte('\n')
 	_, err := j.w.Write(EscapeBidi(j.buf.Bytes()))
 	return err
@@ -150,44 +146,43 @@ func (j *junitReport) encode(s junitSuite) error {
 // systems group testcases by classname.
 func junitResult(tr *Trace, rec *Recorded) junitCase {
 	r := &rec.Result
-	c := junitCase{Name: r.AssertionID, Time: seconds(r.DurationMS), SystemOut: r.Explanation}
+	c := junitCase{name: r.AssertionID, time: seconds(r.DurationMS), systemOut: r.Explanation}
 	switch {
 	case rec.Type != "":
-		c.Classname = rec.Type
+		c.classname = rec.Type
 	case rec.Suite != "":
-		c.Classname = rec.Suite
+		c.classname = rec.Suite
 	case rec.Plugin != "":
-		c.Classname = "plugin." + rec.Plugin
+		c.classname = "plugin." + rec.Plugin
 	default:
-		c.Classname = tr.Name
+		c.classname = tr.Name
 	}
-	props := []junitProperty{{"status", string(r.Status)}, {"score", formatFloat(r.Score)}}
+	props := []xmlout.Attr{{Name: "status", Value: string(r.Status)}, {Name: "score", Value: formatFloat(r.Score)}}
 	if r.Cost != 0 {
-		props = append(props, junitProperty{"cost_usd", formatFloat(r.Cost)})
+		props = append(props, xmlout.Attr{Name: "cost_usd", Value: formatFloat(r.Cost)})
 	}
 	if r.RequestID != "" {
-		props = append(props, junitProperty{"request_id", r.RequestID})
+		props = append(props, xmlout.Attr{Name: "request_id", Value: r.RequestID})
 	}
 	if rec.Plugin != "" {
-		props = append(props, junitProperty{"plugin", rec.Plugin})
+		props = append(props, xmlout.Attr{Name: "plugin", Value: rec.Plugin})
 	}
 	if rec.Suite != "" {
-		props = append(props, junitProperty{"suite", rec.Suite})
+		props = append(props, xmlout.Attr{Name: "suite", Value: rec.Suite})
 	}
-	c.Properties = &junitProperties{List: props}
+	c.props = props
 	switch {
 	case r.Failure != nil:
 		text := r.Failure.Message
 		if r.Failure.Detail != "" {
 			text += "\n" + r.Failure.Detail
 		}
-		c.Error = &junitProblem{Message: r.Failure.Message, Type: assert.ErrorType(r.Failure.Code), Text: text}
-		c.Properties.List = append([]junitProperty{{"status", "error"}}, props[2:]...) // no score: never a 0
+		c.problem = junitProblem("error", r.Failure.Message, assert.ErrorType(r.Failure.Code), text)
+		c.props = append([]xmlout.Attr{{Name: "status", Value: "error"}}, props[2:]...) // no score: never a 0
 	case r.Skipped:
-		c.Skipped = &junitSkipped{Message: r.Explanation}
+		c.problem = &xmlout.Elem{Name: "skipped", Attrs: []xmlout.Attr{{Name: "message", Value: r.Explanation}}}
 	case r.Status == assert.HardFail:
-		c.Failure = &junitProblem{Message: r.Explanation, Type: string(assert.HardFail),
-			Text: r.Explanation + "\nscore: " + formatFloat(r.Score)}
+		c.problem = junitProblem("failure", r.Explanation, string(assert.HardFail), r.Explanation+"\nscore: "+formatFloat(r.Score))
 	}
 	return c
 }
@@ -198,13 +193,12 @@ func junitResult(tr *Trace, rec *Recorded) junitCase {
 // then pass^k for k = 1..8 and pass^n), so CI systems count no test twice.
 func (j *junitReport) End(tot *Totals) error {
 	for _, sc := range tot.Scenarios {
-		props := []junitProperty{{"scenario_id", sc.ScenarioID}, {"n", strconv.Itoa(sc.N)}, {"passes", strconv.Itoa(sc.Passes)},
-			{"wilson_95_low", formatFloat(sc.WilsonLo)}, {"wilson_95_high", formatFloat(sc.WilsonHi)}}
+		props := []xmlout.Attr{{Name: "scenario_id", Value: sc.ScenarioID}, {Name: "n", Value: strconv.Itoa(sc.N)}, {Name: "passes", Value: strconv.Itoa(sc.Passes)},
+			{Name: "wilson_95_low", Value: formatFloat(sc.WilsonLo)}, {Name: "wilson_95_high", Value: formatFloat(sc.WilsonHi)}}
 		for _, pk := range scenarioPassK(&sc.Summary) {
-			props = append(props, junitProperty{"pass^" + strconv.Itoa(pk.K), formatFloat(pk.P)})
+			props = append(props, xmlout.Attr{Name: "pass^" + strconv.Itoa(pk.K), Value: formatFloat(pk.P)})
 		}
-		s := junitSuite{Name: "scenario " + sc.ScenarioID, Time: seconds(0), Properties: &junitProperties{List: props}}
-		if err := j.encode(s); err != nil {
+		if err := j.encode(junitSuite("scenario "+sc.ScenarioID, 0, 0, 0, 0, seconds(0), props, nil)); err != nil {
 			return err
 		}
 	}

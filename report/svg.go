@@ -4,7 +4,6 @@ package report
 
 import (
 	"fmt"
-	"html/template"
 	"math"
 	"strconv"
 	"strings"
@@ -50,7 +49,7 @@ const (
 // TrendChart draws pass rate (solid) and mean score (dashed) over windows,
 // with each drift alert marked by a triangle over its window and a dashed
 // line down it.
-func TrendChart(title string, points []TrendPoint) template.HTML {
+func TrendChart(title string, points []TrendPoint) string {
 	if len(points) > MaxTrendPoints {
 		points = points[len(points)-MaxTrendPoints:]
 	}
@@ -120,14 +119,14 @@ func TrendChart(title string, points []TrendPoint) template.HTML {
 	fmt.Fprintf(&b, `<path class="c-alert" d="M%d %dL%d %dL%d %dZ"/><text class="c-text" x="%d" y="%d">drift alert</text>`,
 		padLeft+210, legend-9, padLeft+220, legend-9, padLeft+215, legend, padLeft+224, legend)
 	b.WriteString("</svg>")
-	return template.HTML(b.String())
+	return b.String()
 }
 
 var class2name = map[string]string{"c-line": "pass rate", "c-line2": "mean score"}
 
 // Histogram draws counts of scores in equal bins over [0, 1]: bins[i]
 // counts scores in [i/n, (i+1)/n), the last bin including 1.
-func Histogram(title string, bins []int) template.HTML {
+func Histogram(title string, bins []int) string {
 	var b strings.Builder
 	openSVG(&b, title)
 	peak := 0
@@ -159,7 +158,7 @@ func Histogram(title string, bins []int) template.HTML {
 	}
 	fmt.Fprintf(&b, `<text class="c-text" x="%s" y="%d" text-anchor="middle">score</text>`, num(padLeft+plotW/2), chartH-4)
 	b.WriteString("</svg>")
-	return template.HTML(b.String())
+	return b.String()
 }
 
 // ScoreBins counts scores into n equal bins over [0, 1] (Histogram's
@@ -174,7 +173,7 @@ func ScoreBins(bins []int, score float64) {
 
 // StatusBar draws the share of each status in one horizontal bar; counts
 // are pass, soft_fail, hard_fail and error, in that order.
-func StatusBar(title string, pass, soft, hard, errs int) template.HTML {
+func StatusBar(title string, pass, soft, hard, errs int) string {
 	const w, h = 640, 18
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="bar" viewBox="0 0 %d %d" preserveAspectRatio="none" role="img" aria-label="%s"><title>%s</title>`, w, h, esc(title), esc(title))
@@ -196,7 +195,7 @@ func StatusBar(title string, pass, soft, hard, errs int) template.HTML {
 		at += pw
 	}
 	b.WriteString("</svg>")
-	return template.HTML(b.String())
+	return b.String()
 }
 
 func openSVG(b *strings.Builder, title string) {
@@ -238,5 +237,40 @@ func num(f float64) string {
 // esc makes data safe as SVG text or an attribute value in an HTML page;
 // control and bidirectional formatting characters are shown escaped (Clean).
 func esc(s string) string {
-	return template.HTMLEscapeString(Clean(strings.ToValidUTF8(s, "\uFFFD")))
+	return htmlEscapeString(Clean(strings.ToValidUTF8(s, "\uFFFD")))
+}
+
+// htmlEscapeString is text/template's HTMLEscapeString: NUL as U+FFFD and
+// each of " ' & < > as a character reference.
+func htmlEscapeString(s string) string {
+	if !strings.ContainsAny(s, "'\"&<>\000") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var repl string
+		switch s[i] {
+		case 0:
+			repl = "\uFFFD"
+		case '"':
+			repl = "&#34;"
+		case '\'':
+			repl = "&#39;"
+		case '&':
+			repl = "&amp;"
+		case '<':
+			repl = "&lt;"
+		case '>':
+			repl = "&gt;"
+		default:
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(repl)
+		last = i + 1
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }

@@ -477,6 +477,10 @@ func (s *Server) initialize(req *request) {
 	}
 	b = append(b, "}}\n"...)
 	s.reply(req, b)
+	if s.initialized != nil {
+		// On the read loop: the next line waits for it.
+		s.initialized()
+	}
 	// Logged once answered: the SDK waits on the answer, and the first log
 	// line starts the log's writer (package logsink).
 	s.log.Info("session initialized", "sdk_name", p["sdk_name"], "sdk_version", p["sdk_version"], "protocol_version", version, "compatible", len(missing) == 0)

@@ -43,6 +43,13 @@ type Options struct {
 	// by assertion key (package resultkey) and answers query_drift
 	// (drift.go); the caller opens and closes it.
 	History *history.Store
+	// Initialized, when set, is called once the session's initialize is
+	// answered (compatible or not), on the read loop: the next line waits
+	// for it. Every request before then is refused without work (a session
+	// error: called before initialize), so what it sets up is in place
+	// before any request does work, at no cost to the initialize answer:
+	// the server command installs its signal handlers there (package serve).
+	Initialized func()
 }
 
 type sessionState int
@@ -84,6 +91,8 @@ type Server struct {
 	maxLine    int           // trace.MaxLineBytes; less in tests, to reach too-long lines
 	quit       chan struct{} // closed when Serve returns: idle workers exit
 	inflight   sync.WaitGroup
+	// initialized is Options.Initialized.
+	initialized func()
 
 	// Session state is touched only by the read loop, but read by tests and
 	// by the shutdown answer, so it sits behind a mutex.
@@ -119,6 +128,7 @@ func New(opts Options) *Server {
 		maxLine:     trace.MaxLineBytes,
 		simState:    newSimState(),
 		history:     opts.History,
+		initialized: opts.Initialized,
 	}
 	s.record.spec = opts.ReportSpec
 	s.keyCache = newKeyCache()

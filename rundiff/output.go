@@ -3,14 +3,15 @@
 package rundiff
 
 import (
+	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
 
 	"attest-engine/clip"
 	"attest-engine/report"
+	"attest-engine/xmlout"
 )
 
 // Unpaired is a result with no counterpart in the other run.
@@ -180,48 +181,21 @@ func mdCell(s string) string {
 }
 
 // JUnit: one testsuite, one testcase per assertion key; a regressed key is a failure.
-type junitSuites struct {
-	XMLName xml.Name   `xml:"testsuites"`
-	Suite   junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Text    string `xml:",chardata"`
-}
-
 func writeJUnit(w io.Writer, r *Report) error {
-	s := junitSuite{Name: "attest diff", Tests: len(r.Keys), Failures: r.Regressed}
+	suite := xmlout.Elem{Name: "testsuite", Attrs: []xmlout.Attr{{Name: "name", Value: "attest diff"}, xmlout.Int("tests", len(r.Keys)), xmlout.Int("failures", r.Regressed)}}
 	for i := range r.Keys {
 		k := &r.Keys[i]
-		c := junitCase{Name: name(k), Classname: "attest.diff", SystemOut: k.Verdict + ": " + line(k)}
+		c := xmlout.Elem{Name: "testcase", Attrs: []xmlout.Attr{{Name: "name", Value: name(k)}, {Name: "classname", Value: "attest.diff"}}}
 		if k.Verdict == Regressed {
-			c.Failure = &junitFailure{Message: "regressed", Text: line(k)}
+			c.Kids = append(c.Kids, xmlout.Elem{Name: "failure", Attrs: []xmlout.Attr{{Name: "message", Value: "regressed"}}, Text: line(k)})
 		}
-		s.Cases = append(s.Cases, c)
+		c.Kids = append(c.Kids, xmlout.Elem{Name: "system-out", Text: k.Verdict + ": " + line(k)})
+		suite.Kids = append(suite.Kids, c)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(junitSuites{Suite: s}); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
+	var b bytes.Buffer
+	b.WriteString(xmlout.Header)
+	xmlout.Write(&b, &xmlout.Elem{Name: "testsuites", Kids: []xmlout.Elem{suite}}, "", "  ")
+	b.WriteByte('\n')
+	_, err := w.Write(b.Bytes())
 	return err
 }

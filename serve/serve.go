@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"attest-engine/cli"
 	"attest-engine/history"
@@ -36,7 +34,8 @@ const Usage = `usage:
 flags:
 `
 
-// Run is the server command.
+// Run is the server command. It handles SIGTERM and SIGINT itself
+// (onSignal): ctx need not end at them.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var o options
 	fs := o.flagSet(stderr)
@@ -55,12 +54,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "attest-engine: %v\n", err)
 		return 2
 	}
+	ctx, installSignals := onSignal(ctx)
 	// Every log line goes through a bounded queue: the SDKs never read
 	// stderr, and a blocked write must not stop the engine (logsink). Nor
-	// may a closed one: with SIGPIPE notified, a write to a broken pipe on
-	// stderr (or stdout) fails with EPIPE instead of ending the process
-	// (os/signal, "SIGPIPE").
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// may a closed one (ignoreSIGPIPE).
+	ignoreSIGPIPE()
 	sink := logsink.New(stderr)
 	defer sink.Flush(cli.FlushLogs)
 	logger := cli.NewLogger(sink, level)
@@ -77,7 +75,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, w := range engine.Warnings() {
 		logger.Warn(w)
 	}
-	opts := rpc.Options{Engine: engine, Config: cfg, EvalTimeout: o.evalTimeout, Logger: logger, Version: version.Engine}
+	opts := rpc.Options{Engine: engine, Config: cfg, EvalTimeout: o.evalTimeout, Logger: logger, Version: version.Engine, Initialized: installSignals}
 	dir, from := stateDir(o.stateDir, cfg.StateDir, os.Getenv(StateDirEnv))
 	if dir != "" {
 		// A new dir's windows are the sessions (CI runs) that wrote it; an

@@ -126,9 +126,13 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 		out[i] = Result{TraceID: id, Assertion: a.ID, AssertionKey: e.suite.Keys[i], Type: a.Type, ResultID: rid, Supersedes: sup,
 			AgentID: t.AgentID, Incomplete: t.Incomplete || t.TooLate, Seq: t.Seq, Through: t.Through, Spans: t.Spans, hold: t.Hold, SpanID: t.SpanID}
 	}
+	var text *[]byte // the JSON text of a trace assembled from spans, which t.Doc reads
 	defer func() {
 		if t.Doc != nil {
 			t.Doc.Release() // evaluated: nothing reads the tape after
+		}
+		if text != nil {
+			putText(text)
 		}
 		if p := recover(); p != nil { // Run recovers its own; this guards the rest
 			fail(out, nil, ResultError{Code: assert.CodeEngineError, Message: fmt.Sprintf("internal engine error: %v", p)})
@@ -167,10 +171,12 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 			*ci = deriveCost(t.Value, e.price)
 			costKnown = ci.derived
 		}
-		text, err := ingest.AppendJSON(nil, t.Value)
+		text = getText()
+		var err error
+		*text, err = ingest.AppendJSON((*text)[:0], t.Value)
 		var doc *tape.Doc
 		if err == nil {
-			doc, err = tape.ParseUnique(text)
+			doc, err = tape.ParseUnique(*text)
 		}
 		if err != nil {
 			f := assert.FailureOf(err, e.timeout)
@@ -179,7 +185,7 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 		}
 		// Validation's size rules may skip measuring a trace whose text,
 		// doubled, is within them: the text is this one.
-		t.Doc, t.Size = doc, len(text)
+		t.Doc, t.Size = doc, len(*text)
 	}
 	root := t.Doc.Root()
 	in := root.Get("input")
@@ -245,6 +251,23 @@ func (e *evaluator) evaluate(t ingest.Trace, ci *costInfo) (out []Result) {
 		return out
 	}
 	return out
+}
+
+// texts are the buffers the traces assembled from spans are written into
+// as JSON for evaluation: the text is read (tape.Doc) only while the trace
+// is evaluated, and its next trace is written in the same bytes. A buffer
+// grown past maxKeptText by a large trace is let go.
+var texts = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxKeptText = 64 << 10
+
+func getText() *[]byte { return texts.Get().(*[]byte) }
+
+func putText(b *[]byte) {
+	if cap(*b) > maxKeptText {
+		*b = nil
+	}
+	texts.Put(b)
 }
 
 // run evaluates a batch of the trace's assertions under the per-trace
