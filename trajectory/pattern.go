@@ -387,9 +387,9 @@ func membersMatch(ms []member, v tape.Value, e *env) bool {
 func (p *Pattern) why(st *step, e *env) string {
 	switch {
 	case p.Tool != "" && st.name != p.Tool:
-		return fmt.Sprintf("name '%s', not '%s'", st.name, p.Tool)
+		return fmt.Sprintf("name '%s', not '%s'", clip.String(st.name, 80), clip.String(p.Tool, 80))
 	case p.Type != "" && st.typ != p.Type:
-		return fmt.Sprintf("type %s, not %s", st.typ, p.Type)
+		return fmt.Sprintf("type %s, not %s", clip.String(st.typ, 80), clip.String(p.Type, 80))
 	}
 	for _, part := range []struct {
 		field string
@@ -399,7 +399,7 @@ func (p *Pattern) why(st *step, e *env) string {
 		v := part.v
 		for i := range part.ms {
 			if ok, why := part.ms[i].m.test(v.Get(part.ms[i].name), e); !ok {
-				return part.field + "." + part.ms[i].name + " " + why
+				return part.field + "." + clip.String(part.ms[i].name, 80) + " " + why
 			}
 		}
 	}
@@ -427,7 +427,7 @@ func (m *matcher) test(v tape.Value, e *env) (ok bool, why string) {
 		return false, fmt.Sprintf("%s ≠ %s%s", quote(got), quote(m.value), m.tolText())
 	case mSubset:
 		if at, ok := subset(got, m.value, ""); !ok {
-			return false, fmt.Sprintf("%s is not a superset of %s (at %s)", quote(got), quote(m.value), at)
+			return false, fmt.Sprintf("%s is not a superset of %s (at %s)", quote(got), quote(m.value), clip.String(at, 120))
 		}
 		return true, ""
 	case mRegex:

@@ -142,16 +142,20 @@ type Failure struct {
 	Reason   string `json:"reason"`
 }
 
+// maxReason bounds a Failure's reason (the parts it quotes are cut
+// shorter; this holds whatever they are).
+const maxReason = 2048
+
 // failAt is a Failure at a step.
 func (r *run) failAt(s *step, reason string) *Failure {
 	t := r.traces[s.trace]
-	return &Failure{Step: s.index, Location: t.prefix + "steps[" + strconv.Itoa(s.index) + "]", AgentID: t.agent, Tool: s.name, Reason: reason}
+	return &Failure{Step: s.index, Location: t.prefix + "steps[" + strconv.Itoa(s.index) + "]", AgentID: t.agent, Tool: s.name, Reason: clip.String(reason, maxReason)}
 }
 
 // failEnd is a Failure after the last step of the trace read.
 func (r *run) failEnd(reason string) *Failure {
 	n := r.traces[0].steps
-	return &Failure{Step: n, Location: "steps[" + strconv.Itoa(n) + "]", AgentID: r.traces[0].agent, AtEnd: true, Reason: reason}
+	return &Failure{Step: n, Location: "steps[" + strconv.Itoa(n) + "]", AgentID: r.traces[0].agent, AtEnd: true, Reason: clip.String(reason, maxReason)}
 }
 
 // describe names a step in explanations: "step 4 'process_refund'", with
