@@ -186,17 +186,7 @@ func (s *wireStatus) UnmarshalJSON(b []byte) error {
 // POST /v1/traces, or one line of a collector's file exporter) into spans.
 // A span with an invalid trace or span id is an error for the whole request:
 // the sender's encoding is wrong, and guessing would mis-assemble traces.
-func ParseOTLP(data []byte) ([]Span, error) {
-	var spans []Span
-	err := eachOTLP(data, func(sp Span) error {
-		spans = append(spans, sp)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return spans, nil
-}
+func ParseOTLP(data []byte) ([]Span, error) { return collect(data, eachOTLP) }
 
 // eachOTLP decodes an OTLP/JSON request as ParseOTLP does, passing each
 // span to visit in order; an error from visit ends the walk and is

@@ -50,29 +50,26 @@ func (m *mapper) agentName(i int) string {
 // agentInput is the agent's last user message: gen_ai.input.messages, else
 // OpenInference's input.value or OpenLLMetry's traceloop.entity.input.
 func (m *mapper) agentInput(i int) string {
-	if v, src, ok := m.find(i, attrInputMessages); ok {
-		msgs := m.q.messages(v, "user")
-		m.captured = m.captured || carriesContent(msgs)
-		m.source("content", src)
-		return lastText(msgs, "user")
-	}
-	if s, src := firstStr(&m.spans[i], oiInput, convOI, tlInput, convOLL); s != "" {
-		m.captured = true
-		m.source("content", src)
-		return s
-	}
-	return ""
+	return m.agentText(i, attrInputMessages, "user", "user", oiInput, tlInput)
 }
 
 // agentOutput is the agent's last output message, or its output value.
 func (m *mapper) agentOutput(i int) string {
-	if v, src, ok := m.find(i, attrOutputMessages); ok {
-		msgs := m.q.messages(v, "assistant")
+	return m.agentText(i, attrOutputMessages, "assistant", "", oiOutput, tlOutput)
+}
+
+// agentText is the text of the last message of attr (read with role as
+// its messages' default role; last names the role to look for, "" any),
+// else the span's OpenInference or OpenLLMetry value; each noted as the
+// trace's content source.
+func (m *mapper) agentText(i int, attr, role, last, oi, tl string) string {
+	if v, src, ok := m.find(i, attr); ok {
+		msgs := m.q.messages(v, role)
 		m.captured = m.captured || carriesContent(msgs)
 		m.source("content", src)
-		return lastText(msgs, "")
+		return lastText(msgs, last)
 	}
-	if s, src := firstStr(&m.spans[i], oiOutput, convOI, tlOutput, convOLL); s != "" {
+	if s, src := firstStr(&m.spans[i], oi, convOI, tl, convOLL); s != "" {
 		m.captured = true
 		m.source("content", src)
 		return s
