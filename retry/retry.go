@@ -46,18 +46,19 @@ func (p Policy) Delay(key string, attempt int) time.Duration {
 }
 
 // Do calls attempt until it delivers (nil), fails for good, or
-// MaxAttempts are spent, waiting Delay (or the receiver's longer
+// MaxAttempts (at least 1) are spent, waiting Delay (or the receiver's longer
 // Retry-After, capped) between attempts; it returns the last error. When
 // ctx ends during a wait, it gives up at once, saying so.
 func (p Policy) Do(ctx context.Context, key string, attempt func() (Outcome, error)) error {
 	var last error
-	for n := 0; n < p.MaxAttempts; n++ {
+	attempts := max(p.MaxAttempts, 1) // a zero Policy still tries once: never "delivered" untried
+	for n := 0; n < attempts; n++ {
 		o, err := attempt()
 		if err == nil {
 			return nil
 		}
 		last = err
-		if !o.Retry || n == p.MaxAttempts-1 {
+		if !o.Retry || n == attempts-1 {
 			break
 		}
 		wait := p.Delay(key, n)

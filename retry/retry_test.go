@@ -62,6 +62,16 @@ func TestDo(t *testing.T) {
 	}
 }
 
+// TestDoZeroPolicy: a Policy left zero tries once and reports the failure,
+// never a delivery it did not attempt.
+func TestDoZeroPolicy(t *testing.T) {
+	n := 0
+	err := Policy{}.Do(context.Background(), "k", func() (Outcome, error) { n++; return Outcome{Retry: true}, errors.New("HTTP 503") })
+	if err == nil || n != 1 {
+		t.Errorf("zero Policy: %d attempts, err %v; want 1 attempt and its error", n, err)
+	}
+}
+
 // TestDoGivesUpAtClose: a wait for a retry ends when the context does.
 func TestDoGivesUpAtClose(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
