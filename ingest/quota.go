@@ -54,12 +54,17 @@ func (q *quota) budgetNodes() int {
 	return q.left * nodesPerUnit
 }
 
+// jsonSpace is JSON's white space (RFC 8259 §2), all that may stand around
+// a JSON text: not strings.TrimSpace's, which takes \f, \v and Unicode's
+// spaces too.
+const jsonSpace = " \t\n\r"
+
 // decode decodes a JSON text that holds an object or an array, when it is
 // one and q can pay for it: its nodes are counted on the text before
 // anything is decoded. ok is false for anything else, and for a text too
 // large for what is left (counted dropped): the caller keeps the text.
 func (q *quota) decode(s string) (any, bool) {
-	t := strings.TrimSpace(s)
+	t := strings.Trim(s, jsonSpace)
 	if len(t) > maxMessageJSON || !(strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) {
 		return nil, false
 	}
@@ -83,7 +88,7 @@ func (q *quota) decode(s string) (any, bool) {
 // JSON array, or an element read is not what trace.Decode accepts (a
 // repeated member name): the caller reads it as text.
 func (q *quota) list(s string) (out []any, ok bool) {
-	t := strings.TrimSpace(s)
+	t := strings.Trim(s, jsonSpace)
 	if len(t) > maxMessageJSON || !strings.HasPrefix(t, "[") {
 		return nil, false
 	}
